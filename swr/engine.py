@@ -1,0 +1,335 @@
+"""The facade the app and the CLI call: index, ask, list, delete. Knows no Streamlit.
+
+One engine per process (the embedded store can be opened once per process); it is thread-safe:
+several browser sessions ask while another indexes.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import window as win
+from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer
+from .embed import Embedder, make_embedder
+from .errors import BadRequest, LLMUnavailable, NotFound, SwrError
+from .load import SUPPORTED, load_bytes, load_path
+from .nodes import build_nodes, embed_text, to_sentence
+from .settings import Settings
+from .sparse import SparseEncoder
+from .split import SPLITTER_VERSION, split_spans
+from .store import SearchRequest, Store, open_store
+from .store.base import sentence_id
+from .types import DocInfo, FileResult, Hit, Passage
+
+log = logging.getLogger("swr.engine")
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "kb"
+MAX_QUESTION_CHARS = 4000
+EMBED_CHUNK = 256  # sentences per progress step while indexing
+
+Progress = Callable[[dict], None]
+
+
+@dataclass
+class Retrieval:
+    """Hits of one question with the knobs that produced them; windows are built from it later."""
+
+    question: str
+    kb: str
+    hits: list[Hit]
+    params: dict
+    timings: dict = field(default_factory=dict)
+
+
+@dataclass
+class AskResult:
+    """Everything a user sees for one question: answer, evidence, settings, sizes, timings."""
+
+    question: str
+    kb: str
+    answer: str
+    answer_kind: str  # "llm" | "extractive"
+    passages: list[Passage]
+    settings: dict
+    context_chars: int
+    context_tokens: int
+    timings: dict
+    llm_error: str | None = None
+    created_at: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Engine:
+    """Index files into knowledge bases and answer questions from them."""
+
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, store: Store | None = None,
+                 answerer: Answerer | None = None) -> None:
+        self.settings = settings
+        self.store = store or open_store(settings)
+        self.embedder = embedder or make_embedder(settings)
+        self.sparse = SparseEncoder()
+        self.answerer = answerer or Answerer(LLMConfig(base_url=settings.llm_base_url, api_key=settings.llm_api_key,
+                                                       model=settings.llm_model, timeout_s=settings.llm_timeout_s))
+        self._doc_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._locks_lock = threading.Lock()
+        self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
+                      "splitter": SPLITTER_VERSION, "sparse": self.sparse.version}
+        self._checked = False
+        if self.store.meta() is not None:
+            self._ensure()
+
+    # -- collection ------------------------------------------------------------------------
+    def _ensure(self) -> None:
+        if not self._checked:
+            self.store.ensure(self._meta)
+            self._checked = True
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- knowledge bases -------------------------------------------------------------------
+    def kbs(self) -> list[dict]:
+        """Knowledge bases with their document and sentence counts."""
+        out = []
+        for kb in self.store.kbs():
+            docs = self.store.docs(kb)
+            out.append({"kb": kb, "documents": sum(d.complete for d in docs), "sentences": self.store.count(kb)})
+        return out
+
+    def create_kb(self, kb: str) -> None:
+        kb = _kb_name(kb)
+        self._ensure()
+        self.store.create_kb(kb)
+
+    def delete_kb(self, kb: str) -> int:
+        self._require_kb(kb)
+        return self.store.delete_kb(kb)
+
+    def docs(self, kb: str) -> list[DocInfo]:
+        self._require_kb(kb)
+        return self.store.docs(kb)
+
+    def delete_doc(self, kb: str, doc_id: str) -> int:
+        self._require_kb(kb)
+        if not any(d.doc_id == doc_id for d in self.store.docs(kb)):
+            raise NotFound(f"No document {doc_id!r} in knowledge base {kb!r}.")
+        with self._doc_lock(kb, doc_id):
+            return self.store.delete_doc(kb, doc_id)
+
+    def doc_sentences(self, kb: str, doc_id: str):
+        """The stored sentences of one document, in order (for the split preview)."""
+        self._require_kb(kb)
+        return self.store.scroll_doc(kb, doc_id)
+
+    def _require_kb(self, kb: str) -> None:
+        if kb not in self.store.kbs():
+            known = ", ".join(self.store.kbs()) or "none yet"
+            raise NotFound(f"No knowledge base named {kb!r} (known: {known}). Index files into it first.")
+
+    def _doc_lock(self, kb: str, doc_id: str) -> threading.Lock:
+        with self._locks_lock:
+            return self._doc_locks.setdefault((kb, doc_id), threading.Lock())
+
+    # -- indexing --------------------------------------------------------------------------
+    def index_files(self, kb: str, files: Iterable, *, tags: list[str] | None = None,
+                    progress: Progress | None = None) -> list[FileResult]:
+        """Index files (paths, or ``(name, bytes)`` pairs) into ``kb``; one result per file.
+
+        A bad file gets an error result naming it; the other files are still indexed.
+        """
+        kb = _kb_name(kb)
+        self._ensure()
+        self.store.create_kb(kb)
+        files = list(files)
+        results = []
+        for k, f in enumerate(files):
+            name = f[0] if isinstance(f, tuple) else Path(f).name
+            t0 = time.perf_counter()
+            try:
+                doc = self._load(f)
+                res = self._index_doc(kb, doc, tags or [], progress, k, len(files))
+            except SwrError as exc:
+                log.warning("%s", exc.message)
+                res = FileResult(source=name, ok=False, error=exc.to_dict())
+            except Exception as exc:  # a bug or an unexpected library error: still only this file
+                log.exception("indexing %s failed", name)
+                res = FileResult(source=name, ok=False,
+                                 error={"kind": "error", "message": f"{name}: indexing failed ({type(exc).__name__}: {exc})",
+                                        "source": name})
+            res.seconds = round(time.perf_counter() - t0, 3)
+            results.append(res)
+        return results
+
+    def _load(self, f):
+        max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
+        if isinstance(f, tuple):
+            return load_bytes(f[0], f[1], max_bytes=max_bytes)
+        return load_path(f, max_bytes=max_bytes)
+
+    def _index_doc(self, kb, doc, tags, progress, file_no, n_files) -> FileResult:
+        with self._doc_lock(kb, doc.doc_id):
+            existing = {d.doc_id: d for d in self.store.docs(kb)}
+            if doc.doc_id in existing and existing[doc.doc_id].complete:
+                return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id,
+                                  sentences=existing[doc.doc_id].sentences, skipped=True)
+            nodes = build_nodes(doc, kb, tags=tags, window_size=self.settings.window_size,
+                                spans=split_spans(doc.text))
+            sentences = [to_sentence(n) for n in nodes]
+            texts = [embed_text(n) for n in nodes]
+            # record the document as incomplete first: a crash leaves it visibly unfinished
+            info = DocInfo(doc_id=doc.doc_id, source=doc.source, sentences=len(sentences), complete=False,
+                           chars=len(doc.text), format=doc.format, tags=list(tags),
+                           indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+            self.store.put_doc(kb, info)
+            t0 = time.perf_counter()
+            for s in range(0, len(sentences), EMBED_CHUNK):
+                chunk = slice(s, s + EMBED_CHUNK)
+                dense = self.embedder.encode_passages(texts[chunk])
+                sparse = self.sparse.encode_documents(texts[chunk])
+                self.store.upsert(sentences[chunk], dense, sparse)
+                if progress:
+                    done = min(s + EMBED_CHUNK, len(sentences))
+                    el = time.perf_counter() - t0
+                    progress({"file": doc.source, "file_no": file_no, "files": n_files, "done": done,
+                              "total": len(sentences), "sentences_per_s": done / el if el > 0 else None})
+            replaced = False
+            for old in existing.values():  # a changed file replaces its old version
+                if old.source == doc.source and old.doc_id != doc.doc_id:
+                    self.store.delete_doc(kb, old.doc_id)
+                    replaced = True
+            info.complete = True
+            self.store.put_doc(kb, info)
+            return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=len(sentences),
+                              replaced=replaced)
+
+    def ensure_sample(self) -> list[FileResult]:
+        """Index the bundled sample manuals into the sample KB when it does not exist yet."""
+        kb = self.settings.sample_kb
+        if not kb or kb in self.store.kbs() or not SAMPLE_DIR.is_dir():
+            return []
+        files = sorted(p for p in SAMPLE_DIR.iterdir() if p.suffix.lower() in SUPPORTED)
+        return self.index_files(kb, files)
+
+    # -- asking ----------------------------------------------------------------------------
+    def retrieve(self, question: str, kb: str, *, top_k: int | None = None, mode: str | None = None,
+                 fusion: str = "rrf", dense_weight: float = 0.5, dense_k: int | None = None,
+                 sparse_k: int | None = None, sources: list[str] | None = None, tags: list[str] | None = None,
+                 lang: str | None = None) -> Retrieval:
+        """Search ``kb`` for ``question``: the hits, no windows yet."""
+        question = _clean_question(question)
+        self._require_kb(kb)
+        self._ensure()
+        s = self.settings
+        params = {"top_k": top_k or s.top_k, "mode": mode or s.mode, "fusion": fusion,
+                  "dense_weight": dense_weight, "dense_k": dense_k or s.dense_k, "sparse_k": sparse_k or s.sparse_k,
+                  "sources": list(sources or []), "tags": list(tags or []), "lang": lang}
+        t0 = time.perf_counter()
+        # both vectors in every mode, so every hit can show its dense and its sparse rank
+        dense = self.embedder.encode_query(question)
+        t1 = time.perf_counter()
+        sparse = self.sparse.encode_query(question)
+        req = SearchRequest(kb=kb, dense=dense, sparse=sparse, **params)
+        hits = self.store.search(req)
+        t2 = time.perf_counter()
+        return Retrieval(question, kb, hits, params,
+                         {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)})
+
+    def passages(self, retrieval: Retrieval, window_size: int | None = None) -> list[Passage]:
+        """The hits' windows at ``window_size``: fetched neighbours, merged. Never embeds."""
+        w = self.settings.window_size if window_size is None else window_size
+        if not 0 <= w <= win.MAX_WINDOW:
+            raise BadRequest(f"window_size must be between 0 and {win.MAX_WINDOW}.")
+        kb = retrieval.kb
+
+        def fetch(keys):
+            ids = [sentence_id(kb, d, i) for d, i in keys]
+            return {(s.doc_id, s.i): s for s in self.store.get(ids)}
+
+        return win.build(retrieval.hits, w, fetch)
+
+    def ask(self, question: str, kb: str, *, window_size: int | None = None, llm: bool = True,
+            **knobs) -> AskResult:
+        """Retrieve, build windows, answer (LLM when configured, else extractive). Not streamed."""
+        result, stream = self.ask_stream(question, kb, window_size=window_size, llm=llm, **knobs)
+        if stream is not None:
+            result.answer = self.finish(result, stream)
+        return result
+
+    def ask_stream(self, question: str, kb: str, *, window_size: int | None = None, llm: bool = True,
+                   retrieval: Retrieval | None = None, **knobs) -> tuple[AskResult, Iterator[str] | None]:
+        """Evidence at once, and the answer as a stream of text deltas (None when extractive).
+
+        Consume the stream through :meth:`finish` (or catch ``LLMUnavailable`` yourself): on an
+        LLM failure the result falls back to the extractive answer and carries ``llm_error``.
+        """
+        retrieval = retrieval or self.retrieve(question, kb, **knobs)
+        w = self.settings.window_size if window_size is None else window_size
+        t0 = time.perf_counter()
+        passages = self.passages(retrieval, w)
+        timings = dict(retrieval.timings, window_ms=round((time.perf_counter() - t0) * 1000, 2))
+        ctx = context_text(passages)
+        use_llm = llm and self.answerer.configured and bool(passages)
+        result = AskResult(
+            question=retrieval.question, kb=kb, answer="", answer_kind="llm" if use_llm else "extractive",
+            passages=passages, settings=self.stamp(retrieval.params, w, use_llm),
+            context_chars=sum(len(p.text) for p in passages), context_tokens=count_tokens(ctx),
+            timings=timings, created_at=_dt.datetime.now().astimezone().isoformat(timespec="seconds"))
+        if not use_llm:
+            result.answer = extractive_answer(retrieval.question, passages)
+            return result, None
+        return result, self.answerer.stream(retrieval.question, passages)
+
+    def finish(self, result: AskResult, stream: Iterator[str], on_delta: Callable[[str], None] | None = None) -> str:
+        """Drain an answer stream into ``result``; fall back to extractive on LLM failure."""
+        t0 = time.perf_counter()
+        parts = []
+        try:
+            for delta in stream:
+                parts.append(delta)
+                if on_delta:
+                    on_delta(delta)
+            result.answer = "".join(parts)
+        except LLMUnavailable as exc:
+            result.llm_error = exc.message
+            result.answer_kind = "extractive"
+            result.answer = extractive_answer(result.question, result.passages)
+        result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+        return result.answer
+
+    def stamp(self, params: dict, window_size: int, use_llm: bool) -> dict:
+        """The settings an answer was made with (kept with the answer)."""
+        return {"window_size": window_size, **params, "embed_model": self.embedder.name,
+                "embed_runtime": self.embedder.runtime,
+                "llm_model": self.settings.llm_model if use_llm else None}
+
+    # -- system ----------------------------------------------------------------------------
+    def system_info(self) -> dict:
+        """Model, runtime, device, throughput, store backend and location, points per KB."""
+        return {"embedding": self.embedder.info(), "store": {"backend": self.store.backend,
+                                                             "location": self.store.location},
+                "llm": {"configured": self.answerer.configured, "model": self.settings.llm_model,
+                        "base_url": self.settings.llm_base_url},
+                "collection": self.store.meta(), "kbs": self.kbs()}
+
+
+def _kb_name(kb: str) -> str:
+    kb = (kb or "").strip()
+    if not kb or len(kb) > 64 or any(ord(c) < 32 for c in kb):
+        raise BadRequest("A knowledge base name must be 1 to 64 printable characters.")
+    return kb
+
+
+def _clean_question(q: str) -> str:
+    q = (q or "").strip()
+    if not q:
+        raise BadRequest("The question is empty.")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise BadRequest(f"The question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}.")
+    return q

@@ -1,0 +1,82 @@
+"""swr for LlamaIndex users: a retriever and a node postprocessor for ordinary query pipelines.
+
+- :class:`SentenceWindowRetriever` searches a knowledge base (dense, sparse or hybrid) and returns
+  one node per merged window passage.
+- :class:`MergingWindowPostprocessor` is the ``MetadataReplacementPostProcessor`` idea done at
+  query time, with merging: given sentence nodes (from any retriever over swr's nodes, e.g.
+  :func:`swr.nodes.build_nodes` + ``VectorStoreIndex``), it replaces them by their windows at the
+  chosen size, fetched from the swr store, merging hits whose windows overlap or touch so no
+  sentence is sent twice. The stock postprocessor only swaps each hit for its own baked-in window.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+from . import window as win
+from .store.base import sentence_id
+from .types import Hit, Passage, Sentence
+
+
+def passage_node(p: Passage) -> TextNode:
+    """A passage as a LlamaIndex node: text is the window, hits in metadata (not embedded)."""
+    meta = {"source": p.source, "doc_id": p.doc_id, "first": p.first, "last": p.last, "pages": p.pages,
+            "original_text": " ".join(h.sentence for h in p.hits),
+            "hits": [{"i": h.i, "score": h.score, "start": h.start, "end": h.end} for h in p.hits]}
+    keys = list(meta)
+    return TextNode(id_=f"{p.doc_id}:{p.first}-{p.last}", text=p.text, metadata=meta,
+                    excluded_embed_metadata_keys=keys, excluded_llm_metadata_keys=[k for k in keys if k != "source"])
+
+
+class SentenceWindowRetriever(BaseRetriever):
+    """Retrieve merged sentence windows from an swr knowledge base."""
+
+    def __init__(self, engine, kb: str, *, window_size: int | None = None, **knobs: Any) -> None:
+        super().__init__()
+        self._engine, self._kb, self._w, self._knobs = engine, kb, window_size, knobs
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        r = self._engine.retrieve(query_bundle.query_str, self._kb, **self._knobs)
+        return [NodeWithScore(node=passage_node(p), score=p.score) for p in self._engine.passages(r, self._w)]
+
+
+class MergingWindowPostprocessor(BaseNodePostprocessor):
+    """Replace sentence nodes by their merged windows of ``window_size`` sentences each side."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    window_size: int = Field(default=3, ge=0, le=win.MAX_WINDOW)
+    _store: Any = PrivateAttr()
+
+    def __init__(self, store, window_size: int = 3, **kwargs: Any) -> None:
+        super().__init__(window_size=window_size, **kwargs)
+        self._store = store
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "MergingWindowPostprocessor"
+
+    def _postprocess_nodes(self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+                           ) -> list[NodeWithScore]:
+        hits = []
+        for rank, nws in enumerate(nodes, start=1):
+            m = nws.node.metadata
+            if "doc_id" not in m or "i" not in m:
+                continue  # not a sentence node of swr
+            s = Sentence(kb=m["kb"], doc_id=m["doc_id"], source=m.get("source", ""), i=int(m["i"]),
+                         n=int(m.get("n", m["i"] + 1)), start=m.get("start", 0), end=m.get("end", 0),
+                         text=nws.node.get_content(), page=m.get("page"))
+            hits.append(Hit(sentence=s, score=float(nws.score or 0.0), rank=rank))
+        if not hits:
+            return nodes
+        kb = hits[0].sentence.kb
+
+        def fetch(keys):
+            got = self._store.get([sentence_id(kb, d, i) for d, i in keys])
+            return {(s.doc_id, s.i): s for s in got}
+
+        passages = win.build(hits, self.window_size, fetch)
+        return [NodeWithScore(node=passage_node(p), score=p.score) for p in passages]

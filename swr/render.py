@@ -1,0 +1,349 @@
+"""Escaped HTML for the evidence: passage cards, linked answers, the standalone evidence card and
+the sentence-split preview. No Streamlit import; the pages pass these strings to
+``st.markdown(..., unsafe_allow_html=True)`` or offer them as downloads.
+
+Document text, source names, questions and answers are UNTRUSTED. Every piece goes through
+:func:`esc`, which HTML-escapes it and also encodes the characters Markdown and Streamlit give a
+meaning to (``[ ] ( ) * _ ` ~ $ : ...``) and newlines as character references: the browser shows
+the very same text, but no HTML, Markdown link, LaTeX or ``javascript:`` URL can come alive, even
+when the fragment is embedded in Markdown.
+
+Sentence numbers shown to people are 1-based (``Sentence.i + 1``).
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any, Iterable
+
+from swr.types import Passage, PassageHit
+
+CSS = """
+.swr-passage{border:1px solid #d0d7de;border-radius:8px;padding:.6em .8em;margin:.6em 0;
+ background:#fff;color:#1f2328;font-family:system-ui,-apple-system,"Segoe UI",sans-serif}
+.swr-head{font-size:.85em;color:#57606a;margin-bottom:.4em}
+.swr-num{font-weight:700;color:#0969da}
+.swr-src{font-weight:600;color:#1f2328}
+.swr-text{white-space:pre-wrap;line-height:1.55;overflow-wrap:anywhere}
+.swr-text mark{background:#fff3b0;color:inherit;border-radius:3px;padding:0 .1em}
+.swr-scores{margin-top:.45em;font-size:.78em;color:#57606a}
+.swr-badge{display:inline-block;border:1px solid #d0d7de;border-radius:10px;padding:0 .5em;
+ margin:.1em .3em .1em 0;background:#f6f8fa}
+.swr-answer{white-space:pre-wrap;line-height:1.55;overflow-wrap:anywhere}
+.swr-answer a,a.swr-cite{color:#0969da;text-decoration:none;font-weight:600}
+.swr-split{white-space:pre-wrap;line-height:1.7;overflow-wrap:anywhere;
+ font-family:system-ui,-apple-system,"Segoe UI",sans-serif}
+.swr-sent{border-radius:3px;padding:0 .1em}
+.swr-alt-0{background:#ddf4ff}
+.swr-alt-1{background:#fbefff}
+.swr-sent-n{font-size:.7em;color:#57606a;vertical-align:super;margin-right:.2em;
+ user-select:none}
+.swr-more{color:#57606a;font-style:italic}
+"""
+
+_CARD_CSS = """
+body{margin:0;background:#f6f8fa;color:#1f2328;font-family:system-ui,-apple-system,"Segoe UI",sans-serif}
+main{max-width:860px;margin:2em auto;padding:0 1em}
+h1{font-size:1.4em;margin-bottom:.2em}
+h2{font-size:1.1em;margin-top:1.6em;border-bottom:1px solid #d0d7de;padding-bottom:.2em}
+.swr-meta{color:#57606a;font-size:.9em}
+.swr-question,.swr-answer-box{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:.7em .9em}
+.swr-question{white-space:pre-wrap;font-weight:600}
+.swr-kind{font-size:.75em;font-weight:400;border:1px solid #d0d7de;border-radius:10px;padding:0 .5em;
+ margin-left:.5em;background:#fff}
+table.swr-settings{border-collapse:collapse;background:#fff;font-size:.9em}
+table.swr-settings td{border:1px solid #d0d7de;padding:.25em .6em;vertical-align:top;white-space:pre-wrap}
+footer{margin:2em 0;color:#57606a;font-size:.8em}
+"""
+
+# Characters HTML, Markdown or Streamlit (LaTeX, emoji shortcodes, autolinks) give a meaning to.
+_SPECIAL = "&<>\"'[]()*_`~$\\|:#!{}=@"
+_ESCAPES = {ord(c): f"&#{ord(c)};" for c in _SPECIAL}
+_ESCAPES[ord("\n")] = "&#10;"
+_ESCAPES[ord("\r")] = ""
+
+_SECRET_NAME = re.compile(r"(?i)(^|_)(api_?key|key|secret|password|passwd|token|auth|authorization)$")
+_KIND_LABELS = {
+    "llm": "LLM answer",
+    "extractive": "Extractive answer (no LLM configured)",
+}
+
+
+def esc(value: Any) -> str:
+    """``value`` as inert HTML text: HTML-escaped, Markdown/LaTeX characters and newlines
+    encoded as character references (browsers display the same text)."""
+    text = "" if value is None else str(value)
+    return text.translate(_ESCAPES)
+
+
+def _fmt(x: float | None) -> str:
+    """A score with 4 significant digits."""
+    return "" if x is None else f"{x:.4g}"
+
+
+def _pages(pages: list[int]) -> str:
+    """``p. 3`` / ``pp. 3–5`` / ``pp. 3, 5, 9``."""
+    ps = sorted(set(pages))
+    if not ps:
+        return ""
+    if len(ps) == 1:
+        return f"p. {ps[0]}"
+    if ps == list(range(ps[0], ps[-1] + 1)):
+        return f"pp. {ps[0]}–{ps[-1]}"
+    return "pp. " + ", ".join(str(p) for p in ps)
+
+
+def _sentences(first: int, last: int) -> str:
+    """``sentence 4`` / ``sentences 4–6`` (1-based)."""
+    if first == last:
+        return f"sentence {first + 1}"
+    return f"sentences {first + 1}–{last + 1}"
+
+
+# --------------------------------------------------------------------------------------------
+# passages
+
+
+def hit_title(hit: PassageHit) -> str:
+    """One-line explanation of a hit's scores (the tooltip and the badge text)."""
+    parts = [f"sentence {hit.i + 1}"]
+    if hit.rank:
+        parts.append(f"rank #{hit.rank}")
+    parts.append(f"score {_fmt(hit.score)}")
+    if hit.dense_rank is not None or hit.dense_score is not None:
+        rank = f"#{hit.dense_rank} " if hit.dense_rank is not None else ""
+        parts.append(f"dense {rank}{_fmt(hit.dense_score)}".rstrip())
+    if hit.sparse_rank is not None or hit.sparse_score is not None:
+        rank = f"#{hit.sparse_rank} " if hit.sparse_rank is not None else ""
+        parts.append(f"sparse {rank}{_fmt(hit.sparse_score)}".rstrip())
+    return " · ".join(parts)
+
+
+def _hit_span(text: str, hit: PassageHit) -> tuple[int, int]:
+    """The hit's span in ``text``, trimmed of surrounding whitespace (falls back to a search for
+    the sentence when the given span does not hold it)."""
+    start, end = max(0, hit.start), min(len(text), hit.end)
+    wanted = (hit.sentence or "").strip()
+    if wanted and wanted not in text[start:end]:
+        found = text.find(wanted)
+        if found >= 0:
+            start, end = found, found + len(wanted)
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _hit_spans(text: str, hits: list[PassageHit]) -> list[tuple[int, int, list[PassageHit]]]:
+    """Non-overlapping highlight spans, each with the hits it covers, in text order."""
+    spans: list[tuple[int, int, list[PassageHit]]] = []
+    located = sorted(((*_hit_span(text, h), h) for h in hits), key=lambda t: (t[0], t[1]))
+    for start, end, hit in located:
+        if end <= start:
+            continue
+        if spans and start < spans[-1][1]:
+            s, e, hs = spans[-1]
+            spans[-1] = (s, max(e, end), hs + [hit])
+        else:
+            spans.append((start, end, [hit]))
+    return spans
+
+
+def highlight_html(text: str, hits: list[PassageHit]) -> str:
+    """``text`` escaped, with each hit span wrapped in ``<mark>`` (tooltip: its scores)."""
+    out, pos = [], 0
+    for start, end, hs in _hit_spans(text, hits):
+        title = esc(" | ".join(hit_title(h) for h in hs))
+        out.append(esc(text[pos:start]))
+        out.append(f'<mark title="{title}">{esc(text[start:end])}</mark>')
+        pos = end
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+def _scores_html(passage: Passage) -> str:
+    """Badges: the passage score and each hit's scores."""
+    badges = [f'<span class="swr-badge">passage score {esc(_fmt(passage.score))}</span>']
+    badges += [f'<span class="swr-badge">{esc(hit_title(h))}</span>' for h in passage.hits]
+    return f'<div class="swr-scores">{"".join(badges)}</div>'
+
+
+def passage_html(passage: Passage, n: int, *, show_scores: bool = True) -> str:
+    """A passage card, anchor ``id="passage-{n}"``: header ``[n] source · sentences a–b · pages``,
+    the text with hits in ``<mark>`` (line breaks kept), then score badges if ``show_scores``."""
+    n = int(n)
+    head = [f'<span class="swr-num">[{n}]</span> <span class="swr-src">{esc(passage.source)}</span>',
+            esc(_sentences(passage.first, passage.last))]
+    if passage.pages:
+        head.append(esc(_pages(passage.pages)))
+    parts = [
+        f'<div class="swr-passage" id="passage-{n}">',
+        f'<div class="swr-head">{" · ".join(head)}</div>',
+        f'<div class="swr-text" style="white-space:pre-wrap">{highlight_html(passage.text, passage.hits)}</div>',
+        _scores_html(passage) if show_scores else "",
+        "</div>",
+    ]
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# answer
+
+_CITATION = re.compile(r"\[(\d{1,4}(?:\s*[,，、]\s*\d{1,4})*)\]|【(\d{1,4})】")
+
+
+def _cite_link(k: int) -> str:
+    return f'<a href="#passage-{k}">[{k}]</a>'
+
+
+def _citation_html(match: re.Match, n_passages: int | None) -> str:
+    """The HTML for one ``[1]`` / ``[1, 2]`` / ``【1】`` citation (unknown numbers stay text)."""
+    numbers = [int(x) for x in re.findall(r"\d+", match.group(0))]
+
+    def ok(k: int) -> bool:
+        return k >= 1 and (n_passages is None or k <= n_passages)
+
+    if not any(ok(k) for k in numbers):
+        return esc(match.group(0))
+    if len(numbers) == 1:
+        return _cite_link(numbers[0])
+    inner = ", ".join(
+        f'<a href="#passage-{k}">{k}</a>' if ok(k) else esc(str(k)) for k in numbers
+    )
+    return f"&#91;{inner}&#93;"
+
+
+def answer_html(answer: str, n_passages: int | None = None) -> str:
+    """The answer escaped, with citations ``[1]`` turned into ``<a href="#passage-1">[1]</a>``.
+
+    With ``n_passages`` only numbers 1..n_passages become links.
+    """
+    text = answer or ""
+    out, pos = [], 0
+    for m in _CITATION.finditer(text):
+        out.append(esc(text[pos:m.start()]))
+        out.append(_citation_html(m, n_passages))
+        pos = m.end()
+    out.append(esc(text[pos:]))
+    return f'<div class="swr-answer" style="white-space:pre-wrap">{"".join(out)}</div>'
+
+
+# --------------------------------------------------------------------------------------------
+# evidence card
+
+
+_URL_USERINFO = re.compile(r"(?i)\b(https?://)[^/\s\"'@]+@")
+
+
+def _mask_secrets(name: str, value: Any) -> Any:
+    """``value`` with secret-named entries (api_key, token, ...) masked, also when nested, and
+    user:password removed from URLs."""
+    if _SECRET_NAME.search(str(name)) and value:
+        return "***"
+    if isinstance(value, dict):
+        return {k: _mask_secrets(k, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_mask_secrets("", v) for v in value]
+    if isinstance(value, str):
+        return _URL_USERINFO.sub(r"\1***@", value)
+    return value
+
+
+def _setting_value(name: str, value: Any) -> str:
+    """A settings value as text, secrets masked."""
+    value = _mask_secrets(name, value)
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _settings_html(settings: dict) -> str:
+    """The settings as a two-column table."""
+    rows = "".join(
+        f"<tr><td>{esc(k)}</td><td>{esc(_setting_value(k, v))}</td></tr>"
+        for k, v in (settings or {}).items()
+    )
+    return f'<table class="swr-settings">{rows}</table>' if rows else "<p>(none)</p>"
+
+
+def evidence_card_html(
+    question: str,
+    answer: str,
+    answer_kind: str,
+    passages: list[Passage],
+    settings: dict,
+    created_at: str,
+) -> str:
+    """A standalone HTML document (inline CSS, no script, no external resource) with the
+    question, the answer (citations linked), every passage highlighted with scores, the settings
+    used and the date. Opens in a browser from disk."""
+    kind = _KIND_LABELS.get(answer_kind, answer_kind or "answer")
+    cards = "\n".join(passage_html(p, n) for n, p in enumerate(passages, 1))
+    lang = "zh" if re.search("[\u3400-\u9fff]", question or "") else "en"
+    return "\n".join([
+        "<!DOCTYPE html>",
+        f'<html lang="{lang}">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" '
+        "content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Evidence card: {esc((question or '')[:80])}</title>",
+        f"<style>{CSS}{_CARD_CSS}</style>",
+        "</head>",
+        "<body><main>",
+        "<h1>Evidence card</h1>",
+        f'<p class="swr-meta">Created {esc(created_at)} · {esc(kind)} · {len(passages)} passage{"" if len(passages) == 1 else "s"}</p>',
+        "<h2>Question</h2>",
+        f'<div class="swr-question">{esc(question)}</div>',
+        f'<h2>Answer<span class="swr-kind">{esc(kind)}</span></h2>',
+        f'<div class="swr-answer-box">{answer_html(answer, len(passages))}</div>',
+        f"<h2>Passages ({len(passages)})</h2>",
+        cards or "<p>(no passages)</p>",
+        "<h2>Settings</h2>",
+        _settings_html(settings),
+        f"<footer>Generated by swr on {esc(created_at)}.</footer>",
+        "</main></body>",
+        "</html>",
+        "",
+    ])
+
+
+# --------------------------------------------------------------------------------------------
+# sentence split preview
+
+
+def _span_of(span: Any) -> tuple[int, int]:
+    """``(start, end)`` from a tuple or from an object with ``start``/``end`` (a Sentence)."""
+    if hasattr(span, "start") and hasattr(span, "end"):
+        return int(span.start), int(span.end)
+    start, end = span
+    return int(start), int(end)
+
+
+def split_preview_html(text: str, spans: Iterable[Any], *, max_sentences: int | None = None) -> str:
+    """A document's sentence split: each sentence on an alternating background with its
+    1-based number; text outside every span is shown plain. All text escaped."""
+    out, pos = [], 0
+    spans = sorted(_span_of(s) for s in spans)
+    shown = spans if max_sentences is None else spans[:max_sentences]
+    for k, (start, end) in enumerate(shown):
+        start, end = max(start, pos), min(end, len(text))
+        if end <= start:
+            continue
+        out.append(esc(text[pos:start]))
+        out.append(
+            f'<span class="swr-sent swr-alt-{k % 2}" title="sentence {k + 1}">'
+            f'<span class="swr-sent-n">{k + 1}</span>{esc(text[start:end])}</span>'
+        )
+        pos = end
+    if len(shown) < len(spans):
+        out.append(f'<span class="swr-more">… {len(spans) - len(shown)} more sentences not shown</span>')
+    else:
+        out.append(esc(text[pos:]))
+    return f'<div class="swr-split" style="white-space:pre-wrap">{"".join(out)}</div>'

