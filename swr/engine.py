@@ -74,7 +74,7 @@ class Engine:
         self.settings = settings
         self.store = store or open_store(settings)
         self.embedder = embedder or make_embedder(settings)
-        self.sparse = SparseEncoder()
+        self.sparse = SparseEncoder(settings.sparse)
         self.answerer = answerer or Answerer(LLMConfig(base_url=settings.llm_base_url, api_key=settings.llm_api_key,
                                                        model=settings.llm_model, timeout_s=settings.llm_timeout_s))
         self._doc_locks: dict[tuple[str, str], threading.Lock] = {}

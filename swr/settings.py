@@ -12,6 +12,14 @@ from pathlib import Path
 
 DEFAULT_EMBED_MODEL = "intfloat/multilingual-e5-small"
 
+
+def _bool(value) -> bool:
+    """``1/true/yes`` (any case) are true; anything else is false. TOML booleans pass through."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("1", "true", "yes")
+
+
 # name of the environment variable -> (field name, type)
 _ENV = {
     "SWR_HOME": ("home", Path),
@@ -31,6 +39,10 @@ _ENV = {
     "SWR_MODE": ("mode", str),
     "SWR_MAX_FILE_MB": ("max_file_mb", float),
     "SWR_SAMPLE_KB": ("sample_kb", str),
+    "SWR_SPARSE": ("sparse", str),
+    "SWR_SHARD_BY_KB": ("qdrant_shard_by_kb", _bool),
+    "SWR_SHARD_NUMBER": ("qdrant_shard_number", int),
+    "SWR_REPLICATION_FACTOR": ("qdrant_replication_factor", int),
 }
 
 
@@ -56,7 +68,12 @@ class Settings:
     dense_k: int = 50
     sparse_k: int = 50
     max_file_mb: float = 50.0
+    sparse: str = "jieba"  # BM25 tokenizer: jieba | qdrant (see swr/sparse.py)
     sample_kb: str = "sample"  # name of the KB the bundled manuals are indexed into; "" disables
+    # Qdrant server only (see swr/store/server.py): one custom shard key per knowledge base
+    qdrant_shard_by_kb: bool = False
+    qdrant_shard_number: int = 6  # shards per shard key (per knowledge base)
+    qdrant_replication_factor: int = 2
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home))

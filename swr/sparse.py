@@ -1,19 +1,33 @@
-"""Sparse BM25 vectors that Qdrant scores as BM25 (documents: saturated TF; queries: weight 1;
-the collection's IDF modifier multiplies by IDF at query time, so IDF stays right as documents
-come and go).
+"""Sparse BM25 vectors that Qdrant scores as BM25.
 
-We use Qdrant's own BM25 (``qdrant_edge.Bm25`` with the multilingual tokenizer) rather than a
-hand-written one: it needs no download, handles Chinese, and is the same code Qdrant runs, so both
-store backends get identical vectors (we compute them on the client for the server backend too).
-``avg_len`` is set for sentences, not for the 256-token documents Qdrant assumes by default:
-every point here is one sentence.
+Documents get saturated term frequencies, queries weight 1 per term, and the collection's IDF
+modifier multiplies by IDF at query time, so IDF stays right as documents come and go. Vectors
+are computed on the client, so both store backends (Qdrant Edge and a Qdrant server) get the
+exact same vectors and tokenization. Every point is one sentence, so ``avg_len`` is set for
+sentences, not for the 256-token documents Qdrant's BM25 assumes by default.
+
+Two tokenizers:
+- ``jieba`` (default): jieba's search-mode segmentation for Chinese runs; model numbers, error
+  codes and versions kept whole *and* in parts ("KX-2000" -> kx-2000, kx, 2000; "E4" -> e4;
+  "1.7L" -> 1.7l); English lower-cased, stop words dropped, Snowball-stemmed; Chinese function and
+  question words dropped.
+- ``qdrant``: Qdrant's own ``Bm25`` with its multilingual tokenizer (``qdrant_edge.Bm25``).
+  Measured against jieba on the shared CMRC 2018 and SQuAD sets (``bench/hybrid.py``, README):
+  it drops pure numbers ("2000" of "KX-2000", "1.7" of "1.7L") and keeps Chinese question words,
+  and retrieved worse on both sets, so jieba is the default; ``SWR_SPARSE=qdrant`` selects it.
 """
 from __future__ import annotations
 
+import re
+import threading
+import unicodedata
+import zlib
+from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
-SPARSE_VERSION = "qdrant-bm25-multilingual-1"
 AVG_SENTENCE_TOKENS = 20.0
+K1, B = 1.2, 0.75
 
 
 @dataclass(frozen=True)
@@ -22,25 +36,114 @@ class SparseVec:
     values: list[float]
 
 
-class SparseEncoder:
-    """BM25 document and query vectors."""
+_EN_STOP = frozenset("""a an the and or but if then else of to in on at by for with from into onto about as is are
+was were be been being am do does did doing have has had having it its this that these those there here what which
+who whom whose when where why how i me my we our you your he him his she her they them their not no nor so than too
+very can could should would will shall may might must just also only own same such both each few more most other some
+any all s t don doesn didn isn aren wasn weren won wouldn shouldn couldn up down out over under again further once
+""".split())
+_ZH_STOP = frozenset("""的 了 是 在 和 与 及 或 吗 呢 吧 啊 呀 么 什么 怎么 怎样 怎么样 如何 为什么 哪 哪个 哪些 哪里 多少 几 几个
+请问 一下 可以 能 能否 会 要 需要 应该 这 那 这个 那个 这些 那些 有 没有 我 你 他 她 它 我们 你们 他们 就 都 也 还 又 被 把 让 给
+对 从 向 到 将 以 之 其 该 为 而 并 等 则 但 如果 所以 因为 是否 呢 么 个 上 下 中 时 后 前 里""".split())
+_TOKEN = re.compile(
+    r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
+    r"|(?P<word>[0-9a-z\u00c0-\u024f]+(?:[-._/+][0-9a-z\u00c0-\u024f]+)*)")
+_PARTS = re.compile(r"[-._/+]")
+_NUM_UNIT = re.compile(r"^(\d+)[a-z]{1,3}$")
 
-    version = SPARSE_VERSION
+
+class JiebaBm25:
+    """BM25 over jieba (Chinese) + a code-preserving English tokenizer."""
+
+    version = "jieba-bm25-1"
+    _init_lock = threading.Lock()
+
+    def __init__(self, avg_len: float = AVG_SENTENCE_TOKENS) -> None:
+        import jieba
+        import snowballstemmer
+
+        with self._init_lock:
+            jieba.setLogLevel(60)
+            jieba.initialize()
+        self._jieba = jieba
+        self._stem = lru_cache(maxsize=200_000)(snowballstemmer.stemmer("english").stemWord)
+        self.avg_len = avg_len
+
+    def tokens(self, text: str) -> list[str]:
+        """The terms of ``text``, in order (repeats kept: they are the term frequencies)."""
+        text = unicodedata.normalize("NFKC", text).lower()
+        out: list[str] = []
+        for m in _TOKEN.finditer(text):
+            if m.group("cjk"):
+                out.extend(t for t in self._jieba.cut_for_search(m.group("cjk")) if t not in _ZH_STOP)
+                continue
+            word = m.group("word")
+            parts = _PARTS.split(word)
+            if len(parts) > 1:  # a code or version: the whole and its parts
+                out.append(word)
+                out.extend(p for p in parts if p and p not in _EN_STOP)
+            elif word not in _EN_STOP:
+                out.append(self._stem(word) if word.isalpha() else word)
+                unit = _NUM_UNIT.match(word)
+                if unit:  # "1800w" is also "1800"
+                    out.append(unit.group(1))
+        return out
+
+    def embed_document(self, text: str) -> SparseVec:
+        tf = Counter(self.tokens(text))
+        n = sum(tf.values())
+        norm = K1 * (1 - B + B * n / self.avg_len)
+        return _vec({t: c * (K1 + 1) / (c + norm) for t, c in tf.items()})
+
+    def embed_query(self, text: str) -> SparseVec:
+        return _vec({t: 1.0 for t in self.tokens(text)})
+
+
+def _vec(weights: dict[str, float]) -> SparseVec:
+    merged: dict[int, float] = {}
+    for t, w in weights.items():  # crc32 is stable across processes (hash() is not)
+        k = zlib.crc32(t.encode("utf-8")) & 0x7FFFFFFF
+        merged[k] = max(merged.get(k, 0.0), w)
+    idx = sorted(merged)
+    return SparseVec(idx, [float(merged[i]) for i in idx])
+
+
+class QdrantBm25:
+    """Qdrant's own BM25 (``qdrant_edge.Bm25``, multilingual tokenizer)."""
+
+    version = "qdrant-bm25-multilingual-1"
 
     def __init__(self, avg_len: float = AVG_SENTENCE_TOKENS) -> None:
         import qdrant_edge as q
 
         self._bm25 = q.Bm25(q.Bm25Config(tokenizer=q.TokenizerType.Multilingual, avg_len=avg_len))
 
+    def embed_document(self, text: str) -> SparseVec:
+        v = self._bm25.embed_document(text)
+        return SparseVec(list(v.indices), list(v.values))
+
+    def embed_query(self, text: str) -> SparseVec:
+        v = self._bm25.embed_query(text)
+        return SparseVec(list(v.indices), list(v.values))
+
+
+TOKENIZERS = {"jieba": JiebaBm25, "qdrant": QdrantBm25}
+
+
+class SparseEncoder:
+    """BM25 document and query vectors with the configured tokenizer."""
+
+    def __init__(self, kind: str = "jieba", avg_len: float = AVG_SENTENCE_TOKENS) -> None:
+        if kind not in TOKENIZERS:
+            raise ValueError(f"unknown sparse tokenizer {kind!r}: use one of {', '.join(TOKENIZERS)}")
+        self.kind = kind
+        self._impl = TOKENIZERS[kind](avg_len)
+        self.version = self._impl.version
+
     def encode_documents(self, texts: list[str]) -> list[SparseVec]:
         """One vector per sentence (saturated term frequencies)."""
-        out = []
-        for t in texts:
-            v = self._bm25.embed_document(t)
-            out.append(SparseVec(list(v.indices), list(v.values)))
-        return out
+        return [self._impl.embed_document(t) for t in texts]
 
     def encode_query(self, text: str) -> SparseVec:
         """The question's terms, each with weight 1."""
-        v = self._bm25.embed_query(text)
-        return SparseVec(list(v.indices), list(v.values))
+        return self._impl.embed_query(text)

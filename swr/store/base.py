@@ -86,6 +86,16 @@ def check_meta(stored: dict, wanted: dict) -> None:
             f"({wanted.get('dim')} dimensions) is configured. Either set SWR_EMBED_MODEL={stored.get('model')} "
             "again, or re-index into a fresh store: set another SWR_COLLECTION (or SWR_HOME) and run "
             "`python -m swr index ...` again, or delete the old collection's folder.")
+    check_sparse(stored, wanted)
+
+
+def check_sparse(stored: dict, wanted: dict) -> None:
+    """Sparse vectors of two tokenizers do not mix either."""
+    if stored.get("sparse") and wanted.get("sparse") and stored["sparse"] != wanted["sparse"]:
+        raise ModelMismatch(
+            f"This store's BM25 vectors were built with the tokenizer {stored['sparse']!r}, but "
+            f"{wanted['sparse']!r} is configured (SWR_SPARSE). Set SWR_SPARSE back, or re-index into a fresh "
+            "store (another SWR_COLLECTION or SWR_HOME).")
 
 
 def merge_ranks(fused: list[Hit], dense: list[tuple[str, float]], sparse: list[tuple[str, float]],

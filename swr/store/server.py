@@ -1,0 +1,428 @@
+"""Server store: a Qdrant server (or cluster) through ``qdrant-client``, chosen when QDRANT_URL is set.
+
+Same collection layout and the same answers as the embedded store (:mod:`swr.store.edge`, the
+reference): named dense vector ``dense`` (cosine), sparse vector ``bm25`` with the IDF modifier
+(the BM25 vectors are computed on the client by :class:`swr.sparse.SparseEncoder`, so both
+backends tokenize and weight identically), record points without vectors for the collection's
+metadata (``type="m"``), knowledge bases (``"k"``) and documents (``"d"``), and payload indexes
+on ``kb`` (keyword, tenant), ``type``, ``doc_id``, ``source``, ``tags``, ``lang`` (keyword) and
+``i`` (integer). A search is one ``query_batch_points`` call holding the dense list, the sparse
+list and, for hybrid, a prefetch of both fused by Qdrant with reciprocal rank fusion
+(``RrfQuery(k=60)``, the k the embedded store uses; plain ``FusionQuery(Fusion.RRF)`` would use
+Qdrant's default k=2 and rank differently). The weighted fusion is Qdrant's weighted RRF
+(``Rrf(k=60, weights=[w, 1 - w])``), which qdrant-client 1.20 and its local mode support and
+which needs a Qdrant server of version 1.16 or later (older ones answer 400; that error is shown).
+Every query is filtered by ``kb`` and ``type="s"``, so one knowledge base never sees another's
+sentences.
+
+Running against a Qdrant server::
+
+    docker run -p 6333:6333 -v $PWD/qdrant_storage:/qdrant/storage qdrant/qdrant
+    export QDRANT_URL=http://localhost:6333        # QDRANT_API_KEY=... when the server has one
+    python -m swr index --kb manuals samples/kb/*   # every process now shares that collection
+
+Unreachable servers, refused API keys and server errors raise :class:`swr.errors.StoreUnavailable`
+naming the URL (user info stripped; the API key is never shown), at start (the constructor calls
+``get_collections``) and on every later call.
+
+Custom sharding, one shard key per knowledge base (server or cluster only)::
+
+    export SWR_SHARD_BY_KB=1            # off by default
+    export SWR_SHARD_NUMBER=6           # shards per shard key, i.e. per knowledge base
+    export SWR_REPLICATION_FACTOR=2     # copies of each shard; needs at least that many nodes
+
+A cluster is Qdrant started in distributed mode, e.g. the first node with
+``QDRANT__CLUSTER__ENABLED=true ./qdrant --uri http://node1:6335`` and the others with
+``--bootstrap http://node1:6335``. With sharding on, the collection is created with
+``sharding_method=CUSTOM``; ``create_kb`` (and the first write to a knowledge base) creates the
+shard key ``kb``; every write, query and delete of a knowledge base passes
+``shard_key_selector=kb`` (``shard_key`` inside query requests), so a tenant's traffic touches
+only its own shards, and ``delete_kb`` drops the shard key as well as the points. The collection
+metadata point lives under the reserved shard key ``__swr_meta__`` (no knowledge base may take that
+name then). Listings with no knowledge base (``kbs``, ``meta``, ``get``, ``count()``) read every
+shard. The sharding of an existing collection wins over the setting (a warning says so): the
+setting only decides how a new collection is created. This path needs a real server: the local
+mode of qdrant-client raises ``NotImplementedError`` for shard keys, so with ``QDRANT_URL=:memory:``
+the setting is ignored (logged). The tests check the sharding calls with a recording client over
+the in-memory mode, not against a cluster.
+
+``QDRANT_URL=:memory:`` runs qdrant-client's in-memory local mode (tests, demos): same API, no
+payload indexes (local mode ignores them), nothing persisted, one lock around every call
+(local mode is not thread-safe).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+from collections import defaultdict
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import numpy as np
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ApiException, ResponseHandlingException, UnexpectedResponse
+
+from ..errors import BadRequest, StoreUnavailable
+from ..settings import Settings
+from ..sparse import SparseVec
+from ..types import DocInfo, Hit, Sentence
+from .base import (DENSE, META_ID, RRF_K, SPARSE, SearchRequest, Store, check_meta, doc_record_id,
+                   kb_record_id, merge_ranks, sentence_from_payload, sentence_id)
+
+log = logging.getLogger("swr.store.server")
+
+MEMORY = ":memory:"
+TIMEOUT_S = 30
+UPSERT_BATCH = 256
+META_SHARD = "__swr_meta__"
+INDEXES = (("kb", models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)),
+           ("type", models.PayloadSchemaType.KEYWORD),
+           ("doc_id", models.PayloadSchemaType.KEYWORD),
+           ("source", models.PayloadSchemaType.KEYWORD),
+           ("tags", models.PayloadSchemaType.KEYWORD),
+           ("lang", models.PayloadSchemaType.KEYWORD),
+           ("i", models.PayloadSchemaType.INTEGER))
+
+
+def safe_url(url: str) -> str:
+    """The URL without user info (``https://user:pass@host`` -> ``https://host``), for messages."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<invalid QDRANT_URL>"
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+class ServerStore(Store):
+    backend = "qdrant-server"
+
+    def __init__(self, settings: Settings, *, client: QdrantClient | None = None) -> None:
+        url = settings.qdrant_url or MEMORY
+        self.collection = settings.collection
+        self._local = url == MEMORY
+        self.location = MEMORY if self._local else safe_url(url)
+        if self._local:
+            self.backend = "qdrant-memory"
+        self._api_key = settings.qdrant_api_key
+        self._settings = settings
+        # local mode is not thread-safe (IndexError under concurrent writes and reads); a server is
+        self._lock = threading.RLock() if self._local else contextlib.nullcontext()
+        self._create_lock = threading.Lock()
+        self._sharded = bool(settings.qdrant_shard_by_kb) and not self._local
+        if settings.qdrant_shard_by_kb and self._local:
+            log.warning("SWR_SHARD_BY_KB is ignored with QDRANT_URL=:memory: (local mode has no shard keys).")
+        self._shards: set[str] = set()
+        self._ready = False
+        if client is not None:
+            self._client = client
+        else:
+            try:
+                if self._local:
+                    self._client = QdrantClient(location=MEMORY)
+                else:
+                    self._client = QdrantClient(url=url, api_key=self._api_key, timeout=TIMEOUT_S,
+                                                check_compatibility=False)
+            except Exception as exc:  # a malformed URL
+                raise StoreUnavailable(self._scrub(
+                    f"QDRANT_URL {self.location!r} could not be used: {exc}. Set it to the server's address, "
+                    "e.g. http://localhost:6333, or unset it to use the embedded store.")) from exc
+        names = {c.name for c in self._call("listing its collections", self._client.get_collections).collections}
+        if self.collection in names:
+            self._found()
+
+    # -- errors ----------------------------------------------------------------------------
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+    def _call(self, what: str, fn, *args, **kwargs):
+        """Run one client call; turn transport and server errors into StoreUnavailable."""
+        try:
+            with self._lock:
+                return fn(*args, **kwargs)
+        except (ApiException, httpx.HTTPError, ConnectionError, TimeoutError) as exc:
+            raise self._unavailable(what, exc) from exc
+
+    def _unavailable(self, what: str, exc: Exception) -> StoreUnavailable:
+        where = f"The Qdrant server at {self.location}"
+        if isinstance(exc, UnexpectedResponse):
+            if exc.status_code in (401, 403):
+                msg = (f"{where} refused the request ({exc.status_code} {exc.reason_phrase}) while {what}: "
+                       "check QDRANT_API_KEY.")
+            else:
+                body = exc.content.decode("utf-8", "replace")[:300] if exc.content else ""
+                msg = f"{where} answered {exc.status_code} {exc.reason_phrase} while {what}: {body}"
+        else:
+            cause = exc.source if isinstance(exc, ResponseHandlingException) else exc
+            reason = str(cause) or type(cause).__name__
+            msg = (f"{where} cannot be reached while {what} ({reason}). Check that it is running and that "
+                   "QDRANT_URL (and QDRANT_API_KEY) are right, or unset QDRANT_URL to use the embedded store.")
+        return StoreUnavailable(self._scrub(msg))
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def _exists(self) -> bool:
+        """Whether the collection exists (checked again while it does not: another process may create it)."""
+        if not self._ready and self._call("looking for its collection", self._client.collection_exists,
+                                          self.collection):
+            self._found()
+        return self._ready
+
+    def _found(self) -> None:
+        """The collection exists: follow its sharding method, whatever the setting says."""
+        self._ready = True
+        if self._local:
+            return
+        info = self._call("reading its collection", self._client.get_collection, self.collection)
+        sharded = info.config.params.sharding_method == models.ShardingMethod.CUSTOM
+        if sharded != self._sharded:
+            log.warning("Collection %r on %s was created %s custom sharding; SWR_SHARD_BY_KB=%s is ignored for it.",
+                        self.collection, self.location, "with" if sharded else "without", self._sharded)
+        self._sharded = sharded
+
+    def collection_kwargs(self, dim: int) -> dict:
+        """Arguments of ``create_collection`` for vectors of ``dim`` dimensions (and the sharding)."""
+        kw = dict(collection_name=self.collection,
+                  vectors_config={DENSE: models.VectorParams(size=int(dim), distance=models.Distance.COSINE)},
+                  sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)})
+        if self._sharded:
+            kw.update(sharding_method=models.ShardingMethod.CUSTOM,
+                      shard_number=int(self._settings.qdrant_shard_number),
+                      replication_factor=int(self._settings.qdrant_replication_factor))
+        return kw
+
+    def ensure(self, meta: dict) -> None:
+        with self._create_lock:
+            if not self._exists():
+                try:
+                    self._call("creating its collection", self._client.create_collection,
+                               **self.collection_kwargs(meta["dim"]))
+                except StoreUnavailable as exc:
+                    if not self._call("looking for its collection", self._client.collection_exists,
+                                      self.collection):
+                        raise
+                    log.info("Collection %r was created by another process (%s).", self.collection, exc.message)
+                self._ready = True
+                if self._sharded:
+                    self._ensure_shard(META_SHARD)
+                if not self._local:
+                    for name, schema in INDEXES:
+                        try:
+                            self._call(f"indexing the field {name!r}", self._client.create_payload_index,
+                                       self.collection, field_name=name, field_schema=schema, wait=True)
+                        except StoreUnavailable as exc:
+                            log.warning("Payload index %r not created: %s", name, exc.message)
+        stored = self.meta()
+        if stored is None:
+            self._put(META_ID, {"type": "m", "meta": json.dumps(meta)}, META_SHARD if self._sharded else None)
+        else:
+            check_meta(stored, meta)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._client.close()
+
+    # -- sharding --------------------------------------------------------------------------
+    def _sk(self, kb: str | None):
+        """``shard_key_selector`` of a knowledge base: the kb itself when sharded, else None."""
+        return kb if self._sharded and kb is not None else None
+
+    def _ensure_shard(self, key: str) -> None:
+        if not self._sharded or key in self._shards:
+            return
+        try:
+            self._call(f"creating the shard key {key!r}", self._client.create_shard_key, self.collection, key)
+        except StoreUnavailable as exc:
+            if "already exists" not in exc.message.lower():
+                raise
+        self._shards.add(key)
+
+    def _has_shard(self, kb: str) -> bool:
+        """Whether a knowledge base's shard key exists (a query on a missing one is an error)."""
+        if not self._sharded or kb in self._shards:
+            return True
+        try:
+            with self._lock:
+                resp = self._client.list_shard_keys(self.collection)
+        except UnexpectedResponse:  # a server without that endpoint: let the query itself tell
+            return True
+        except (ApiException, httpx.HTTPError, ConnectionError, TimeoutError) as exc:
+            raise self._unavailable("listing its shard keys", exc) from exc
+        self._shards.update(str(d.key) for d in resp.shard_keys or [])
+        return kb in self._shards
+
+    # -- records ---------------------------------------------------------------------------
+    def _put(self, pid: str, payload: dict, shard: str | None) -> None:
+        self._call("writing a record", self._client.upsert, self.collection,
+                   points=[models.PointStruct(id=pid, vector={}, payload=payload)], wait=True,
+                   shard_key_selector=shard)
+
+    def meta(self) -> dict | None:
+        if not self._exists():
+            return None
+        recs = self._call("reading its metadata", self._client.retrieve, self.collection, [META_ID],
+                          with_payload=True, with_vectors=False)
+        return json.loads(recs[0].payload["meta"]) if recs else None
+
+    def create_kb(self, kb: str) -> None:
+        if self._sharded:
+            if kb == META_SHARD:
+                raise BadRequest(f"{META_SHARD!r} is reserved when knowledge bases are sharded: choose another name.")
+            self._ensure_shard(kb)
+        self._put(kb_record_id(kb), {"type": "k", "kb": kb}, self._sk(kb))
+
+    def kbs(self) -> list[str]:
+        if not self._exists():
+            return []
+        return sorted(r.payload["kb"] for r in self._scroll(_f(type="k"), ["kb"], None))
+
+    def put_doc(self, kb: str, info: DocInfo) -> None:
+        self._ensure_shard(kb)
+        self._put(doc_record_id(kb, info.doc_id), {"type": "d", "kb": kb, **info.to_dict()}, self._sk(kb))
+
+    def docs(self, kb: str) -> list[DocInfo]:
+        if not self._exists() or not self._has_shard(kb):
+            return []
+        out = []
+        for r in self._scroll(_f(type="d", kb=kb), True, self._sk(kb)):
+            p = {k: v for k, v in r.payload.items() if k in DocInfo.__dataclass_fields__}
+            out.append(DocInfo(**p))
+        return sorted(out, key=lambda d: d.source)
+
+    def delete_kb(self, kb: str) -> int:
+        if not self._exists() or not self._has_shard(kb):
+            return 0
+        n = self.count(kb)
+        self._delete(_f(kb=kb), kb)
+        if self._sharded:
+            try:
+                self._call(f"dropping the shard key {kb!r}", self._client.delete_shard_key, self.collection, kb)
+            except StoreUnavailable as exc:
+                log.warning("Shard key %r not dropped (its points are deleted): %s", kb, exc.message)
+            self._shards.discard(kb)
+        return n
+
+    def delete_doc(self, kb: str, doc_id: str) -> int:
+        if not self._exists() or not self._has_shard(kb):
+            return 0
+        n = self._count(_f(type="s", kb=kb, doc_id=doc_id), self._sk(kb))
+        self._delete(_f(kb=kb, doc_id=doc_id), kb)
+        return n
+
+    def _delete(self, flt: models.Filter, kb: str) -> None:
+        self._call("deleting points", self._client.delete, self.collection,
+                   points_selector=models.FilterSelector(filter=flt), wait=True, shard_key_selector=self._sk(kb))
+
+    # -- sentences -------------------------------------------------------------------------
+    def upsert(self, sentences: list[Sentence], dense: np.ndarray, sparse: list[SparseVec]) -> None:
+        by_kb: dict[str, list[models.PointStruct]] = defaultdict(list)
+        for s, d, sp in zip(sentences, dense, sparse):
+            vec: dict = {DENSE: np.asarray(d, dtype=np.float32).tolist()}
+            if sp.indices:
+                vec[SPARSE] = _sparse(sp)
+            by_kb[s.kb].append(models.PointStruct(id=sentence_id(s.kb, s.doc_id, s.i), vector=vec,
+                                                  payload={"type": "s", **s.payload()}))
+        for kb, points in by_kb.items():
+            self._ensure_shard(kb)
+            for k in range(0, len(points), UPSERT_BATCH):
+                self._call("writing sentences", self._client.upsert, self.collection, points=points[k:k + UPSERT_BATCH],
+                           wait=True, shard_key_selector=self._sk(kb))
+
+    def get(self, ids: list[str]) -> list[Sentence]:
+        if not ids or not self._exists():
+            return []
+        recs = self._call("reading sentences", self._client.retrieve, self.collection, list(ids),
+                          with_payload=True, with_vectors=False)
+        return [sentence_from_payload(r.payload) for r in recs]
+
+    def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
+        if not self._exists() or not self._has_shard(kb):
+            return []
+        sents = [sentence_from_payload(r.payload)
+                 for r in self._scroll(_f(type="s", kb=kb, doc_id=doc_id), True, self._sk(kb))]
+        return sorted(sents, key=lambda s: s.i)
+
+    def count(self, kb: str | None = None) -> int:
+        if not self._exists() or (kb is not None and not self._has_shard(kb)):
+            return 0
+        return self._count(_f(type="s", kb=kb), self._sk(kb))
+
+    def _count(self, flt: models.Filter, shard) -> int:
+        return self._call("counting points", self._client.count, self.collection, count_filter=flt, exact=True,
+                          shard_key_selector=shard).count
+
+    def _scroll(self, flt, with_payload, shard):
+        offset = None
+        while True:
+            recs, offset = self._call("listing points", self._client.scroll, self.collection, scroll_filter=flt,
+                                      limit=1000, offset=offset, with_payload=with_payload, with_vectors=False,
+                                      shard_key_selector=shard)
+            yield from recs
+            if offset is None:
+                break
+
+    # -- search ----------------------------------------------------------------------------
+    def search_requests(self, req: SearchRequest) -> tuple[list[str], list[models.QueryRequest]]:
+        """The batch of one search: names ("dense", "sparse", "hybrid") and their query requests."""
+        flt = _f(type="s", kb=req.kb, source=req.sources or None, tags=req.tags or None, lang=req.lang)
+        shard = self._sk(req.kb)
+        dense_q = np.asarray(req.dense, dtype=np.float32).tolist() if req.dense is not None else None
+        sparse_q = _sparse(req.sparse) if req.sparse is not None and req.sparse.indices else None
+        queries, names = [], []
+        if dense_q is not None:
+            queries.append(models.QueryRequest(query=dense_q, using=DENSE, limit=max(req.dense_k, req.top_k),
+                                               filter=flt, with_payload=True, shard_key=shard))
+            names.append("dense")
+        if sparse_q is not None:
+            queries.append(models.QueryRequest(query=sparse_q, using=SPARSE, limit=max(req.sparse_k, req.top_k),
+                                               filter=flt, with_payload=True, shard_key=shard))
+            names.append("sparse")
+        if req.mode == "hybrid" and dense_q is not None and sparse_q is not None:
+            weights = [req.dense_weight, 1.0 - req.dense_weight] if req.fusion == "weighted" else None
+            queries.append(models.QueryRequest(
+                limit=req.top_k, filter=flt, with_payload=True, shard_key=shard,
+                prefetch=[models.Prefetch(query=dense_q, using=DENSE, limit=req.dense_k, filter=flt),
+                          models.Prefetch(query=sparse_q, using=SPARSE, limit=req.sparse_k, filter=flt)],
+                query=models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=weights))))
+            names.append("hybrid")
+        return names, queries
+
+    def search(self, req: SearchRequest) -> list[Hit]:
+        req.validate()
+        if not self._exists() or not self._has_shard(req.kb):
+            return []
+        names, queries = self.search_requests(req)
+        if not queries:
+            return []
+        responses = self._call("searching", self._client.query_batch_points, self.collection, requests=queries)
+        results = {n: r.points for n, r in zip(names, responses)}
+        lists = {n: [(str(p.id), p.score) for p in pts] for n, pts in results.items()}
+        primary = req.mode if req.mode in results else ("dense" if "dense" in results else "sparse")
+        top = [p for p in results[primary] if p.score > 0 or primary == "dense"][:req.top_k]
+        hits, ids = [], []
+        for p in top:
+            hits.append(Hit(sentence=sentence_from_payload(p.payload), score=float(p.score)))
+            ids.append(str(p.id))
+        merge_ranks(hits, lists.get("dense", []), lists.get("sparse", []), ids)
+        return hits
+
+
+def _sparse(sp: SparseVec) -> models.SparseVector:
+    return models.SparseVector(indices=[int(i) for i in sp.indices], values=[float(v) for v in sp.values])
+
+
+def _f(**conds) -> models.Filter:
+    """A must-filter from keyword conditions; lists become MatchAny, None is skipped."""
+    must = []
+    for key, value in conds.items():
+        if value is None:
+            continue
+        match = (models.MatchAny(any=list(value)) if isinstance(value, (list, tuple))
+                 else models.MatchValue(value=value))
+        must.append(models.FieldCondition(key=key, match=match))
+    return models.Filter(must=must)

@@ -1,0 +1,731 @@
+"""Streamlit glue shared by the pages: the cached engine, the sidebar knobs, rendering an answer
+with its evidence, the knowledge-base panels. The only swr module that imports Streamlit.
+
+Document text, file names, knowledge-base names, questions and answers are untrusted: they reach
+the page only as escaped HTML from :mod:`swr.render` (``st.html``), through :func:`md` (escaped
+Markdown) or as plain widget/table text.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from swr import render
+from swr.answer import context_text, count_tokens, safe_url
+from swr.engine import AskResult, Engine, Retrieval
+from swr.errors import LLMUnavailable, SwrError
+from swr.load import SUPPORTED
+from swr.settings import Settings
+from swr.types import FileResult, Passage
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_GOLDEN = ROOT / "samples" / "golden.csv"
+GOLDEN_COLUMNS = ["question", "expected_answer", "source"]
+CHAT_PAGE = "app.py"
+KB_PAGE = "pages/1_Knowledge_bases.py"
+MAX_PREVIEW_SENTENCES = 400
+UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED]
+
+_EXTRA_CSS = """
+.swr-passage{margin:.45em 0;padding:.5em .75em}
+.swr-passage:target{outline:2px solid #0969da;outline-offset:1px}
+.swr-answer{font-size:1rem}
+.swr-q{white-space:pre-wrap;overflow-wrap:anywhere;font-weight:600}
+.swr-note{font-size:.8em;color:#57606a;font-weight:400}
+.swr-kind{display:inline-block;font-size:.75em;color:#57606a;border:1px solid #d0d7de;
+ border-radius:10px;padding:0 .55em;margin-bottom:.35em;background:#f6f8fa}
+.swr-kind.llm{color:#1a7f37;border-color:#aceebb;background:#dafbe1}
+.swr-stamp{font-size:.75em;color:#57606a;line-height:1.5;margin-top:.5em;overflow-wrap:anywhere}
+.swr-stamp b{color:#1f2328;font-weight:600}
+.swr-evhead{font-size:.85em;color:#57606a;margin:.1em 0 .2em 0}
+.swr-evhead b{color:#1f2328}
+.swr-preview{font-size:.85em;color:#9a6700;background:#fff8c5;border:1px solid #eac54f;
+ border-radius:6px;padding:.35em .6em;margin:.2em 0 .4em 0}
+.swr-empty{color:#57606a;font-size:.95em}
+.swr-sys td{padding:.15em .8em .15em 0;vertical-align:top;overflow-wrap:anywhere}
+.swr-sys td:first-child{color:#57606a;white-space:nowrap}
+section[data-testid="stSidebar"] div[data-testid="stSidebarUserContent"]{padding-top:1.2rem}
+div.block-container{padding-top:2.2rem;padding-bottom:6rem}
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# page setup, engine
+
+
+def setup_page(title: str, icon: str) -> None:
+    """Page config (wide layout) and the evidence CSS; call first on every page."""
+    st.set_page_config(page_title=f"{title} · swr", page_icon=icon, layout="wide",
+                       initial_sidebar_state="expanded")
+    st.html(f"<style>{render.CSS}{_EXTRA_CSS}</style>")
+
+
+@st.cache_resource(show_spinner="Starting: loading the embedding model and indexing the sample "
+                                "knowledge base (first start only)…")
+def get_engine() -> Engine:
+    """The one engine of this process (the embedded store opens once per process), shared by
+    every browser session. A fresh SWR_HOME gets the bundled sample knowledge base."""
+    engine = Engine(Settings.from_env())
+    engine.ensure_sample()
+    return engine
+
+
+def engine_or_stop() -> Engine:
+    """The engine, or a clear error on the page (store locked, model missing) and stop."""
+    try:
+        return get_engine()
+    except SwrError as exc:
+        st.error(md(exc.message))
+        st.stop()
+        raise  # unreachable: st.stop raises
+
+
+def md(text: object) -> str:
+    """Untrusted text as inert Markdown (shown verbatim: no HTML, links or LaTeX)."""
+    return render.esc(text)
+
+
+def _html_text(cls: str, text: str) -> str:
+    return f'<div class="{cls}">{render.esc(text)}</div>'
+
+
+def _flash() -> None:
+    """Show (once) the message a callback left for this run."""
+    msg = st.session_state.pop("flash", None)
+    if msg:
+        kind, text = msg
+        getattr(st, kind)(md(text))
+
+
+# --------------------------------------------------------------------------------------------
+# sidebar: knowledge base, demo switch, knobs (they keep their values across pages)
+
+
+def _persist(key: str, default):
+    """Widget key for a knob whose value lives in ``cfg_<key>``: Streamlit drops the state of a
+    widget that a run does not draw (another page, demo mode), the ``cfg_`` copy survives."""
+    ss = st.session_state
+    perm, wk = f"cfg_{key}", f"w_{key}"
+    if perm not in ss:
+        ss[perm] = default
+    if wk not in ss:
+        ss[wk] = ss[perm]
+    return wk
+
+
+def _keep(key: str, value):
+    st.session_state[f"cfg_{key}"] = value
+    return value
+
+
+@dataclass
+class Controls:
+    """What the sidebar says: knowledge base, window, retrieval parameters, demo mode."""
+
+    kb: str | None
+    window: int
+    params: dict = field(default_factory=dict)
+    demo: bool = False
+
+
+def nav() -> None:
+    st.sidebar.page_link(CHAT_PAGE, label="Chat", icon="💬")
+    st.sidebar.page_link(KB_PAGE, label="Knowledge bases", icon="📚")
+
+
+def kb_selector(engine: Engine) -> str | None:
+    """The knowledge-base select box (shared by the pages); None when there is none."""
+    kbs = {k["kb"]: k for k in engine.kbs()}
+    if not kbs:
+        st.sidebar.info("No knowledge base yet: create one on the Knowledge bases page.")
+        return None
+    ss = st.session_state
+    names = sorted(kbs)
+    if ss.get("cfg_kb") not in kbs:
+        sample = engine.settings.sample_kb
+        ss["cfg_kb"] = sample if sample in kbs else names[0]
+        ss.pop("w_kb", None)
+    if ss.get("w_kb") not in kbs:
+        ss.pop("w_kb", None)
+
+    def label(kb: str) -> str:
+        k = kbs[kb]
+        return f"{kb} — {k['documents']} docs · {k['sentences']:,} sentences"
+
+    return _keep("kb", st.sidebar.selectbox("Knowledge base", names, format_func=label,
+                                            key=_persist("kb", ss["cfg_kb"])))
+
+
+def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
+    """Navigation, knowledge base, demo switch and (unless demo mode) the retrieval knobs."""
+    s = engine.settings
+    nav()
+    kb = kb_selector(engine)
+    if not knobs:
+        return Controls(kb, int(st.session_state.get("cfg_window", s.window_size)))
+    sb = st.sidebar
+    demo = _keep("demo", sb.toggle("Demo mode", key=_persist("demo", False),
+                                   help="Hide the knobs and show preset questions as buttons."))
+    ss = st.session_state
+    if demo:
+        window = int(ss.get("cfg_window", s.window_size))
+        params = _params_from_cfg(s)
+        sb.caption(f"Window {window} · top-k {params['top_k']} · {params['mode']}")
+    else:
+        window = _keep("window", sb.slider(
+            "Window (sentences each side of a hit)", 0, 10, key=_persist("window", s.window_size),
+            help="Moving it re-renders the last answer's evidence at once (no re-embedding); "
+                 "then regenerate the answer with the new context if you like."))
+        top_k = _keep("top_k", sb.slider("Top-k hits", 1, 20, key=_persist("top_k", s.top_k)))
+        with sb.expander("Retrieval", expanded=False):
+            mode = _keep("mode", st.radio("Mode", ["hybrid", "dense", "sparse"], horizontal=True,
+                                          key=_persist("mode", s.mode)))
+            if mode == "hybrid":
+                fusion = _keep("fusion", st.radio("Fusion", ["rrf", "weighted"], horizontal=True,
+                                                  key=_persist("fusion", "rrf"),
+                                                  help="Reciprocal-rank fusion, or a weighted sum of scores."))
+                if fusion == "weighted":
+                    _keep("dense_weight", st.slider("Dense weight", 0.0, 1.0, step=0.05,
+                                                    key=_persist("dense_weight", 0.5)))
+            c1, c2 = st.columns(2)
+            _keep("dense_k", c1.number_input("Dense cand.", 1, 1000, step=10, key=_persist("dense_k", s.dense_k)))
+            _keep("sparse_k", c2.number_input("Sparse cand.", 1, 1000, step=10, key=_persist("sparse_k", s.sparse_k)))
+        if kb:
+            _filters(engine, kb)
+        params = _params_from_cfg(s)
+        params["top_k"] = int(top_k)
+    if sb.button("Clear chat", icon=":material/delete_sweep:", use_container_width=True):
+        ss["history"] = []
+    return Controls(kb, int(window), params, bool(demo))
+
+
+def _filters(engine: Engine, kb: str) -> None:
+    docs = [d for d in engine.docs(kb) if d.complete]
+    sources = sorted({d.source for d in docs})
+    tags = sorted({t for d in docs for t in d.tags})
+    ss = st.session_state
+    # a filter from another knowledge base would not be among the options
+    for key, options in (("sources", sources), ("tags", tags)):
+        kept = [v for v in ss.get(f"cfg_{key}", []) if v in options]
+        ss[f"cfg_{key}"] = kept
+        if f"w_{key}" in ss:
+            ss[f"w_{key}"] = [v for v in ss[f"w_{key}"] if v in options]
+    n_active = len(ss["cfg_sources"]) + len(ss["cfg_tags"]) + (ss.get("cfg_lang", "any") != "any")
+    with st.sidebar.expander(f"Filters ({n_active} active)" if n_active else "Filters"):
+        _keep("sources", st.multiselect("Source files", sources, key=_persist("sources", []),
+                                        placeholder="all files"))
+        if tags:
+            _keep("tags", st.multiselect("Tags", tags, key=_persist("tags", []), placeholder="any tag"))
+        _keep("lang", st.selectbox("Language", ["any", "zh", "en"], key=_persist("lang", "any")))
+
+
+def _params_from_cfg(s: Settings) -> dict:
+    """The retrieval parameters, in the very shape of ``Retrieval.params``."""
+    ss = st.session_state
+    mode = ss.get("cfg_mode", s.mode)
+    fusion = ss.get("cfg_fusion", "rrf") if mode == "hybrid" else "rrf"
+    lang = ss.get("cfg_lang", "any")
+    return {"top_k": int(ss.get("cfg_top_k", s.top_k)), "mode": mode, "fusion": fusion,
+            "dense_weight": float(ss.get("cfg_dense_weight", 0.5)) if fusion == "weighted" else 0.5,
+            "dense_k": int(ss.get("cfg_dense_k", s.dense_k)), "sparse_k": int(ss.get("cfg_sparse_k", s.sparse_k)),
+            "sources": list(ss.get("cfg_sources", [])), "tags": list(ss.get("cfg_tags", [])),
+            "lang": None if lang == "any" else lang}
+
+
+# --------------------------------------------------------------------------------------------
+# chat: history, asking, rendering an answer with its evidence
+
+
+def history() -> list[dict]:
+    return st.session_state.setdefault("history", [])
+
+
+def queue_question(question: str, **extra) -> None:
+    """Ask ``question`` in the coming run (button callbacks: presets, regenerate)."""
+    st.session_state["pending"] = {"question": question, **extra}
+
+
+def take_pending(prompt: str | None) -> dict | None:
+    """The question to ask in this run: typed into the chat input, or queued by a button."""
+    pending = st.session_state.pop("pending", None)
+    if prompt and prompt.strip():
+        return {"question": prompt}
+    return pending
+
+
+def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
+    """Every question and answer; the last one follows the current window and knobs when ``live``."""
+    items = history()
+    for k, entry in enumerate(items):
+        _render_entry(engine, entry, ctl if live and k == len(items) - 1 else None)
+
+
+def _next_id() -> int:
+    n = st.session_state.get("entry_seq", 0) + 1
+    st.session_state["entry_seq"] = n
+    return n
+
+
+def _columns():
+    return st.columns([5, 7], gap="medium")
+
+
+def _user_bubble(question: str, note: str | None) -> None:
+    extra = f' <span class="swr-note">· {render.esc(note)}</span>' if note else ""
+    st.html(f'<div class="swr-q">{render.esc(question)}{extra}</div>')
+
+
+def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
+    """Retrieve, show the evidence at once, stream the answer, keep it in the history."""
+    question = pending["question"]
+    with st.chat_message("user"):
+        _user_bubble(question, pending.get("note"))
+    with st.chat_message("assistant"):
+        try:
+            retrieval = pending.get("retrieval") or engine.retrieve(question, ctl.kb, **ctl.params)
+            window = int(pending.get("window", ctl.window))
+            result, stream = engine.ask_stream(question, retrieval.kb, window_size=window,
+                                               retrieval=retrieval)
+        except SwrError as exc:
+            st.error(md(exc.message))
+            return
+        entry = {"id": _next_id(), "question": question, "kb": retrieval.kb, "result": result,
+                 "retrieval": retrieval, "note": pending.get("note")}
+        left, right = _columns()
+        with right:
+            _evidence(entry, result.passages, result.context_chars, result.context_tokens)
+        with left:
+            if stream is not None:
+                slot = st.empty()
+                with slot.container():
+                    _stream_answer(engine, result, stream)
+                slot.empty()
+            _answer(entry)
+    history().append(entry)
+
+
+def _stream_answer(engine: Engine, result: AskResult, stream) -> None:
+    """``st.write_stream`` the LLM's deltas (escaped), then let ``engine.finish`` record the answer
+    or, on an LLM failure, fall back to the extractive answer with ``llm_error`` set."""
+    parts: list[str] = []
+    failure: list[LLMUnavailable] = []
+
+    def deltas():
+        try:
+            for delta in stream:
+                parts.append(delta)
+                yield render.esc(delta).replace("&#10;", "  \n")
+        except LLMUnavailable as exc:
+            failure.append(exc)
+
+    t0 = time.perf_counter()
+    st.html('<span class="swr-kind llm">LLM answer · streaming…</span>')
+    st.write_stream(deltas())
+
+    def replay():
+        yield from parts
+        if failure:
+            raise failure[0]
+
+    engine.finish(result, replay())
+    result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _render_entry(engine: Engine, entry: dict, ctl: Controls | None) -> None:
+    result: AskResult = entry["result"]
+    with st.chat_message("user"):
+        _user_bubble(entry["question"], entry.get("note"))
+    with st.chat_message("assistant"):
+        left, right = _columns()
+        with left:
+            _answer(entry)
+        with right:
+            view = _live_view(engine, entry, ctl) if ctl else None
+            if view is None:
+                _evidence(entry, result.passages, result.context_chars, result.context_tokens)
+            else:
+                _preview(entry, view)
+
+
+@dataclass
+class LiveView:
+    retrieval: Retrieval
+    window: int
+    passages: list[Passage]
+    changes: list[str]
+
+
+_PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_weight": "dense weight",
+                 "dense_k": "dense candidates", "sparse_k": "sparse candidates", "sources": "files",
+                 "tags": "tags", "lang": "language"}
+
+
+def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
+    """The last answer's evidence at the current window and knobs, when they differ from the
+    ones it was made with: re-windowed without embedding, re-ranked from the cached query vector."""
+    result: AskResult = entry["result"]
+    retrieval: Retrieval = entry["retrieval"]
+    if ctl.kb != entry["kb"]:
+        return None
+    changes = []
+    if ctl.params and ctl.params != retrieval.params:
+        key = repr(sorted(ctl.params.items()))
+        cached = entry.get("_rerank")
+        if not cached or cached[0] != key:
+            try:
+                cached = (key, engine.retrieve(retrieval.question, retrieval.kb, **ctl.params))
+            except SwrError as exc:
+                st.error(md(exc.message))
+                return None
+            entry["_rerank"] = cached
+        changes += [f"{_PARAM_LABELS.get(k, k)} {_short(retrieval.params.get(k))} → {_short(v)}"
+                    for k, v in ctl.params.items() if retrieval.params.get(k) != v]
+        retrieval = cached[1]
+    if ctl.window != result.settings.get("window_size"):
+        changes.insert(0, f"window {result.settings.get('window_size')} → {ctl.window}")
+    if not changes:
+        return None
+    return LiveView(retrieval, ctl.window, engine.passages(retrieval, ctl.window), changes)
+
+
+def _short(v) -> str:
+    if v is None or v == []:
+        return "any"
+    if isinstance(v, list):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+def _anchored(html: str, entry_id: int, tag: str = "") -> str:
+    """Make ``#passage-n`` anchors unique per answer (several answers on one page)."""
+    pfx = f"a{entry_id}{tag}-"
+    return (html.replace('id="passage-', f'id="{pfx}passage-')
+            .replace('href="#passage-', f'href="#{pfx}passage-'))
+
+
+def _cards(entry_id: int, passages: list[Passage], tag: str = "") -> str:
+    if not passages:
+        return '<div class="swr-empty">No passage found (check the filters).</div>'
+    return _anchored("".join(render.passage_html(p, n) for n, p in enumerate(passages, 1)), entry_id, tag)
+
+
+def _evidence_head(passages: list[Passage], chars: int, tokens: int, what: str) -> str:
+    hits = sum(len(p.hits) for p in passages)
+    merged = sum(1 for p in passages if len(p.hits) > 1)
+    extra = f" ({merged} merged)" if merged else ""
+    return (f'<div class="swr-evhead"><b>Evidence</b> · {len(passages)} passage{"s" * (len(passages) != 1)}'
+            f"{extra} · {hits} hit{'s' * (hits != 1)} · {what} <b>{chars:,}</b> chars / "
+            f"<b>{tokens:,}</b> tokens</div>")
+
+
+def _evidence(entry: dict, passages: list[Passage], chars: int, tokens: int) -> None:
+    st.html(_evidence_head(passages, chars, tokens, "context") + _cards(entry["id"], passages))
+
+
+def _preview(entry: dict, view: LiveView) -> None:
+    result: AskResult = entry["result"]
+    chars = sum(len(p.text) for p in view.passages)
+    tokens = count_tokens(context_text(view.passages))
+    st.html(f'<div class="swr-preview">Preview with {render.esc("; ".join(view.changes))}: '
+            "the answer was made with the settings stamped under it.</div>")
+    st.button("Regenerate answer with this context", key=f"regen-{entry['id']}", type="primary",
+              icon=":material/refresh:", on_click=queue_question,
+              args=(entry["question"],),
+              kwargs={"retrieval": view.retrieval, "window": view.window,
+                      "note": "regenerated: " + "; ".join(view.changes)})
+    st.html(_evidence_head(view.passages, chars, tokens, "would send")
+            + _cards(entry["id"], view.passages, "p"))
+    with st.expander(f"Evidence the answer was made with (window {result.settings.get('window_size')})"):
+        st.html(_cards(entry["id"], result.passages))
+
+
+def stamp_text(result: AskResult) -> str:
+    """The settings an answer was made with, one line."""
+    s = result.settings
+    mode = s.get("mode", "")
+    if mode == "hybrid":
+        mode += f"/{s.get('fusion')}"
+        if s.get("fusion") == "weighted":
+            mode += f" dense {s.get('dense_weight')}"
+    parts = [f"window {s.get('window_size')}", f"top-k {s.get('top_k')}", mode,
+             f"candidates {s.get('dense_k')}/{s.get('sparse_k')}"]
+    filters = [f"{k} {_short(s.get(k))}" for k in ("sources", "tags", "lang") if s.get(k)]
+    if filters:
+        parts.append("filters: " + "; ".join(filters))
+    parts.append(f"{s.get('embed_model')} ({s.get('embed_runtime')})")
+    parts.append(f"LLM {s.get('llm_model')}" if s.get("llm_model") else "no LLM")
+    t = result.timings
+    ms = sum(v for k, v in t.items() if k.endswith("_ms") and isinstance(v, (int, float)))
+    parts.append(f"{ms:,.0f} ms")
+    parts.append(result.created_at.replace("T", " ")[:19])
+    return " · ".join(str(p) for p in parts)
+
+
+def _answer(entry: dict) -> None:
+    result: AskResult = entry["result"]
+    if result.answer_kind == "llm":
+        kind = f'<span class="swr-kind llm">LLM answer · {render.esc(result.settings.get("llm_model") or "")}</span>'
+    else:
+        kind = '<span class="swr-kind">Extractive answer (best passage, no LLM)</span>'
+    st.html(kind + _anchored(render.answer_html(result.answer, len(result.passages)), entry["id"])
+            + _html_text("swr-stamp", stamp_text(result)))
+    if result.llm_error:
+        st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
+    st.download_button("Export evidence card", data=evidence_card(result), file_name=f"evidence-{entry['id']}.html",
+                       mime="text/html", key=f"dl-{entry['id']}", icon=":material/download:",
+                       on_click="ignore")
+
+
+def evidence_card(result: AskResult) -> str:
+    """The standalone HTML evidence card of an answer."""
+    return render.evidence_card_html(result.question, result.answer, result.answer_kind, result.passages,
+                                     {**result.settings, "kb": result.kb, "context_chars": result.context_chars,
+                                      "context_tokens": result.context_tokens}, result.created_at)
+
+
+def empty_state(engine: Engine, ctl: Controls) -> None:
+    """What a first-time visitor sees: what to do and a few questions to click."""
+    st.html('<div class="swr-empty">Ask a question about the documents of this knowledge base. '
+            "Each answer shows its evidence beside it: the hit sentences highlighted inside their "
+            "window. Move the <b>window</b> slider to see more or less context, at once.</div>")
+    if not ctl.demo:
+        presets(engine, ctl, limit=4, title="Try one of these")
+
+
+def presets(engine: Engine, ctl: Controls, *, limit: int | None = None, title: str = "Preset questions") -> None:
+    """The knowledge base's golden questions as buttons; one click asks."""
+    if not ctl.kb:
+        return
+    questions = [q for q in load_golden(engine.settings, ctl.kb)["question"].tolist() if q.strip()]
+    if not questions:
+        st.caption("No preset questions for this knowledge base yet: add some on the Knowledge bases page.")
+        return
+    shown = questions[:limit] if limit else questions
+    st.caption(title)
+    cols = st.columns(2 if limit else 3)
+    for k, q in enumerate(shown):
+        cols[k % len(cols)].button(q, key=f"preset-{k}", on_click=queue_question, args=(q,),
+                                   use_container_width=True)
+
+
+# --------------------------------------------------------------------------------------------
+# golden (preset) questions per knowledge base
+
+
+def golden_path(settings: Settings, kb: str) -> Path:
+    """``SWR_HOME/golden/<kb>.csv`` (a name that is safe as a file name)."""
+    safe = re.sub(r"[^\w.-]", "_", kb).lstrip(".")
+    if safe != kb or not safe:
+        safe = f"{safe[:40]}-{hashlib.sha1(kb.encode()).hexdigest()[:8]}"
+    return settings.home / "golden" / f"{safe}.csv"
+
+
+def load_golden(settings: Settings, kb: str) -> pd.DataFrame:
+    """The golden questions of ``kb``: its saved file, the bundled file for the sample KB, or none."""
+    path = golden_path(settings, kb)
+    if not path.is_file() and kb == settings.sample_kb and SAMPLE_GOLDEN.is_file():
+        path = SAMPLE_GOLDEN
+    if path.is_file():
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    else:
+        df = pd.DataFrame(columns=GOLDEN_COLUMNS)
+    for c in GOLDEN_COLUMNS:
+        if c not in df.columns:
+            df[c] = ""
+    return df[GOLDEN_COLUMNS + [c for c in df.columns if c not in GOLDEN_COLUMNS]].astype(str)
+
+
+def save_golden(settings: Settings, kb: str, df: pd.DataFrame) -> Path:
+    path = golden_path(settings, kb)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df = df.fillna("").astype(str)
+    df = df[df["question"].str.strip() != ""]
+    df.to_csv(path, index=False)
+    return path
+
+
+def golden_editor(engine: Engine, kb: str) -> None:
+    st.caption("The preset questions demo mode shows as buttons (question, expected answer, source "
+               "file). Saved to " + str(golden_path(engine.settings, kb)))
+    edited = st.data_editor(load_golden(engine.settings, kb), num_rows="dynamic", use_container_width=True,
+                            hide_index=True, key=f"golden-{kb}")
+    if st.button("Save preset questions", key="golden-save", type="primary"):
+        path = save_golden(engine.settings, kb, edited)
+        st.success(md(f"Saved {len(load_golden(engine.settings, kb))} questions to {path}."))
+
+
+# --------------------------------------------------------------------------------------------
+# knowledge bases: create, delete, upload, documents, system
+
+
+def _create_kb(engine: Engine) -> None:
+    name = (st.session_state.get("new_kb") or "").strip()
+    try:
+        engine.create_kb(name)
+    except SwrError as exc:
+        st.session_state["flash"] = ("error", exc.message)
+        return
+    st.session_state["cfg_kb"] = name
+    st.session_state["w_kb"] = name
+    st.session_state["flash"] = ("success", f"Created knowledge base {name!r}.")
+
+
+def _delete_kb(engine: Engine, kb: str) -> None:
+    try:
+        n = engine.delete_kb(kb)
+    except SwrError as exc:
+        st.session_state["flash"] = ("error", exc.message)
+        return
+    st.session_state.pop("cfg_kb", None)
+    st.session_state.pop("w_kb", None)
+    st.session_state["flash"] = ("success", f"Deleted knowledge base {kb!r} ({n:,} points).")
+
+
+def kb_manager(engine: Engine, kb: str | None) -> None:
+    """Create a knowledge base; delete the selected one (after a confirmation)."""
+    _flash()
+    c1, c2 = st.columns(2, gap="large")
+    with c1.form("create-kb", clear_on_submit=True, border=True):
+        st.text_input("New knowledge base", key="new_kb", placeholder="e.g. kettles-2025", max_chars=64)
+        st.form_submit_button("Create", icon=":material/add:", on_click=_create_kb, args=(engine,))
+    if kb:
+        with c2.container(border=True):
+            st.text(f"Selected: {kb}")
+            sure = st.checkbox("Delete it with all its documents", key="confirm_delete_kb")
+            st.button("Delete knowledge base", key="delete-kb", disabled=not sure, icon=":material/delete:",
+                      on_click=_delete_kb, args=(engine, kb))
+
+
+def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> list[FileResult]:
+    """Index uploaded files with a progress bar (sentences/s); one result per file."""
+    bar = st.progress(0.0, text=f"Indexing {len(files)} file(s)…")
+    n = max(1, len(files))
+
+    def progress(p: dict) -> None:
+        frac = (p["file_no"] + p["done"] / max(1, p["total"])) / n
+        rate = p.get("sentences_per_s")
+        speed = f" · {rate:,.0f} sentences/s" if rate else ""
+        bar.progress(min(1.0, frac), text=f"File {p['file_no'] + 1}/{p['files']}: {p['file']} · "
+                                          f"{p['done']:,}/{p['total']:,} sentences{speed}")
+
+    t0 = time.perf_counter()
+    results = engine.index_files(kb, [(f.name, f.getvalue()) for f in files], tags=tags, progress=progress)
+    total = sum(r.sentences for r in results if r.ok and not r.skipped)
+    el = time.perf_counter() - t0
+    rate = f" · {total / el:,.0f} sentences/s" if total and el > 0 else ""
+    bar.progress(1.0, text=f"Done: {total:,} new sentences in {el:.1f} s{rate}")
+    return results
+
+
+def file_results(results: list[FileResult]) -> None:
+    """One row per file: sentences indexed, skipped (unchanged), or the error for that file."""
+    rows = []
+    for r in results:
+        if not r.ok:
+            status, detail = "error", (r.error or {}).get("message", "failed")
+        elif r.skipped:
+            status, detail = "unchanged", "already indexed: skipped"
+        else:
+            status, detail = "indexed", "replaced the previous version" if r.replaced else ""
+        rows.append({"file": r.source, "status": status, "sentences": r.sentences, "seconds": r.seconds,
+                     "detail": detail})
+    for r in results:
+        if not r.ok:
+            st.error(md((r.error or {}).get("message") or f"{r.source}: indexing failed"))
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True,
+                 column_config={"detail": st.column_config.TextColumn(width="large")})
+
+
+def upload_panel(engine: Engine, kb: str) -> None:
+    st.caption("Upload many files at once: " + ", ".join(UPLOAD_TYPES) + ". An unchanged file is "
+               "skipped at once; a changed file replaces its previous version.")
+    files = st.file_uploader("Files", type=UPLOAD_TYPES, accept_multiple_files=True, key="uploads",
+                             label_visibility="collapsed")
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    tags_text = c1.text_input("Tags (comma-separated, optional)", key="upload_tags")
+    go = c2.button(f"Index {len(files or [])} file(s)", type="primary", disabled=not files,
+                   icon=":material/upload:", use_container_width=True, key="index")
+    if go and files:
+        tags = [t.strip() for t in tags_text.split(",") if t.strip()]
+        st.session_state["index_results"] = (kb, index_uploads(engine, kb, files, tags))
+    last = st.session_state.get("index_results")
+    if last and last[0] == kb:
+        file_results(last[1])
+
+
+def _delete_doc(engine: Engine, kb: str, doc_id: str, source: str) -> None:
+    try:
+        n = engine.delete_doc(kb, doc_id)
+        st.session_state["flash"] = ("success", f"Deleted {source} ({n:,} sentences).")
+    except SwrError as exc:
+        st.session_state["flash"] = ("error", exc.message)
+
+
+def documents_panel(engine: Engine, kb: str) -> None:
+    """The documents with sentence counts; delete one; preview its sentence split."""
+    docs = engine.docs(kb)
+    if not docs:
+        st.info("No documents yet: upload some in the Upload tab.")
+        return
+    st.dataframe(pd.DataFrame([{"file": d.source, "sentences": d.sentences, "characters": d.chars,
+                                "format": d.format, "tags": ", ".join(d.tags),
+                                "indexed": d.indexed_at.replace("T", " ")[:19],
+                                "status": "complete" if d.complete else "INCOMPLETE"} for d in docs]),
+                 hide_index=True, use_container_width=True)
+    by_id = {d.doc_id: d for d in docs}
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    doc_id = c1.selectbox("Document", list(by_id), key="doc_pick",
+                          format_func=lambda i: f"{by_id[i].source} ({by_id[i].sentences:,} sentences)")
+    c2.button("Delete document", key="delete-doc", icon=":material/delete:", use_container_width=True,
+              on_click=_delete_doc, args=(engine, kb, doc_id, by_id[doc_id].source))
+    split_preview(engine, kb, doc_id)
+
+
+def split_preview(engine: Engine, kb: str, doc_id: str) -> None:
+    """How the document was cut into sentences: each one numbered on its own background."""
+    sentences = engine.doc_sentences(kb, doc_id)
+    text, spans, pos = [], [], 0
+    for s in sentences:
+        text.append(s.text)
+        spans.append((pos, pos + len(s.text)))
+        pos += len(s.text)
+    shown = min(len(spans), MAX_PREVIEW_SENTENCES)
+    st.caption(f"Sentence split: {len(spans):,} sentences"
+               + (f" (first {shown:,} shown)" if shown < len(spans) else "")
+               + ". Alternating colours mark the boundaries; the small numbers are sentence numbers.")
+    with st.container(height=420, border=True):
+        st.html(render.split_preview_html("".join(text), spans, max_sentences=MAX_PREVIEW_SENTENCES))
+
+
+def system_panel(engine: Engine) -> None:
+    """Embedding model/runtime/device and measured throughput, store, LLM, points per KB."""
+    info = engine.system_info()
+    emb, store, llm = info["embedding"], info["store"], info["llm"]
+    rate = emb.get("sentences_per_s")
+    c = st.columns(4)
+    c[0].metric("Embedding runtime", str(emb.get("runtime")))
+    c[1].metric("Device", str(emb.get("device")))
+    c[2].metric("Throughput", f"{rate:,.0f} sent/s" if rate else "—",
+                help="Measured in this process while indexing (blank until something was embedded).")
+    c[3].metric("Points", f"{sum(k['sentences'] for k in info['kbs']):,}")
+    rows = [("Embedding model", f"{emb.get('model')} ({emb.get('dim')} dimensions)"),
+            ("Store", f"{store.get('backend')} at {store.get('location')}"),
+            ("LLM", (f"{llm.get('model')} at {safe_url(llm.get('base_url') or '')}" if llm.get("configured")
+                     else "not configured: answers are extractive (set OPENAI_BASE_URL and SWR_LLM_MODEL)")),
+            ("Collection", ", ".join(f"{k}={v}" for k, v in (info.get("collection") or {}).items()))]
+    st.html('<table class="swr-sys">' + "".join(f"<tr><td>{render.esc(k)}</td><td>{render.esc(v)}</td></tr>"
+                                                for k, v in rows) + "</table>")
+    st.caption("Points per knowledge base")
+    st.dataframe(pd.DataFrame(info["kbs"], columns=["kb", "documents", "sentences"]), hide_index=True,
+                 use_container_width=True)
+
+
+def now() -> str:
+    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
