@@ -95,10 +95,16 @@ class Engine:
         self.store.close()
 
     # -- knowledge bases -------------------------------------------------------------------
-    def kbs(self) -> list[dict]:
-        """Knowledge bases with their document and sentence counts."""
+    def kbs(self, *, hidden: bool = False) -> list[dict]:
+        """Knowledge bases with their document and sentence counts.
+
+        Names starting with ``~`` are internal (e.g. the chunk baselines of an evaluation) and
+        listed only with ``hidden=True``.
+        """
         out = []
         for kb in self.store.kbs():
+            if kb.startswith("~") and not hidden:
+                continue
             docs = self.store.docs(kb)
             out.append({"kb": kb, "documents": sum(d.complete for d in docs), "sentences": self.store.count(kb)})
         return out
