@@ -45,7 +45,25 @@ def _parser() -> argparse.ArgumentParser:
     de.add_argument("--doc", default=None, help="document id (see `kbs --docs`); omit to delete the whole KB")
     de.add_argument("--json", action="store_true")
 
-    for name, text in (("eval", "evaluate retrieval on a question set"), ("verify", "verify a claim")):
+    ev = sub.add_parser("eval", help="sweep window_size x top_k x mode on a question set, against plain chunks")
+    ev.add_argument("questions", type=Path, help="question set: SQuAD-format JSON, CSV or JSONL")
+    ev.add_argument("--kb", required=True, help="knowledge base to evaluate (SQuAD articles are indexed into it)")
+    ev.add_argument("--format", choices=["squad", "csv", "jsonl"], default=None,
+                    help="question-set format (default: from the file)")
+    ev.add_argument("--docs", nargs="*", type=Path, default=[], help="files or folders to index into --kb first")
+    ev.add_argument("--windows", default="0,1,2,3,5", help="window sizes to sweep (comma-separated)")
+    ev.add_argument("--top-k", default="1,2,3,5,10", help="top_k values to sweep (comma-separated)")
+    ev.add_argument("--modes", default="hybrid", help="retrieval modes to sweep: dense,sparse,hybrid")
+    ev.add_argument("--chunk-sizes", default="256,512",
+                    help="chunk sizes (tokens) of the plain-chunk baseline; 'none' for no baseline")
+    ev.add_argument("--chunk-overlap", type=int, default=20, help="chunk overlap (tokens) of the baseline")
+    ev.add_argument("--budgets", default="500,1000,2000", help="context budgets (characters) to compare at")
+    ev.add_argument("--max-articles", type=int, default=None, help="SQuAD: only the first N articles")
+    ev.add_argument("--max-questions", type=int, default=None,
+                    help="a seeded random sample of N questions (seed 0), in file order")
+    ev.add_argument("--json", action="store_true")
+
+    for name, text in (("verify", "verify a claim"),):
         sp = sub.add_parser(name, help=text)
         sp.add_argument("args", nargs="*")
         sp.add_argument("--json", action="store_true")
@@ -126,6 +144,79 @@ def cmd_delete(a) -> dict:
     return {"kb": a.kb, "doc": a.doc, "deleted_sentences": n}
 
 
+def _int_list(text: str, flag: str) -> list[int]:
+    if text.strip().lower() in ("", "none", "0") and flag == "--chunk-sizes":
+        return []
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SwrError(f"{flag} takes comma-separated integers, not {text!r}.") from None
+
+
+def cmd_eval(a) -> dict:
+    import time
+
+    from tqdm import tqdm
+
+    from . import evaluate as ev
+
+    if not a.questions.is_file():
+        raise SwrError(f"No question set at {a.questions}.")
+    windows, top_ks = _int_list(a.windows, "--windows"), _int_list(a.top_k, "--top-k")
+    chunk_sizes, budgets = _int_list(a.chunk_sizes, "--chunk-sizes"), _int_list(a.budgets, "--budgets")
+    modes = [m.strip() for m in a.modes.split(",") if m.strip()]
+    if any(m not in ("dense", "sparse", "hybrid") for m in modes):
+        raise SwrError(f"--modes takes dense, sparse and/or hybrid, not {a.modes!r}.")
+    fmt = a.format or ev.guess_format(a.questions)
+    docs, questions = ev.load_set(a.questions, fmt, max_articles=a.max_articles)
+    questions = ev.sample(questions, a.max_questions)
+    eng = _engine()
+    t0 = time.perf_counter()
+    bar = tqdm(total=0, file=sys.stderr, mininterval=1.0)
+    state = {"key": None}
+
+    def progress(e):
+        key = (e.get("stage", "index"), e.get("kb"), e.get("file"))
+        if key != state["key"]:
+            state["key"] = key
+            bar.reset(total=e["total"])
+            label = {"questions": "questions", "chunks": "chunks"}.get(e.get("stage"), "sentences")
+            bar.unit = label[:-1] if label.endswith("s") else label
+            where = f" [{e['file_no'] + 1}/{e['files']}] {e['file'][:30]}" if "file" in e else ""
+            bar.set_description(f"{label}{where}")
+        bar.n = e["done"]
+        bar.refresh()
+
+    indexed = []
+    files = [(n, t.encode("utf-8")) for n, t in docs] + list(_expand(a.docs))
+    if files:
+        indexed = eng.index_files(a.kb, files, progress=progress)
+        bad = [r for r in indexed if not r.ok]
+        if bad:
+            print(f"warning: {len(bad)} document(s) could not be indexed: "
+                  + "; ".join(r.error["message"] for r in bad[:3]), file=sys.stderr)
+    t_index = time.perf_counter() - t0
+    rows = ev.sweep(eng, a.kb, questions, windows=windows, top_ks=top_ks, modes=modes, chunk_sizes=chunk_sizes,
+                    chunk_overlap=a.chunk_overlap, progress=progress)
+    bar.close()
+    table = ev.budget_table(rows, budgets)
+    info = eng.embedder.info()
+    n_docs = len(docs) if docs else len([d for d in eng.docs(a.kb) if d.complete])
+    eng.close()
+    out = ev.rows_to_json(rows, table, questions=len(questions), documents=n_docs, kb=a.kb,
+                          question_set=str(a.questions), format=fmt, chunk_overlap=a.chunk_overlap,
+                          embedding={"model": info["model"], "runtime": info["runtime"]},
+                          seconds={"index": round(t_index, 1), "total": round(time.perf_counter() - t0, 1)},
+                          newly_indexed=sum(1 for r in indexed if r.ok and not r.skipped))
+    if not a.json:
+        print(f"{out['questions']} questions, {out['documents']} documents in '{a.kb}' "
+              f"({info['model']} via {info['runtime']}); chunk overlap {a.chunk_overlap} tokens\n")
+        print(ev.format_rows(rows))
+        print("\nBest hit rate per method under each mean context budget:\n")
+        print(ev.format_budgets(table))
+    return out
+
+
 def _print_human(cmd: str, out: dict) -> None:
     if cmd == "index":
         for f in out["files"]:
@@ -163,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     a = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if a.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete}
+    handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval}
     try:
         if a.cmd not in handlers:
             raise SwrError(f"`{a.cmd}` is not available in this version yet.")

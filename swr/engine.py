@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import rerank
 from . import window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer
 from .embed import Embedder, make_embedder
@@ -82,6 +83,7 @@ class Engine:
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version}
         self._checked = False
+        self.reranker = rerank.CrossEncoderReranker(settings.rerank_model) if settings.rerank_model else None
         if self.store.meta() is not None:
             self._ensure()
 
@@ -227,22 +229,38 @@ class Engine:
     def retrieve(self, question: str, kb: str, *, top_k: int | None = None, mode: str | None = None,
                  fusion: str = "rrf", dense_weight: float = 0.5, dense_k: int | None = None,
                  sparse_k: int | None = None, sources: list[str] | None = None, tags: list[str] | None = None,
-                 lang: str | None = None) -> Retrieval:
-        """Search ``kb`` for ``question``: the hits, no windows yet."""
+                 lang: str | None = None, min_score: float | None = None, stages: list[str] | None = None
+                 ) -> Retrieval:
+        """Search ``kb`` for ``question``: the hits, no windows yet.
+
+        ``stages`` are the post-fusion stages in order (``cutoff`` by ``min_score``, ``rerank``
+        with the cross-encoder); by default a cutoff runs when ``min_score`` is given.
+        """
         question = _clean_question(question)
         self._require_kb(kb)
         self._ensure()
         s = self.settings
         params = {"top_k": top_k or s.top_k, "mode": mode or s.mode, "fusion": fusion,
                   "dense_weight": dense_weight, "dense_k": dense_k or s.dense_k, "sparse_k": sparse_k or s.sparse_k,
-                  "sources": list(sources or []), "tags": list(tags or []), "lang": lang}
+                  "sources": list(sources or []), "tags": list(tags or []), "lang": lang,
+                  "min_score": min_score,
+                  "stages": list(stages if stages is not None else (["cutoff"] if min_score is not None else []))}
         t0 = time.perf_counter()
         # both vectors in every mode, so every hit can show its dense and its sparse rank
         dense = self.embedder.encode_query(question)
         t1 = time.perf_counter()
         sparse = self.sparse.encode_query(question)
-        req = SearchRequest(kb=kb, dense=dense, sparse=sparse, **params)
-        hits = self.store.search(req)
+        search = {k: v for k, v in params.items() if k not in ("min_score", "stages")}
+        if "rerank" in params["stages"]:  # the reranker sees a larger pool than top-k
+            search["top_k"] = max(params["top_k"] * 3, 20)
+        hits = self.store.search(SearchRequest(kb=kb, dense=dense, sparse=sparse, **search))
+        for h in hits:
+            h.fused_score = h.score
+        if params["stages"]:
+            hits = rerank.apply(params["stages"], hits, question, min_score=min_score, reranker=self.reranker)
+            hits = hits[:params["top_k"]]
+            for r, h in enumerate(hits, start=1):
+                h.rank = r
         t2 = time.perf_counter()
         return Retrieval(question, kb, hits, params,
                          {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)})

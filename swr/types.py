@@ -68,6 +68,8 @@ class Hit:
     sparse_score: float | None = None
     sparse_rank: int | None = None
     rank: int = 0
+    fused_score: float | None = None
+    rerank_score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -90,6 +92,8 @@ class PassageHit:
     dense_rank: int | None = None
     sparse_score: float | None = None
     sparse_rank: int | None = None
+    fused_score: float | None = None
+    rerank_score: float | None = None
 
 
 @dataclass

@@ -52,7 +52,9 @@ _EXTRA_CSS = """
 .swr-sys td{padding:.15em .8em .15em 0;vertical-align:top;overflow-wrap:anywhere}
 .swr-sys td:first-child{color:#57606a;white-space:nowrap}
 section[data-testid="stSidebar"] div[data-testid="stSidebarUserContent"]{padding-top:1.2rem}
-div.block-container{padding-top:2.2rem;padding-bottom:6rem}
+div.block-container{padding-top:2.2rem;padding-bottom:2rem}
+div[class*="st-key-ev-"]{max-height:min(46vh,460px);overflow-y:auto;padding-right:.35em;
+ scrollbar-width:thin}
 """
 
 
@@ -425,8 +427,15 @@ def _evidence_head(passages: list[Passage], chars: int, tokens: int, what: str) 
             f"<b>{tokens:,}</b> tokens</div>")
 
 
+def _scroll_cards(key: str, html: str) -> None:
+    """Passage cards in a box that scrolls past a maximum height (CSS on ``st-key-ev-*``)."""
+    with st.container(key=f"ev-{key}"):
+        st.html(html)
+
+
 def _evidence(entry: dict, passages: list[Passage], chars: int, tokens: int) -> None:
-    st.html(_evidence_head(passages, chars, tokens, "context") + _cards(entry["id"], passages))
+    st.html(_evidence_head(passages, chars, tokens, "context"))
+    _scroll_cards(str(entry["id"]), _cards(entry["id"], passages))
 
 
 def _preview(entry: dict, view: LiveView) -> None:
@@ -440,10 +449,10 @@ def _preview(entry: dict, view: LiveView) -> None:
               args=(entry["question"],),
               kwargs={"retrieval": view.retrieval, "window": view.window,
                       "note": "regenerated: " + "; ".join(view.changes)})
-    st.html(_evidence_head(view.passages, chars, tokens, "would send")
-            + _cards(entry["id"], view.passages, "p"))
+    st.html(_evidence_head(view.passages, chars, tokens, "would send"))
+    _scroll_cards(f"{entry['id']}-preview", _cards(entry["id"], view.passages, "p"))
     with st.expander(f"Evidence the answer was made with (window {result.settings.get('window_size')})"):
-        st.html(_cards(entry["id"], result.passages))
+        _scroll_cards(f"{entry['id']}-made", _cards(entry["id"], result.passages))
 
 
 def stamp_text(result: AskResult) -> str:

@@ -207,9 +207,8 @@ class ServerStore(Store):
                                       self.collection):
                         raise
                     log.info("Collection %r was created by another process (%s).", self.collection, exc.message)
+                    self._found()
                 self._ready = True
-                if self._sharded:
-                    self._ensure_shard(META_SHARD)
                 if not self._local:
                     for name, schema in INDEXES:
                         try:
@@ -219,6 +218,7 @@ class ServerStore(Store):
                             log.warning("Payload index %r not created: %s", name, exc.message)
         stored = self.meta()
         if stored is None:
+            self._ensure_shard(META_SHARD)
             self._put(META_ID, {"type": "m", "meta": json.dumps(meta)}, META_SHARD if self._sharded else None)
         else:
             check_meta(stored, meta)
@@ -237,8 +237,8 @@ class ServerStore(Store):
             return
         try:
             self._call(f"creating the shard key {key!r}", self._client.create_shard_key, self.collection, key)
-        except StoreUnavailable as exc:
-            if "already exists" not in exc.message.lower():
+        except StoreUnavailable as exc:  # another process may have created it first
+            if "already exists" not in exc.message.lower() and not self._has_shard(key):
                 raise
         self._shards.add(key)
 

@@ -1,0 +1,126 @@
+"""The baseline sentence windows are measured against: plain fixed-size chunks.
+
+Each document of a knowledge base is cut by llama-index's ``SentenceSplitter(chunk_size,
+chunk_overlap)`` (sizes in cl100k tokens), every chunk is embedded whole with the engine's own
+embedder (so the on-disk cache serves a second run) and stored in the engine's own store, in a
+hidden knowledge base ``~chunks:{kb}:{size}:{overlap}``. Searching it is an ordinary
+``engine.retrieve`` on that knowledge base; a chunk hit's context is the chunk text itself: no
+windows, no merging (adjacent chunks that both hit repeat their overlap, as they would in a plain
+chunk pipeline).
+
+The documents are the knowledge base's own: their text is rebuilt from the stored sentences,
+which tile each document exactly, so both methods see the same characters.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import time
+from collections.abc import Callable
+
+from .split import detect_lang
+from .types import DocInfo, Hit, Passage, PassageHit, Sentence
+
+PREFIX = "~chunks:"
+EMBED_BATCH = 64  # chunks per embedding call (and per progress step)
+
+
+def chunk_kb_name(kb: str, chunk_size: int, chunk_overlap: int) -> str:
+    """Name of the hidden knowledge base holding ``kb``'s chunks of one size and overlap."""
+    return f"{PREFIX}{kb}:{int(chunk_size)}:{int(chunk_overlap)}"
+
+
+@functools.lru_cache(maxsize=1)
+def _tokenizer() -> Callable[[str], list]:
+    """cl100k_base from the copy llama-index ships (never the network), else a heuristic."""
+    from .answer import _offline_encoding, heuristic_tokens
+
+    enc = _offline_encoding()
+    if enc is not None:
+        return enc.encode_ordinary
+    return lambda text: [0] * heuristic_tokens(text)
+
+
+def split_chunks(text: str, chunk_size: int, chunk_overlap: int) -> list[tuple[int, int, str]]:
+    """``(start, end, chunk text)`` of ``text`` cut by llama-index's ``SentenceSplitter``."""
+    from llama_index.core import Document as LIDocument
+    from llama_index.core.node_parser import SentenceSplitter
+
+    if chunk_size < 1 or not 0 <= chunk_overlap < chunk_size:
+        raise ValueError("need chunk_size >= 1 and 0 <= chunk_overlap < chunk_size")
+    splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap, tokenizer=_tokenizer())
+    nodes = splitter.get_nodes_from_documents([LIDocument(text=text)])
+    out = []
+    for node in nodes:
+        body = node.get_content()
+        a, b = node.start_char_idx, node.end_char_idx
+        if a is None or b is None or text[a:b] != body:  # the splitter could not locate it: search
+            a = text.find(body)
+            b = a + len(body) if a >= 0 else None
+            if a < 0:
+                a = b = None
+        if body.strip():
+            out.append((a if a is not None else -1, b if b is not None else -1, body))
+    return out
+
+
+def ensure_chunks(engine, kb: str, chunk_size: int, chunk_overlap: int,
+                  progress: Callable[[dict], None] | None = None) -> str:
+    """Index ``kb``'s documents as chunks into the hidden KB (when not done yet); its name.
+
+    A document already chunked (same doc id, complete) is skipped; chunks of documents no longer
+    in ``kb`` are deleted. Embeddings go through the engine's cached embedder.
+    """
+    name = chunk_kb_name(kb, chunk_size, chunk_overlap)
+    store = engine.store
+    engine._require_kb(kb)
+    engine._ensure()
+    store.create_kb(name)
+    src_docs = [d for d in store.docs(kb) if d.complete]
+    have = {d.doc_id: d for d in store.docs(name)}
+    for old in have.values():
+        if old.doc_id not in {d.doc_id for d in src_docs}:
+            store.delete_doc(name, old.doc_id)
+    todo = [d for d in src_docs if not (d.doc_id in have and have[d.doc_id].complete)]
+    t0 = time.perf_counter()
+    for k, d in enumerate(todo):
+        sents = store.scroll_doc(kb, d.doc_id)
+        if not sents:
+            continue
+        base = sents[0].start
+        text = "".join(s.text for s in sents)
+        pieces = split_chunks(text, chunk_size, chunk_overlap)
+        lang = sents[0].lang or detect_lang(text[:5000])
+        recs = [Sentence(kb=name, doc_id=d.doc_id, source=d.source, i=i, n=len(pieces),
+                         start=a + base if a >= 0 else -1, end=b + base if b >= 0 else -1, text=body,
+                         page=None, tags=list(d.tags), lang=lang)
+                for i, (a, b, body) in enumerate(pieces)]
+        info = DocInfo(doc_id=d.doc_id, source=d.source, sentences=len(recs), complete=False, chars=len(text),
+                       format=d.format, tags=list(d.tags),
+                       indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        store.put_doc(name, info)
+        for s in range(0, len(recs), EMBED_BATCH):
+            batch = recs[s:s + EMBED_BATCH]
+            texts = [r.text.strip() for r in batch]
+            store.upsert(batch, engine.embedder.encode_passages(texts), engine.sparse.encode_documents(texts))
+            if progress:
+                progress({"stage": "chunks", "kb": name, "file": d.source, "file_no": k, "files": len(todo),
+                          "done": min(s + EMBED_BATCH, len(recs)), "total": len(recs),
+                          "seconds": time.perf_counter() - t0})
+        info.complete = True
+        store.put_doc(name, info)
+    return name
+
+
+def chunk_passages(hits: list[Hit]) -> list[Passage]:
+    """One passage per chunk hit, in rank order: the chunk text itself."""
+    out = []
+    for rank, h in enumerate(hits, start=1):
+        s = h.sentence
+        text = s.text.strip()
+        ph = PassageHit(i=s.i, sentence=text, score=h.score, start=0, end=len(text), page=s.page,
+                        rank=h.rank or rank, dense_score=h.dense_score, dense_rank=h.dense_rank,
+                        sparse_score=h.sparse_score, sparse_rank=h.sparse_rank)
+        out.append(Passage(doc_id=s.doc_id, source=s.source, first=s.i, last=s.i, text=text, hits=[ph],
+                           score=h.score, pages=[]))
+    return out

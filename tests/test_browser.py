@@ -1,0 +1,164 @@
+"""End to end in a real browser: ``streamlit run app.py`` on a fresh SWR_HOME, Debian's Chromium
+driven by Playwright. Asks the sample question, checks the answer and a highlighted hit inside a
+window, moves the window slider with the keyboard and checks the window grew. Screenshots go to
+``tests/artifacts/``; the time from ``streamlit run`` to the first answer is printed and saved
+in ``tests/artifacts/timings.json``.
+
+Skipped only when /usr/bin/chromium or the playwright package is missing (``.ci/run`` installs
+both).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+QUESTION = "电热水壶第一次使用前要做什么？"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-dev-shm-usage"]
+START_TIMEOUT_S = 300  # model load + sample KB indexing on a slow CI machine
+
+
+def _missing() -> str | None:
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is missing: pip install playwright (.ci/run does)"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_health(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text(errors='replace')[-4000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text(errors='replace')[-4000:]}")
+
+
+@pytest.fixture
+def server(tmp_path):
+    """``streamlit run app.py`` headless on a free 127.0.0.1 port with a fresh SWR_HOME."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, SWR_HOME=str(tmp_path / "home"), SWR_SECRETS=str(tmp_path / "no-secrets.toml"),
+               HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL", "QDRANT_API_KEY"):
+        env.pop(key, None)  # the sample answer must not depend on the developer's LLM or server
+    log = tmp_path / "streamlit.log"
+    with log.open("w") as out:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_health(url, proc, log)
+        yield {"url": url, "t0": t0, "proc": proc, "log": log, "health_s": time.monotonic() - t0}
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+
+_VISIBLE_WINDOW_CHARS = """() => [...document.querySelectorAll('.swr-passage .swr-text')]
+    .filter(e => e.checkVisibility())
+    .reduce((n, e) => n + e.textContent.length, 0)"""
+
+
+def test_ask_and_resize_window_in_chromium(server, capsys):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = None
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(server["url"], wait_until="domcontentloaded")
+            # the chat input appears once the engine is up and the sample KB is indexed
+            chat = page.locator('[data-testid="stChatInputTextArea"]')
+            chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+            ready_s = time.monotonic() - server["t0"]
+            kb_value = page.locator('.st-key-w_kb input').input_value()
+            assert kb_value.startswith("sample"), kb_value  # the sidebar's KB selector
+
+            chat.fill(QUESTION)
+            chat.press("Enter")
+            mark = page.locator(".swr-passage .swr-text mark").first
+            mark.wait_for(state="visible", timeout=120_000)
+            answer = page.locator(".swr-answer").first
+            answer.wait_for(state="visible", timeout=60_000)
+            answer_s = time.monotonic() - server["t0"]
+            assert answer.inner_text().strip()
+            assert mark.inner_text().strip()
+            page.wait_for_timeout(500)  # let the last element settle before the picture
+            before = page.evaluate(_VISIBLE_WINDOW_CHARS)
+            assert before > 0
+            page.screenshot(path=str(ARTIFACTS / "1-answer.png"))
+
+            thumb = page.locator('.st-key-w_window input[type="range"]')  # the slider's thumb
+            start_value = int(thumb.input_value())
+            thumb.focus()
+            for _ in range(3):
+                thumb.press("ArrowRight")
+            # the rerun is over once the preview names the new window
+            page.get_by_text(f"window {start_value} → {start_value + 3}").first.wait_for(timeout=60_000)
+            page.wait_for_function(f"() => ({_VISIBLE_WINDOW_CHARS})() > {before}", timeout=60_000)
+            after = page.evaluate(_VISIBLE_WINDOW_CHARS)
+            assert int(thumb.input_value()) == start_value + 3
+            page.get_by_role("button", name="Regenerate answer with this context").wait_for(timeout=30_000)
+            assert page.locator(".swr-passage .swr-text mark").first.is_visible()
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(ARTIFACTS / "2-window-grown.png"))
+        except Exception:
+            if page is not None:  # what the page looked like when it failed
+                page.screenshot(path=str(ARTIFACTS / "failure.png"))
+                (ARTIFACTS / "failure.html").write_text(page.content())
+            raise
+        finally:
+            browser.close()
+
+    assert after > before
+    timings = {"health_s": round(server["health_s"], 2), "chat_ready_s": round(ready_s, 2),
+               "first_answer_s": round(answer_s, 2), "window_chars_before": before, "window_chars_after": after,
+               "window_before": start_value, "window_after": start_value + 3}
+    (ARTIFACTS / "timings.json").write_text(json.dumps(timings, indent=2) + "\n")
+    with capsys.disabled():
+        print(f"\n[browser] streamlit run -> healthy {timings['health_s']} s, sample KB ready "
+              f"{timings['chat_ready_s']} s, first answer {timings['first_answer_s']} s; window "
+              f"{start_value}->{start_value + 3}: {before}->{after} chars; screenshots in {ARTIFACTS}")
