@@ -34,7 +34,7 @@ MAX_PREVIEW_SENTENCES = 400
 UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED]
 
 _EXTRA_CSS = """
-.swr-passage{margin:.45em 0;padding:.5em .75em}
+.swr-passage{margin:.45em 0;padding:.5em .75em;font-size:.93rem}
 .swr-passage:target{outline:2px solid #0969da;outline-offset:1px}
 .swr-answer{font-size:1rem}
 .swr-q{white-space:pre-wrap;overflow-wrap:anywhere;font-weight:600}
@@ -53,7 +53,7 @@ _EXTRA_CSS = """
 .swr-sys td:first-child{color:#57606a;white-space:nowrap}
 section[data-testid="stSidebar"] div[data-testid="stSidebarUserContent"]{padding-top:1.2rem}
 div.block-container{padding-top:2.2rem;padding-bottom:2rem}
-div[class*="st-key-ev-"]{max-height:min(46vh,460px);overflow-y:auto;padding-right:.35em;
+div[class*="st-key-ev-"]{max-height:min(44vh,440px);overflow-y:auto;padding-right:.35em;
  scrollbar-width:thin}
 """
 
@@ -442,8 +442,8 @@ def _preview(entry: dict, view: LiveView) -> None:
     result: AskResult = entry["result"]
     chars = sum(len(p.text) for p in view.passages)
     tokens = count_tokens(context_text(view.passages))
-    st.html(f'<div class="swr-preview">Preview with {render.esc("; ".join(view.changes))}: '
-            "the answer was made with the settings stamped under it.</div>")
+    st.html(f'<div class="swr-preview"><b>Preview</b> · {render.esc("; ".join(view.changes))} · '
+            "not yet used by the answer</div>")
     st.button("Regenerate answer with this context", key=f"regen-{entry['id']}", type="primary",
               icon=":material/refresh:", on_click=queue_question,
               args=(entry["question"],),

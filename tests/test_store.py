@@ -308,7 +308,7 @@ def populated(request, tmp_path_factory):
     s.close()
 
 
-@hsettings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kb=st.sampled_from(KBS + ["empty", "ALPHA", "missing"]),
        mode=st.sampled_from(["dense", "sparse", "hybrid"]), fusion=st.sampled_from(["rrf", "weighted"]),
        weight=st.floats(0.0, 1.0), top_k=st.integers(1, 30),
@@ -355,7 +355,8 @@ def test_both_backends_return_the_same_hits_in_the_same_order(tmp_path, tokenize
 
     Both backends get the same client-side BM25 vectors; this checks that Qdrant Edge and the server
     API (the IDF modifier, RRF k=60, weighted RRF, filters) turn them into the same ranking. Every
-    sentence has its own length (so no two tie on BM25) and its own random vector.
+    sentence has its own length (so no two tie on BM25) and its own random vector. No deletions:
+    after them local mode's IDF forgets the deleted points at once, Qdrant Edge's only later.
     """
     enc = SparseEncoder(tokenizer)
     meta = {**META, "sparse": enc.version}
@@ -603,3 +604,12 @@ def test_shard_settings_from_the_environment(tmp_path):
         assert (s.qdrant_shard_by_kb, s.qdrant_shard_number, s.qdrant_replication_factor) == (want, 4, 3)
     (tmp_path / "secrets.toml").write_text("SWR_SHARD_BY_KB = true\n")
     assert Settings.from_env(env={}, secrets_path=tmp_path / "secrets.toml").qdrant_shard_by_kb is True
+
+
+def test_bm25_idf_is_per_knowledge_base(store):
+    """Another tenant's documents never change this tenant's BM25 scores."""
+    index(store, "a", "d1", ["The E4 code means poor base contact.", "Descale the kettle monthly."])
+    before = [(key(h), round(h.score, 5)) for h in ask(store, "a", "E4 kettle", mode="sparse", top_k=5)]
+    index(store, "b", "d2", ["E4 E4 E4 kettle kettle."] * 1 + [f"kettle note {k}." for k in range(30)])
+    after = [(key(h), round(h.score, 5)) for h in ask(store, "a", "E4 kettle", mode="sparse", top_k=5)]
+    assert before == after and before

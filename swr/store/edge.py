@@ -85,7 +85,12 @@ class EdgeStore(Store):
                 self._shard = None
 
     # -- records ---------------------------------------------------------------------------
+    def _require(self) -> None:
+        if self._shard is None:
+            raise StoreUnavailable("The embedded store has no collection yet: call ensure() before writing.")
+
     def _put(self, pid: str, payload: dict) -> None:
+        self._require()
         self._shard.update(q.UpdateOperation.upsert_points([q.Point(pid, {}, payload)]))
 
     def meta(self) -> dict | None:
@@ -136,6 +141,7 @@ class EdgeStore(Store):
     def upsert(self, sentences: list[Sentence], dense: np.ndarray, sparse: list[SparseVec]) -> None:
         from .base import sentence_id
 
+        self._require()
         points = []
         for s, d, sp in zip(sentences, dense, sparse):
             vec = {DENSE: d.tolist()}
@@ -181,13 +187,15 @@ class EdgeStore(Store):
             if req.dense is not None else None
         sparse_q = q.Query.Nearest(q.SparseVector(req.sparse.indices, req.sparse.values), using=SPARSE) \
             if req.sparse is not None and req.sparse.indices else None
+        # BM25 IDF over this knowledge base only: one tenant's documents never shift another's scores
+        idf = q.SearchParams(idf=q.IdfParams(corpus=_f(type="s", kb=req.kb)))
         queries, names = [], []
         if dense_q is not None:
             queries.append(q.QueryRequest(limit=max(req.dense_k, req.top_k), query=dense_q, filter=flt,
                                           with_payload=True))
             names.append("dense")
         if sparse_q is not None:
-            queries.append(q.QueryRequest(limit=max(req.sparse_k, req.top_k), query=sparse_q, filter=flt,
+            queries.append(q.QueryRequest(limit=max(req.sparse_k, req.top_k), query=sparse_q, filter=flt, params=idf,
                                           with_payload=True))
             names.append("sparse")
         if req.mode == "hybrid" and dense_q is not None and sparse_q is not None:
@@ -195,7 +203,7 @@ class EdgeStore(Store):
             queries.append(q.QueryRequest(
                 limit=req.top_k, filter=flt, with_payload=True,
                 prefetches=[q.Prefetch(limit=req.dense_k, query=dense_q, filter=flt),
-                            q.Prefetch(limit=req.sparse_k, query=sparse_q, filter=flt)],
+                            q.Prefetch(limit=req.sparse_k, query=sparse_q, filter=flt, params=idf)],
                 query=q.Fusion.Rrf(k=RRF_K, weights=weights)))
             names.append("hybrid")
         if not queries:

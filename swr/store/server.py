@@ -48,7 +48,10 @@ the in-memory mode, not against a cluster.
 
 ``QDRANT_URL=:memory:`` runs qdrant-client's in-memory local mode (tests, demos): same API, no
 payload indexes (local mode ignores them), nothing persisted, one lock around every call
-(local mode is not thread-safe).
+(local mode is not thread-safe). One known difference: local mode drops deleted points from the
+BM25 IDF statistics at once, while Qdrant Edge and a Qdrant server go on counting them until
+their segments are optimized, so after deletions sparse scores (rarely the order) can differ.
+IDF is collection-wide in every backend: one knowledge base's BM25 scores depend on the others'.
 """
 from __future__ import annotations
 
@@ -111,6 +114,7 @@ class ServerStore(Store):
         if self._local:
             self.backend = "qdrant-memory"
         self._api_key = settings.qdrant_api_key
+        self._raw_url = url
         self._settings = settings
         # local mode is not thread-safe (IndexError under concurrent writes and reads); a server is
         self._lock = threading.RLock() if self._local else contextlib.nullcontext()
@@ -139,6 +143,9 @@ class ServerStore(Store):
 
     # -- errors ----------------------------------------------------------------------------
     def _scrub(self, text: str) -> str:
+        """Never show the API key, nor the URL's user info."""
+        if self._raw_url != self.location:
+            text = text.replace(self._raw_url, self.location)
         return text.replace(self._api_key, "***") if self._api_key else text
 
     def _call(self, what: str, fn, *args, **kwargs):
@@ -373,13 +380,15 @@ class ServerStore(Store):
         shard = self._sk(req.kb)
         dense_q = np.asarray(req.dense, dtype=np.float32).tolist() if req.dense is not None else None
         sparse_q = _sparse(req.sparse) if req.sparse is not None and req.sparse.indices else None
+        # BM25 IDF over this knowledge base only: one tenant's documents never shift another's scores
+        idf = models.SearchParams(idf=models.IdfCorpusParams(corpus=_f(type="s", kb=req.kb)))
         queries, names = [], []
         if dense_q is not None:
             queries.append(models.QueryRequest(query=dense_q, using=DENSE, limit=max(req.dense_k, req.top_k),
                                                filter=flt, with_payload=True, shard_key=shard))
             names.append("dense")
         if sparse_q is not None:
-            queries.append(models.QueryRequest(query=sparse_q, using=SPARSE, limit=max(req.sparse_k, req.top_k),
+            queries.append(models.QueryRequest(query=sparse_q, using=SPARSE, limit=max(req.sparse_k, req.top_k), params=idf,
                                                filter=flt, with_payload=True, shard_key=shard))
             names.append("sparse")
         if req.mode == "hybrid" and dense_q is not None and sparse_q is not None:
@@ -387,7 +396,7 @@ class ServerStore(Store):
             queries.append(models.QueryRequest(
                 limit=req.top_k, filter=flt, with_payload=True, shard_key=shard,
                 prefetch=[models.Prefetch(query=dense_q, using=DENSE, limit=req.dense_k, filter=flt),
-                          models.Prefetch(query=sparse_q, using=SPARSE, limit=req.sparse_k, filter=flt)],
+                          models.Prefetch(query=sparse_q, using=SPARSE, limit=req.sparse_k, filter=flt, params=idf)],
                 query=models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=weights))))
             names.append("hybrid")
         return names, queries

@@ -1,0 +1,345 @@
+"""The Streamlit pages through ``streamlit.testing.v1.AppTest``, on the real engine (bundled
+multilingual-e5-small + Qdrant Edge) in a temporary SWR_HOME.
+
+``st.cache_resource`` lives as long as the process, so every AppTest of this module shares one
+engine: SWR_HOME is set once, before the first AppTest, and the engine is closed at the end. The
+first run indexes the sample KB with the real model (15-20 s), hence ``default_timeout=120``.
+"""
+from __future__ import annotations
+
+import html
+import os
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from fake_llm import fake_llm  # noqa: F401  (fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+KB_PAGE = "pages/1_Knowledge_bases.py"
+Q = "电热水壶第一次使用前要做什么？"
+ENV_KEYS = ("SWR_HOME", "SWR_SECRETS", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL",
+            "QDRANT_API_KEY", "SWR_EMBED_MODEL", "SWR_WINDOW_SIZE", "SWR_TOP_K", "SWR_MODE", "SWR_SAMPLE_KB")
+
+GOOD_TXT = ("The ZX-9 blender has a 1200 W motor. Its jar holds 1.5 litres. "
+            "The ZX-9 warranty lasts three years from the date of purchase. "
+            "To claim it, call the service line with your receipt. "
+            "Never run the blender empty for more than ten seconds. "
+            "Clean the blades under running water right after use.\n").encode()
+EVIL_TXT = ("Safety notice for the QQ-1 toaster. <script>alert('x')</script> "
+            "Click [here](javascript:alert(1)) <img src=x onerror=alert(2)> to win. "
+            "The QQ-1 toaster warranty is one year.\n").encode()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def app_home(tmp_path_factory):
+    """One SWR_HOME for the module's shared engine; no secrets file, LLM or Qdrant server."""
+    from swr import ui
+
+    saved = {k: os.environ.get(k) for k in ENV_KEYS}
+    for k in ENV_KEYS:
+        os.environ.pop(k, None)
+    home = tmp_path_factory.mktemp("apphome")
+    os.environ["SWR_HOME"] = str(home)
+    os.environ["SWR_SECRETS"] = str(home / "no-secrets.toml")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    ui.get_engine.clear()
+    yield home
+    try:
+        ui.get_engine().close()  # release the embedded store's lock
+    finally:
+        ui.get_engine.clear()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture
+def engine(app_home):
+    """The engine the pages use (the very cached instance)."""
+    from swr import ui
+
+    return ui.get_engine()
+
+
+def new_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def page_html(at: AppTest) -> str:
+    return "\n".join(h.value for h in at.html)
+
+
+_CARD = re.compile(r'<div class="swr-passage" id="([^"]+)">(.*?)<div class="swr-text"[^>]*>(.*?)</div>', re.S)
+
+
+def cards(at: AppTest, anchor: str = r"a\d+-") -> list[dict]:
+    """Passage cards whose anchor id starts with ``anchor`` (``a1-``: answer 1 as made;
+    ``a1p-``: the live preview of answer 1)."""
+    out = []
+    for m in _CARD.finditer(page_html(at)):
+        if re.match(anchor, m.group(1)):
+            out.append({"id": m.group(1), "head": html.unescape(re.sub("<[^>]+>", "", m.group(2))),
+                        "html": m.group(3), "text": html.unescape(re.sub("<[^>]+>", "", m.group(3)))})
+    return out
+
+
+def stamps(at: AppTest) -> list[str]:
+    return [html.unescape(m) for m in re.findall(r'<div class="swr-stamp">(.*?)</div>', page_html(at))]
+
+
+def errors(at: AppTest) -> str:
+    return "\n".join(html.unescape(e.value) for e in at.error)
+
+
+def buttons(at: AppTest) -> dict[str, object]:
+    return {b.label: b for b in at.button}
+
+
+# --------------------------------------------------------------------------------------------
+# chat page
+
+
+def test_ask_sample_question_shows_answer_and_highlighted_evidence(engine):
+    at = new_app()
+    assert at.chat_input, "the chat input is there"
+    assert Q in buttons(at), "a fresh page offers the sample questions"
+    ask(at, Q)
+    assert [m.avatar for m in at.chat_message] == ["user", "assistant"]
+    html_ = page_html(at)
+    assert 'class="swr-answer"' in html_
+    found = cards(at, r"a1-")
+    assert found and all(c["text"] for c in found)
+    assert any("<mark" in c["html"] for c in found), "the hit sentence is highlighted inside its window"
+    assert any("kettle_manual_zh.md" in c["head"] for c in found)
+    assert "context" in html_ and "tokens" in html_  # the size of the context
+    assert 'href="#a1-passage-1"' in html_  # the citation links to its passage
+    stamp = stamps(at)[0]
+    assert "window 3" in stamp and "top-k 3" in stamp and "hybrid/rrf" in stamp
+    assert "multilingual-e5-small" in stamp and "no LLM" in stamp
+    assert at.download_button[0].label == "Export evidence card"
+    entry = at.session_state["history"][0]
+    from swr import ui
+
+    card = ui.evidence_card(entry["result"])
+    assert card.startswith("<!DOCTYPE html>") and "<mark" in card and "window_size" in html.unescape(card)
+    assert "<script" not in card.lower()
+
+
+def test_window_slider_rewindows_last_answer_without_embedding(engine):
+    at = ask(new_app(), Q)
+    before = sum(len(c["text"]) for c in cards(at, r"a1-"))
+    calls = engine.embedder.calls
+    at.slider(key="w_window").set_value(6).run()
+    assert not at.exception
+    preview = cards(at, r"a1p-")
+    after = sum(len(c["text"]) for c in preview)
+    assert after > before, (before, after)
+    assert any("<mark" in c["html"] for c in preview)
+    assert engine.embedder.calls == calls, "moving the window must not embed"
+    assert "window 3 → 6" in html.unescape(page_html(at))
+    assert stamps(at)[0].startswith("window 3"), "the answer keeps the settings it was made with"
+
+    buttons(at)["Regenerate answer with this context"].click().run()
+    assert not at.exception
+    assert engine.embedder.calls == calls, "regenerating reuses the retrieval"
+    s = stamps(at)
+    assert len(s) == 2 and s[0].startswith("window 3") and s[1].startswith("window 6")
+    assert sum(len(c["text"]) for c in cards(at, r"a2-")) == after
+    assert "Regenerate answer with this context" not in buttons(at)
+
+
+def test_top_k_change_reranks_last_question_from_cached_query(engine):
+    at = ask(new_app(), Q)
+    n_before = len(at.session_state["history"][0]["result"].passages)
+    calls = engine.embedder.calls
+    at.slider(key="w_top_k").set_value(8).run()
+    assert not at.exception
+    assert engine.embedder.calls == calls, "the query vector is cached"
+    assert "top-k 3 → 8" in html.unescape(page_html(at))
+    assert len(cards(at, r"a1p-")) > n_before
+
+
+def test_history_and_knobs_survive_page_switch(engine):
+    at = ask(new_app(), Q)
+    at.slider(key="w_window").set_value(5).run()
+    at.switch_page(KB_PAGE).run()
+    assert not at.exception
+    assert not at.chat_message
+    at.switch_page("app.py").run()
+    assert not at.exception
+    assert len(at.chat_message) == 2 and cards(at, r"a1")
+    assert at.slider(key="w_window").value == 5
+
+
+def test_switch_knowledge_base(engine):
+    engine.index_files("switch-test", [("blender.txt", GOOD_TXT), ("toaster.txt", EVIL_TXT)])
+    at = new_app()
+    assert any(o.startswith("switch-test — 2 docs") for o in at.selectbox(key="w_kb").options)
+    at.selectbox(key="w_kb").set_value("switch-test").run()
+    ask(at, "How long is the ZX-9 warranty?")
+    found = cards(at, r"a1-")
+    assert found and {c["head"].split(" · ")[0].split("] ", 1)[1] for c in found} <= {"blender.txt", "toaster.txt"}
+    assert any("three years" in c["text"] for c in found)
+    assert "kettle" not in page_html(at)
+    # the filters offer this KB's files
+    assert set(at.multiselect(key="w_sources").options) == {"blender.txt", "toaster.txt"}
+
+
+def test_document_text_is_escaped(engine):
+    engine.index_files("switch-test", [("toaster.txt", EVIL_TXT)])
+    at = new_app()
+    at.selectbox(key="w_kb").set_value("switch-test").run()
+    ask(at, "QQ-1 toaster safety notice")
+    body = page_html(at)
+    assert "&#60;script&#62;" in body or "&lt;script&gt;" in body
+    assert "<script" not in body.lower() and "<img" not in body.lower()
+    assert 'href="javascript' not in body.lower()
+
+
+def test_demo_mode_hides_knobs_and_preset_asks(engine):
+    at = new_app()
+    at.toggle(key="w_demo").set_value(True).run()
+    assert not at.exception
+    assert not [s for s in at.slider if s.key in ("w_window", "w_top_k")], "demo mode hides the knobs"
+    presets = [b for b in at.button if (b.key or "").startswith("preset-")]
+    assert len(presets) >= 10 and presets[0].label == Q
+    presets[0].click().run()
+    assert not at.exception
+    assert len(at.chat_message) == 2
+    assert any("<mark" in c["html"] for c in cards(at, r"a1-"))
+    assert stamps(at)[0].startswith("window 3")
+    at.toggle(key="w_demo").set_value(False).run()
+    assert at.slider(key="w_window").value == 3, "the knobs come back with their values"
+
+
+def test_llm_answer_streams_and_failure_falls_back(engine, fake_llm):  # noqa: F811
+    from swr.answer import Answerer, LLMConfig
+
+    saved = engine.answerer, engine.settings
+    engine.answerer = Answerer(LLMConfig(base_url=fake_llm.base_url, api_key="sk-test", model="fake-model",
+                                         timeout_s=5))
+    engine.settings = engine.settings.with_(llm_model="fake-model")
+    fake_llm.reply = "Boil water once and pour it away [1]."
+    try:
+        at = ask(new_app(), Q)
+        body = page_html(at)
+        assert "LLM answer" in body and "fake-model" in stamps(at)[0]
+        assert "Boil water once and pour it away" in html.unescape(body)
+        assert '<a href="#a1-passage-1">[1]</a>' in body
+        assert fake_llm.requests and fake_llm.last_body["stream"] is True
+        assert not at.error
+
+        fake_llm.mode = "500"
+        ask(at, "电热水壶的容量是多少？")
+        assert "LLM failed" in errors(at)
+        result = at.session_state["history"][-1]["result"]
+        assert result.answer_kind == "extractive" and result.llm_error
+        assert cards(at, r"a2-"), "the evidence is still shown"
+    finally:
+        engine.answerer, engine.settings = saved
+
+
+# --------------------------------------------------------------------------------------------
+# knowledge base page
+
+
+def kb_page() -> AppTest:
+    at = new_app()
+    at.switch_page(KB_PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_kb_page_create_upload_good_and_bad_file(engine):
+    at = kb_page()
+    at.text_input(key="new_kb").input("upload-test")
+    buttons(at)["Create"].click().run()
+    assert not at.exception
+    assert "upload-test" in [k["kb"] for k in engine.kbs()]
+    assert at.selectbox(key="w_kb").value == "upload-test"
+    up = at.file_uploader(key="uploads")
+    assert up.accept_multiple_files and {".txt", ".md", ".pdf", ".docx", ".html"} <= set(up.allowed_type)
+    up.set_value([("blender.txt", GOOD_TXT, "text/plain"),
+                  ("broken.pdf", b"%PDF-1.4 this is not really a pdf", "application/pdf")]).run()
+    at.button(key="index").click().run()
+    assert not at.exception
+    assert "broken.pdf" in errors(at), "the error names the bad file"
+    table = at.dataframe[0].value
+    rows = {r["file"]: r for r in table.to_dict("records")}
+    assert rows["blender.txt"]["status"] == "indexed" and rows["blender.txt"]["sentences"] >= 5
+    assert rows["broken.pdf"]["status"] == "error" and rows["broken.pdf"]["detail"]
+    assert at.progress and at.progress[0].value == 100
+    assert [d.source for d in engine.docs("upload-test")] == ["blender.txt"]
+
+    at.button(key="index").click().run()  # the same files again: unchanged is skipped
+    rows = {r["file"]: r for r in at.dataframe[0].value.to_dict("records")}
+    assert rows["blender.txt"]["status"] == "unchanged"
+
+
+def test_kb_page_documents_preview_delete_and_system(engine):
+    engine.index_files("docs-test", [("blender.txt", GOOD_TXT), ("toaster.txt", EVIL_TXT)])
+    at = kb_page()
+    at.selectbox(key="w_kb").set_value("docs-test").run()
+    docs = at.dataframe[0].value  # the Documents tab (no upload result yet)
+    assert set(docs["file"]) == {"blender.txt", "toaster.txt"} and (docs["sentences"] > 0).all()
+    body = page_html(at)
+    assert 'class="swr-split"' in body and "swr-sent-n" in body, "the sentence split preview"
+    assert "<script" not in body.lower()
+    assert "qdrant-edge" in body and "multilingual-e5-small" in body, "the system panel"
+    assert any(m.label == "Device" for m in at.metric)
+
+    doc = at.selectbox(key="doc_pick")
+    doc.select_index(next(k for k, o in enumerate(doc.options) if o.startswith("toaster.txt"))).run()
+    at.button(key="delete-doc").click().run()
+    assert not at.exception
+    assert [d.source for d in engine.docs("docs-test")] == ["blender.txt"]
+
+
+def test_kb_page_delete_kb_needs_confirmation(engine):
+    engine.create_kb("doomed")
+    at = kb_page()
+    at.selectbox(key="w_kb").set_value("doomed").run()
+    assert at.button(key="delete-kb").disabled
+    at.checkbox(key="confirm_delete_kb").check().run()
+    at.button(key="delete-kb").click().run()
+    assert not at.exception
+    assert "doomed" not in [k["kb"] for k in engine.kbs()]
+    assert at.selectbox(key="w_kb").value != "doomed"
+
+
+def test_kb_page_preset_questions_are_editable(engine, app_home):
+    engine.index_files("presets-test", [("blender.txt", GOOD_TXT)])
+    at = kb_page()
+    at.selectbox(key="w_kb").set_value("presets-test").run()
+    assert len(at.data_editor) == 1
+    at.session_state["golden-presets-test"] = {
+        "edited_rows": {}, "deleted_rows": [],
+        "added_rows": [{"question": "How long is the ZX-9 warranty?", "expected_answer": "three years",
+                        "source": "blender.txt"}]}
+    buttons(at)["Save preset questions"].click().run()
+    assert not at.exception
+    saved = (app_home / "golden" / "presets-test.csv").read_text(encoding="utf-8")
+    assert "How long is the ZX-9 warranty?" in saved
+
+    chat = new_app()
+    chat.selectbox(key="w_kb").set_value("presets-test").run()
+    chat.toggle(key="w_demo").set_value(True).run()
+    preset = next(b for b in chat.button if b.label == "How long is the ZX-9 warranty?")
+    preset.click().run()
+    assert not chat.exception
+    assert any("three years" in c["text"] for c in cards(chat, r"a1-"))
