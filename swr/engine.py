@@ -183,10 +183,10 @@ class Engine:
 
     def _index_doc(self, kb, doc, tags, progress, file_no, n_files) -> FileResult:
         with self._doc_lock(kb, doc.doc_id):
-            existing = {d.doc_id: d for d in self.store.docs(kb)}
-            if doc.doc_id in existing and existing[doc.doc_id].complete:
-                return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id,
-                                  sentences=existing[doc.doc_id].sentences, skipped=True)
+            same = self.store.docs(kb, doc_id=doc.doc_id)
+            if same and same[0].complete:
+                return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=same[0].sentences,
+                                  skipped=True)
             nodes = build_nodes(doc, kb, tags=tags, window_size=self.settings.window_size,
                                 spans=split_spans(doc.text))
             sentences = [to_sentence(n) for n in nodes]
@@ -208,8 +208,8 @@ class Engine:
                     progress({"file": doc.source, "file_no": file_no, "files": n_files, "done": done,
                               "total": len(sentences), "sentences_per_s": done / el if el > 0 else None})
             replaced = False
-            for old in existing.values():  # a changed file replaces its old version
-                if old.source == doc.source and old.doc_id != doc.doc_id:
+            for old in self.store.docs(kb, source=doc.source):  # a changed file replaces its old version
+                if old.doc_id != doc.doc_id:
                     self.store.delete_doc(kb, old.doc_id)
                     replaced = True
             info.complete = True

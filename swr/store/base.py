@@ -134,8 +134,8 @@ class Store(ABC):
         """Write (or overwrite) a document's record."""
 
     @abstractmethod
-    def docs(self, kb: str) -> list[DocInfo]:
-        """Document records of a knowledge base."""
+    def docs(self, kb: str, source: str | None = None, doc_id: str | None = None) -> list[DocInfo]:
+        """Document records of a knowledge base (optionally only one source name or doc id)."""
 
     @abstractmethod
     def kbs(self) -> list[str]:

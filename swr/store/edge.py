@@ -112,11 +112,11 @@ class EdgeStore(Store):
         self._put(doc_record_id(kb, info.doc_id), {"type": "d", "kb": kb, **info.to_dict()})
         self._shard.flush()
 
-    def docs(self, kb: str) -> list[DocInfo]:
+    def docs(self, kb: str, source: str | None = None, doc_id: str | None = None) -> list[DocInfo]:
         if self._shard is None:
             return []
         out = []
-        for r in self._scroll(_f(type="d", kb=kb), True):
+        for r in self._scroll(_f(type="d", kb=kb, source=source, doc_id=doc_id), True):
             p = {k: v for k, v in r.payload.items() if k in DocInfo.__dataclass_fields__}
             out.append(DocInfo(**p))
         return sorted(out, key=lambda d: d.source)

@@ -292,11 +292,11 @@ class ServerStore(Store):
         self._ensure_shard(kb)
         self._put(doc_record_id(kb, info.doc_id), {"type": "d", "kb": kb, **info.to_dict()}, self._sk(kb))
 
-    def docs(self, kb: str) -> list[DocInfo]:
+    def docs(self, kb: str, source: str | None = None, doc_id: str | None = None) -> list[DocInfo]:
         if not self._exists() or not self._has_shard(kb):
             return []
         out = []
-        for r in self._scroll(_f(type="d", kb=kb), True, self._sk(kb)):
+        for r in self._scroll(_f(type="d", kb=kb, source=source, doc_id=doc_id), True, self._sk(kb)):
             p = {k: v for k, v in r.payload.items() if k in DocInfo.__dataclass_fields__}
             out.append(DocInfo(**p))
         return sorted(out, key=lambda d: d.source)
