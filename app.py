@@ -17,8 +17,6 @@ if not ctl.kb:
     st.page_link(ui.KB_PAGE, label="Create one and upload files", icon="📚")
     st.stop()
 
-if ctl.demo:
-    ui.presets(engine, ctl)
 prompt = st.chat_input("Ask a question about the selected knowledge base…", max_chars=4000, key="chat")
 pending = ui.take_pending(prompt)
 if not ui.history() and not pending:

@@ -232,7 +232,7 @@ class CachedEmbedder(Embedder):
     costs no model call either.
     """
 
-    def __init__(self, inner: Embedder, folder: Path, query_cache_size: int = 256) -> None:
+    def __init__(self, inner: Embedder, folder: Path, query_cache_size: int = 4096) -> None:
         super().__init__()
         self.inner = inner
         self.name, self.runtime, self.device, self.dim = inner.name, inner.runtime, inner.device, inner.dim

@@ -7,7 +7,6 @@ Markdown) or as plain widget/table text.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import re
 import time
@@ -53,6 +52,11 @@ _EXTRA_CSS = """
 .swr-sys td:first-child{color:#57606a;white-space:nowrap}
 section[data-testid="stSidebar"] div[data-testid="stSidebarUserContent"]{padding-top:1.2rem}
 div.block-container{padding-top:2.2rem;padding-bottom:2rem}
+.st-key-presets button{justify-content:flex-start;text-align:left;min-height:2.1rem;padding:.2rem .65rem}
+.st-key-presets button > div{justify-content:flex-start;width:100%}
+.st-key-presets button p{white-space:normal;text-align:left;font-size:.9rem}
+.st-key-presets{gap:.4rem}
+div[data-testid="stMetricValue"]{font-size:1.6rem}
 div[class*="st-key-ev-"]{max-height:min(44vh,440px);overflow-y:auto;padding-right:.35em;
  scrollbar-width:thin}
 """
@@ -173,13 +177,18 @@ def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
     if not knobs:
         return Controls(kb, int(st.session_state.get("cfg_window", s.window_size)))
     sb = st.sidebar
-    demo = _keep("demo", sb.toggle("Demo mode", key=_persist("demo", False),
-                                   help="Hide the knobs and show preset questions as buttons."))
     ss = st.session_state
+    c1, c2 = sb.columns([3, 2], vertical_alignment="center")
+    demo = _keep("demo", c1.toggle("Demo mode", key=_persist("demo", False),
+                                   help="Hide the knobs and show preset questions as buttons."))
+    c2.button("Clear", key="clear-chat", icon=":material/delete_sweep:", help="Clear the chat history",
+              on_click=_clear_history, use_container_width=True)
     if demo:
+        _filter_options(engine, kb)
         window = int(ss.get("cfg_window", s.window_size))
         params = _params_from_cfg(s)
         sb.caption(f"Window {window} · top-k {params['top_k']} · {params['mode']}")
+        _sidebar_presets(engine, kb)
     else:
         window = _keep("window", sb.slider(
             "Window (sentences each side of a hit)", 0, 10, key=_persist("window", s.window_size),
@@ -199,26 +208,43 @@ def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
             c1, c2 = st.columns(2)
             _keep("dense_k", c1.number_input("Dense cand.", 1, 1000, step=10, key=_persist("dense_k", s.dense_k)))
             _keep("sparse_k", c2.number_input("Sparse cand.", 1, 1000, step=10, key=_persist("sparse_k", s.sparse_k)))
+            if _keep("cutoff", st.checkbox("Score cutoff", key=_persist("cutoff", False),
+                                           help="Drop hits scoring below a minimum (the score of the mode "
+                                                "that ranked them: RRF ≈ 0.01–0.03, weighted/dense 0–1, "
+                                                "sparse BM25 unbounded), before any reranking.")):
+                _keep("min_score", st.number_input("Minimum score", step=0.001, format="%.4f",
+                                                   key=_persist("min_score", 0.0)))
+            if engine.reranker is not None:
+                _keep("rerank", st.toggle("Rerank with the cross-encoder", key=_persist("rerank", False),
+                                          help=f"Re-score the candidates with {engine.settings.rerank_model}."))
         if kb:
             _filters(engine, kb)
         params = _params_from_cfg(s)
         params["top_k"] = int(top_k)
-    if sb.button("Clear chat", icon=":material/delete_sweep:", use_container_width=True):
-        ss["history"] = []
     return Controls(kb, int(window), params, bool(demo))
 
 
-def _filters(engine: Engine, kb: str) -> None:
-    docs = [d for d in engine.docs(kb) if d.complete]
+def _filter_options(engine: Engine, kb: str | None) -> tuple[list[str], list[str]]:
+    """The files and tags of ``kb``; drops kept filter values that are not among them (they come
+    from another knowledge base and would filter everything out)."""
+    docs = [d for d in engine.docs(kb) if d.complete] if kb else []
     sources = sorted({d.source for d in docs})
     tags = sorted({t for d in docs for t in d.tags})
     ss = st.session_state
-    # a filter from another knowledge base would not be among the options
     for key, options in (("sources", sources), ("tags", tags)):
-        kept = [v for v in ss.get(f"cfg_{key}", []) if v in options]
-        ss[f"cfg_{key}"] = kept
+        ss[f"cfg_{key}"] = [v for v in ss.get(f"cfg_{key}", []) if v in options]
         if f"w_{key}" in ss:
             ss[f"w_{key}"] = [v for v in ss[f"w_{key}"] if v in options]
+    return sources, tags
+
+
+def _clear_history() -> None:
+    st.session_state["history"] = []
+
+
+def _filters(engine: Engine, kb: str) -> None:
+    sources, tags = _filter_options(engine, kb)
+    ss = st.session_state
     n_active = len(ss["cfg_sources"]) + len(ss["cfg_tags"]) + (ss.get("cfg_lang", "any") != "any")
     with st.sidebar.expander(f"Filters ({n_active} active)" if n_active else "Filters"):
         _keep("sources", st.multiselect("Source files", sources, key=_persist("sources", []),
@@ -234,11 +260,14 @@ def _params_from_cfg(s: Settings) -> dict:
     mode = ss.get("cfg_mode", s.mode)
     fusion = ss.get("cfg_fusion", "rrf") if mode == "hybrid" else "rrf"
     lang = ss.get("cfg_lang", "any")
+    min_score = ss.get("cfg_min_score") if ss.get("cfg_cutoff") else None
+    stages = (["cutoff"] if min_score is not None else []) + (["rerank"] if ss.get("cfg_rerank") else [])
     return {"top_k": int(ss.get("cfg_top_k", s.top_k)), "mode": mode, "fusion": fusion,
             "dense_weight": float(ss.get("cfg_dense_weight", 0.5)) if fusion == "weighted" else 0.5,
             "dense_k": int(ss.get("cfg_dense_k", s.dense_k)), "sparse_k": int(ss.get("cfg_sparse_k", s.sparse_k)),
             "sources": list(ss.get("cfg_sources", [])), "tags": list(ss.get("cfg_tags", [])),
-            "lang": None if lang == "any" else lang}
+            "lang": None if lang == "any" else lang,
+            "min_score": None if min_score is None else float(min_score), "stages": stages}
 
 
 # --------------------------------------------------------------------------------------------
@@ -366,7 +395,7 @@ class LiveView:
 
 _PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_weight": "dense weight",
                  "dense_k": "dense candidates", "sparse_k": "sparse candidates", "sources": "files",
-                 "tags": "tags", "lang": "language"}
+                 "tags": "tags", "lang": "language", "min_score": "min score", "stages": "stages"}
 
 
 def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
@@ -377,7 +406,7 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
     if ctl.kb != entry["kb"]:
         return None
     changes = []
-    if ctl.params and ctl.params != retrieval.params:
+    if any(retrieval.params.get(k) != v for k, v in ctl.params.items()):
         key = repr(sorted(ctl.params.items()))
         cached = entry.get("_rerank")
         if not cached or cached[0] != key:
@@ -387,7 +416,7 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
                 st.error(md(exc.message))
                 return None
             entry["_rerank"] = cached
-        changes += [f"{_PARAM_LABELS.get(k, k)} {_short(retrieval.params.get(k))} → {_short(v)}"
+        changes += [f"{_PARAM_LABELS.get(k, k)} {_short(retrieval.params.get(k), k)} → {_short(v, k)}"
                     for k, v in ctl.params.items() if retrieval.params.get(k) != v]
         retrieval = cached[1]
     if ctl.window != result.settings.get("window_size"):
@@ -397,9 +426,9 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
     return LiveView(retrieval, ctl.window, engine.passages(retrieval, ctl.window), changes)
 
 
-def _short(v) -> str:
+def _short(v, key: str = "") -> str:
     if v is None or v == []:
-        return "any"
+        return "none" if key in ("min_score", "stages") else "any"
     if isinstance(v, list):
         return ", ".join(map(str, v))
     return str(v)
@@ -465,6 +494,10 @@ def stamp_text(result: AskResult) -> str:
             mode += f" dense {s.get('dense_weight')}"
     parts = [f"window {s.get('window_size')}", f"top-k {s.get('top_k')}", mode,
              f"candidates {s.get('dense_k')}/{s.get('sparse_k')}"]
+    if s.get("min_score") is not None:
+        parts.append(f"min score {s.get('min_score')}")
+    if "rerank" in (s.get("stages") or []):
+        parts.append("reranked")
     filters = [f"{k} {_short(s.get(k))}" for k in ("sources", "tags", "lang") if s.get(k)]
     if filters:
         parts.append("filters: " + "; ".join(filters))
@@ -501,27 +534,39 @@ def evidence_card(result: AskResult) -> str:
 
 def empty_state(engine: Engine, ctl: Controls) -> None:
     """What a first-time visitor sees: what to do and a few questions to click."""
-    st.html('<div class="swr-empty">Ask a question about the documents of this knowledge base. '
-            "Each answer shows its evidence beside it: the hit sentences highlighted inside their "
-            "window. Move the <b>window</b> slider to see more or less context, at once.</div>")
+    if ctl.demo:
+        tip = ("Click a preset question in the sidebar, or type your own below. Each answer shows its "
+               "evidence beside it: the hit sentences highlighted inside their window.")
+    else:
+        tip = ("Ask a question about the documents of this knowledge base. Each answer shows its evidence "
+               "beside it: the hit sentences highlighted inside their window. Move the <b>window</b> slider "
+               "to see more or less context at once, without re-embedding anything.")
+    st.html(f'<div class="swr-empty">{tip}</div>')
     if not ctl.demo:
-        presets(engine, ctl, limit=4, title="Try one of these")
+        questions = preset_questions(engine, ctl.kb)[:4]
+        if questions:
+            st.caption("Try one of these")
+            cols = st.columns(2)
+            for k, q in enumerate(questions):
+                cols[k % 2].button(q, key=f"try-{k}", on_click=queue_question, args=(q,), use_container_width=True)
 
 
-def presets(engine: Engine, ctl: Controls, *, limit: int | None = None, title: str = "Preset questions") -> None:
-    """The knowledge base's golden questions as buttons; one click asks."""
-    if not ctl.kb:
-        return
-    questions = [q for q in load_golden(engine.settings, ctl.kb)["question"].tolist() if q.strip()]
+def preset_questions(engine: Engine, kb: str | None) -> list[str]:
+    if not kb:
+        return []
+    return [q for q in load_golden(engine.settings, kb)["question"].tolist() if q.strip()]
+
+
+def _sidebar_presets(engine: Engine, kb: str | None) -> None:
+    """Demo mode: the knowledge base's golden questions as buttons; one click asks."""
+    questions = preset_questions(engine, kb)
+    st.sidebar.caption("Preset questions (edit them on the Knowledge bases page)")
     if not questions:
-        st.caption("No preset questions for this knowledge base yet: add some on the Knowledge bases page.")
+        st.sidebar.info("No preset questions for this knowledge base yet.")
         return
-    shown = questions[:limit] if limit else questions
-    st.caption(title)
-    cols = st.columns(2 if limit else 3)
-    for k, q in enumerate(shown):
-        cols[k % len(cols)].button(q, key=f"preset-{k}", on_click=queue_question, args=(q,),
-                                   use_container_width=True)
+    with st.sidebar.container(key="presets"):
+        for k, q in enumerate(questions):
+            st.button(q, key=f"preset-{k}", on_click=queue_question, args=(q,), use_container_width=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -627,9 +672,12 @@ def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> list
     t0 = time.perf_counter()
     results = engine.index_files(kb, [(f.name, f.getvalue()) for f in files], tags=tags, progress=progress)
     total = sum(r.sentences for r in results if r.ok and not r.skipped)
+    skipped = sum(1 for r in results if r.skipped)
+    failed = sum(1 for r in results if not r.ok)
     el = time.perf_counter() - t0
-    rate = f" · {total / el:,.0f} sentences/s" if total and el > 0 else ""
-    bar.progress(1.0, text=f"Done: {total:,} new sentences in {el:.1f} s{rate}")
+    rate = f" · {total / el:,.0f} sentences/s" if total >= 50 and el > 0 else ""
+    extra = "".join([f" · {skipped} unchanged" if skipped else "", f" · {failed} failed" if failed else ""])
+    bar.progress(1.0, text=f"Done: {total:,} new sentences in {el:.1f} s{rate}{extra}")
     return results
 
 
@@ -736,5 +784,3 @@ def system_panel(engine: Engine) -> None:
                  use_container_width=True)
 
 
-def now() -> str:
-    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")

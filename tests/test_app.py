@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from fake_llm import fake_llm  # noqa: F401  (fixture)
+from fake_llm import fake_llm  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -174,6 +174,18 @@ def test_top_k_change_reranks_last_question_from_cached_query(engine):
     assert len(cards(at, r"a1p-")) > n_before
 
 
+def test_score_cutoff_knob_filters_last_question(engine):
+    at = ask(new_app(), Q)
+    at.checkbox(key="w_cutoff").check().run()
+    at.number_input(key="w_min_score").set_value(5.0).run()  # far above any RRF score
+    assert not at.exception
+    body = html.unescape(page_html(at))
+    assert "min score none → 5.0" in body and "stages none → cutoff" in body
+    assert not cards(at, r"a1p-") and "No passage found" in body
+    at.checkbox(key="w_cutoff").uncheck().run()
+    assert "Regenerate answer with this context" not in buttons(at), "back to the settings of the answer"
+
+
 def test_history_and_knobs_survive_page_switch(engine):
     at = ask(new_app(), Q)
     at.slider(key="w_window").set_value(5).run()
@@ -196,8 +208,14 @@ def test_switch_knowledge_base(engine):
     assert found and {c["head"].split(" · ")[0].split("] ", 1)[1] for c in found} <= {"blender.txt", "toaster.txt"}
     assert any("three years" in c["text"] for c in found)
     assert "kettle" not in page_html(at)
-    # the filters offer this KB's files
+    # the filters offer this KB's files; a file filter does not follow into another KB
     assert set(at.multiselect(key="w_sources").options) == {"blender.txt", "toaster.txt"}
+    at.multiselect(key="w_sources").select("blender.txt").run()
+    assert at.session_state["cfg_sources"] == ["blender.txt"]
+    at.selectbox(key="w_kb").set_value("sample").run()
+    assert at.session_state["cfg_sources"] == [] and not at.exception
+    ask(at, Q)
+    assert cards(at, r"a2-"), "the sample KB is searched without the other KB's file filter"
 
 
 def test_document_text_is_escaped(engine):
