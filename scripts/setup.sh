@@ -18,7 +18,7 @@ if [ "${1:-}" = "--test" ]; then
   if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "installing Debian's chromium for the browser test" >&2
-      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk) >/dev/null
     else
       echo "warning: /usr/bin/chromium is missing; install Debian's chromium package (the browser test needs it)" >&2
     fi

@@ -184,8 +184,7 @@ def cmd_eval(a) -> dict:
             bar.unit = label[:-1] if label.endswith("s") else label
             where = f" [{e['file_no'] + 1}/{e['files']}] {e['file'][:30]}" if "file" in e else ""
             bar.set_description(f"{label}{where}")
-        bar.n = e["done"]
-        bar.refresh()
+        bar.update(e["done"] - bar.n)  # respects mininterval, unlike refresh()
 
     indexed = []
     files = [(n, t.encode("utf-8")) for n, t in docs] + list(_expand(a.docs))
