@@ -155,6 +155,12 @@ def test_second_process_gets_a_clear_message(fake_engine, settings):
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.startswith("LOCKED") and "QDRANT_URL" in out.stdout, out.stderr
+    # the refused process must not have touched the open store (Qdrant Edge 0.9 breaks the
+    # holder's sparse storage when a second load fails; our folder lock refuses before that)
+    for k in range(3):
+        res = fake_engine.index_files("kb", [(f"more{k}.txt", f"Beta {k} one. Beta {k} two.".encode())])
+        assert res[0].ok, res[0].error
+    assert fake_engine.store.count("kb") == 7
 
 
 def test_llm_answer_is_streamed_from_the_windows(settings):

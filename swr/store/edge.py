@@ -4,11 +4,19 @@ Chosen over qdrant-client's local mode, which took 22 s to open 100k points and 
 query (shared/NOTES.md); Edge opens in 0.3 s and answers in ~2 ms. Edge locks its WAL: one
 process per folder, so the engine opens it once per process and shares it between threads
 (Edge is thread-safe).
+
+Before Edge sees the folder we take our own advisory lock (``<collection>.lock`` beside it):
+measured with qdrant-edge-py 0.9, a *failed* second ``EdgeShard.load`` on a shard that another
+process holds open breaks the holder's sparse-vector storage ("Tracker journal ... is shorter
+than expected" on its next flush, and on every flush after). With the lock, a second process is
+refused before it touches any file of the shard.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
 import threading
 
 import numpy as np
@@ -32,10 +40,38 @@ class EdgeStore(Store):
         self.location = str(self.path.resolve())
         self._shard: q.EdgeShard | None = None
         self._lock = threading.Lock()  # guards creation only; Edge itself is thread-safe
-        if (self.path / "edge_config.json").exists() or (self.path / "wal").exists():
-            self._shard = self._load()
+        self._lockfd = self._acquire_folder_lock()
+        try:
+            if (self.path / "edge_config.json").exists() or (self.path / "wal").exists():
+                self._shard = self._load()
+        except BaseException:
+            self._release_folder_lock()
+            raise
 
     # -- lifecycle -------------------------------------------------------------------------
+    def _acquire_folder_lock(self) -> int:
+        """One process per store folder, decided before Qdrant Edge opens anything."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path.parent / f"{self.path.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            raise StoreLocked(
+                f"The embedded store at {self.location} is already open in another process. "
+                "Qdrant Edge allows one process per data folder: stop the other process, use "
+                "another SWR_HOME, or run a Qdrant server and set QDRANT_URL so several "
+                "processes can share it.") from exc
+        return fd
+
+    def _release_folder_lock(self) -> None:
+        if self._lockfd is not None:
+            try:
+                fcntl.flock(self._lockfd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._lockfd)
+                self._lockfd = None
+
     def _load(self) -> q.EdgeShard:
         try:
             return q.EdgeShard.load(str(self.path))
@@ -77,12 +113,15 @@ class EdgeStore(Store):
             check_meta(stored, meta)
 
     def close(self) -> None:
-        if self._shard is not None:
-            try:
-                self._shard.flush()
-            finally:
-                self._shard.close()
-                self._shard = None
+        try:
+            if self._shard is not None:
+                try:
+                    self._shard.flush()
+                finally:
+                    self._shard.close()
+                    self._shard = None
+        finally:
+            self._release_folder_lock()
 
     # -- records ---------------------------------------------------------------------------
     def _require(self) -> None:
@@ -156,6 +195,13 @@ class EdgeStore(Store):
             return []
         recs = self._shard.retrieve(ids, with_payload=True, with_vector=False)
         return [sentence_from_payload(r.payload) for r in recs]
+
+    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        if self._shard is None or not ids:
+            return {}
+        recs = self._shard.retrieve(list(ids), with_payload=False, with_vector=True)
+        return {str(r.id): np.asarray(r.vector[DENSE], dtype=np.float32)
+                for r in recs if isinstance(r.vector, dict) and DENSE in r.vector}
 
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
         if self._shard is None:
