@@ -36,6 +36,8 @@ def norm(s: str) -> str:
 def run_set(name: str, path: Path, sparse: str, args) -> list[dict]:
     s = Settings.from_env(home=args.home, collection=f"bench_{sparse}", sparse=sparse, sample_kb="")
     eng = Engine(s)
+    if hasattr(eng.sparse._impl, "query_precise"):
+        eng.sparse._impl.query_precise = args.zh_query == "precise"
     docs, qs = load_squad(path, max_articles=args.max_articles)
     t0 = time.perf_counter()
     res = eng.index_files(name, [(n, t.encode("utf-8")) for n, t in docs],
@@ -46,7 +48,7 @@ def run_set(name: str, path: Path, sparse: str, args) -> list[dict]:
     random.Random(0).shuffle(qs)
     qs = qs[:args.max_questions]
     rows = []
-    for mode in ("dense", "sparse", "hybrid"):
+    for mode in args.modes:
         hit = {k: 0 for k in KS}
         ctx = 0
         lat = []
@@ -63,9 +65,11 @@ def run_set(name: str, path: Path, sparse: str, args) -> list[dict]:
             text = norm(" ".join(p.text for p in eng.passages(r, 1)))
             ctx += any(a in text for a in answers)
         lat.sort()
-        rows.append({"set": name, "sparse_tokenizer": sparse, "mode": mode, "questions": len(qs),
+        tok = f"{sparse}/{args.zh_query}" if sparse == "jieba" else sparse
+        rows.append({"set": name, "sparse_tokenizer": tok, "mode": mode, "questions": len(qs),
                      **{f"hit@{k}": round(hit[k] / len(qs), 3) for k in KS},
                      "ctx@3/w1": round(ctx / len(qs), 3), "p50_ms": round(lat[len(lat) // 2], 1)})
+        print("row", json.dumps(rows[-1], ensure_ascii=False), file=sys.stderr, flush=True)
     eng.close()
     return rows
 
@@ -77,6 +81,9 @@ def main() -> None:
     ap.add_argument("--max-questions", type=int, default=1000)
     ap.add_argument("--max-articles", type=int, default=None)
     ap.add_argument("--home", default=str(ROOT / "bench" / "out" / "home"))
+    ap.add_argument("--zh-query", choices=["precise", "search"], default="precise",
+                    help="jieba mode for Chinese questions (documents always use search mode)")
+    ap.add_argument("--modes", nargs="+", default=["dense", "sparse", "hybrid"])
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     rows = [row for name in args.sets for sp in args.sparse for row in run_set(name, SETS[name], sp, args)]
