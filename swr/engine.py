@@ -227,7 +227,7 @@ class Engine:
 
     # -- asking ----------------------------------------------------------------------------
     def retrieve(self, question: str, kb: str, *, top_k: int | None = None, mode: str | None = None,
-                 fusion: str = "rrf", dense_weight: float = 0.5, dense_k: int | None = None,
+                 fusion: str | None = None, dense_weight: float = 0.5, dense_k: int | None = None,
                  sparse_k: int | None = None, sources: list[str] | None = None, tags: list[str] | None = None,
                  lang: str | None = None, min_score: float | None = None, stages: list[str] | None = None
                  ) -> Retrieval:
@@ -240,7 +240,7 @@ class Engine:
         self._require_kb(kb)
         self._ensure()
         s = self.settings
-        params = {"top_k": top_k or s.top_k, "mode": mode or s.mode, "fusion": fusion,
+        params = {"top_k": top_k or s.top_k, "mode": mode or s.mode, "fusion": fusion or s.fusion,
                   "dense_weight": dense_weight, "dense_k": dense_k or s.dense_k, "sparse_k": sparse_k or s.sparse_k,
                   "sources": list(sources or []), "tags": list(tags or []), "lang": lang,
                   "min_score": min_score,

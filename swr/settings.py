@@ -37,6 +37,7 @@ _ENV = {
     "SWR_WINDOW_SIZE": ("window_size", int),
     "SWR_TOP_K": ("top_k", int),
     "SWR_MODE": ("mode", str),
+    "SWR_FUSION": ("fusion", str),
     "SWR_MAX_FILE_MB": ("max_file_mb", float),
     "SWR_SAMPLE_KB": ("sample_kb", str),
     "SWR_SPARSE": ("sparse", str),
@@ -66,6 +67,7 @@ class Settings:
     window_size: int = 3
     top_k: int = 3
     mode: str = "hybrid"  # dense | sparse | hybrid
+    fusion: str = "rrf"  # hybrid fusion: rrf | weighted (weighted RRF) | dbsf
     dense_k: int = 50
     sparse_k: int = 50
     max_file_mb: float = 50.0

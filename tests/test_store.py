@@ -613,3 +613,11 @@ def test_bm25_idf_is_per_knowledge_base(store):
     index(store, "b", "d2", ["E4 E4 E4 kettle kettle."] * 1 + [f"kettle note {k}." for k in range(30)])
     after = [(key(h), round(h.score, 5)) for h in ask(store, "a", "E4 kettle", mode="sparse", top_k=5)]
     assert before == after and before
+
+
+def test_dbsf_fusion_runs_in_qdrant(store):
+    index(store, "a", "d1", ["The E4 code means poor base contact.", "Descale the kettle monthly.",
+                              "The kettle base has a sensor.", "Warranty covers two years."])
+    hits = ask(store, "a", "E4 kettle base", mode="hybrid", fusion="dbsf", top_k=3)
+    assert hits and [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert all(h.dense_rank is not None or h.sparse_rank is not None for h in hits)

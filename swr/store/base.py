@@ -24,7 +24,7 @@ from ..types import DocInfo, Hit, Sentence
 NS = uuid.UUID("5b7f1f0e-3c1d-4f0e-9a59-2f6f6c0c5a11")
 DENSE, SPARSE = "dense", "bm25"
 MODES = ("dense", "sparse", "hybrid")
-FUSIONS = ("rrf", "weighted")
+FUSIONS = ("rrf", "weighted", "dbsf")
 RRF_K = 60
 SENTENCE_FIELDS = set(Sentence.__dataclass_fields__)
 
@@ -160,6 +160,11 @@ class Store(ABC):
     @abstractmethod
     def get(self, ids: list[str]) -> list[Sentence]:
         """Sentences by point id (missing ids are skipped)."""
+
+    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored dense vectors by point id (missing ids are skipped). A backend that cannot
+        return them answers ``{}`` and callers embed instead."""
+        return {}
 
     @abstractmethod
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:

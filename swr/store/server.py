@@ -347,6 +347,14 @@ class ServerStore(Store):
                           with_payload=True, with_vectors=False)
         return [sentence_from_payload(r.payload) for r in recs]
 
+    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        if not ids or not self._exists():
+            return {}
+        recs = self._call("reading vectors", self._client.retrieve, self.collection, list(ids),
+                          with_payload=False, with_vectors=[DENSE])
+        return {str(r.id): np.asarray(r.vector[DENSE], dtype=np.float32)
+                for r in recs if isinstance(r.vector, dict) and DENSE in r.vector}
+
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
         if not self._exists() or not self._has_shard(kb):
             return []
@@ -397,7 +405,8 @@ class ServerStore(Store):
                 limit=req.top_k, filter=flt, with_payload=True, shard_key=shard,
                 prefetch=[models.Prefetch(query=dense_q, using=DENSE, limit=req.dense_k, filter=flt),
                           models.Prefetch(query=sparse_q, using=SPARSE, limit=req.sparse_k, filter=flt, params=idf)],
-                query=models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=weights))))
+                query=models.FusionQuery(fusion=models.Fusion.DBSF) if req.fusion == "dbsf"
+                else models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=weights))))
             names.append("hybrid")
         return names, queries
 
