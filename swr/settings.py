@@ -67,7 +67,9 @@ class Settings:
     window_size: int = 3
     top_k: int = 3
     mode: str = "hybrid"  # dense | sparse | hybrid
-    fusion: str = "rrf"  # hybrid fusion: rrf | weighted (weighted RRF) | dbsf
+    # hybrid fusion: dbsf | rrf | weighted (weighted RRF). DBSF beat RRF and both single lists at
+    # every k on CMRC 2018 and SQuAD here (bench/hybrid.py, README); RRF k=60 blurred the top.
+    fusion: str = "dbsf"
     dense_k: int = 50
     sparse_k: int = 50
     max_file_mb: float = 50.0

@@ -68,20 +68,33 @@ class JiebaBm25:
         self._jieba = jieba
         self._stem = lru_cache(maxsize=200_000)(snowballstemmer.stemmer("english").stemWord)
         self.avg_len = avg_len
+        self.query_precise = True
 
-    def tokens(self, text: str) -> list[str]:
-        """The terms of ``text``, in order (repeats kept: they are the term frequencies)."""
+    def tokens(self, text: str, *, query: bool = False) -> list[str]:
+        """The terms of ``text``, in order (repeats kept: they are the term frequencies).
+
+        Documents use jieba's search mode (a long word also yields its sub-words, so "水壶" in a
+        question matches "电热水壶" in a manual); questions use its precise mode, so a long word
+        in a question counts once instead of once per sub-word.
+        """
         text = unicodedata.normalize("NFKC", text).lower()
         out: list[str] = []
         for m in _TOKEN.finditer(text):
             if m.group("cjk"):
-                out.extend(t for t in self._jieba.cut_for_search(m.group("cjk")) if t not in _ZH_STOP)
+                # HMM off: dictionary words only (its guessed words, like "前要", match nothing)
+                run = m.group("cjk")
+                words = self._jieba.cut(run, HMM=False) if query and self.query_precise \
+                    else self._jieba.cut_for_search(run, HMM=False)
+                out.extend(t for t in words if t not in _ZH_STOP)
                 continue
             word = m.group("word")
             parts = _PARTS.split(word)
-            if len(parts) > 1:  # a code or version: the whole and its parts
+            if len(parts) > 1:  # a code or version ("kx-2000", "1.7l")
                 out.append(word)
-                out.extend(p for p in parts if p and p not in _EN_STOP)
+                if not query:  # documents also index its parts and its joined form, so a question
+                    # saying "2000" or "KX2000" finds "KX-2000"; a question's code counts once
+                    out.extend(p for p in parts if p and p not in _EN_STOP)
+                    out.append("".join(parts))
             elif word not in _EN_STOP:
                 out.append(self._stem(word) if word.isalpha() else word)
                 unit = _NUM_UNIT.match(word)
@@ -96,7 +109,7 @@ class JiebaBm25:
         return _vec({t: c * (K1 + 1) / (c + norm) for t, c in tf.items()})
 
     def embed_query(self, text: str) -> SparseVec:
-        return _vec({t: 1.0 for t in self.tokens(text)})
+        return _vec({t: 1.0 for t in self.tokens(text, query=True)})
 
 
 def _vec(weights: dict[str, float]) -> SparseVec:

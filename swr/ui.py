@@ -144,6 +144,10 @@ class Controls:
 def nav() -> None:
     st.sidebar.page_link(CHAT_PAGE, label="Chat", icon="💬")
     st.sidebar.page_link(KB_PAGE, label="Knowledge bases", icon="📚")
+    st.sidebar.page_link(TUNE_PAGE, label="Tune", icon="🎛️")
+    if (ROOT / VERIFY_PAGE).is_file():
+        st.sidebar.page_link(VERIFY_PAGE, label="Verify", icon="✅")
+    st.sidebar.page_link(COMPARE_PAGE, label="Compare", icon="⚖️")
 
 
 def kb_selector(engine: Engine) -> str | None:
@@ -199,9 +203,11 @@ def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
             mode = _keep("mode", st.radio("Mode", ["hybrid", "dense", "sparse"], horizontal=True,
                                           key=_persist("mode", s.mode)))
             if mode == "hybrid":
-                fusion = _keep("fusion", st.radio("Fusion", ["rrf", "weighted"], horizontal=True,
-                                                  key=_persist("fusion", "rrf"),
-                                                  help="Reciprocal-rank fusion, or a weighted sum of scores."))
+                fusion = _keep("fusion", st.radio("Fusion", ["dbsf", "rrf", "weighted"], horizontal=True,
+                                                  key=_persist("fusion", s.fusion),
+                                                  help="DBSF: scores normalised per list then summed (the "
+                                                       "default: best on CMRC 2018 and SQuAD here); RRF: "
+                                                       "reciprocal-rank fusion; weighted: RRF with a dense weight."))
                 if fusion == "weighted":
                     _keep("dense_weight", st.slider("Dense weight", 0.0, 1.0, step=0.05,
                                                     key=_persist("dense_weight", 0.5)))
@@ -258,7 +264,7 @@ def _params_from_cfg(s: Settings) -> dict:
     """The retrieval parameters, in the very shape of ``Retrieval.params``."""
     ss = st.session_state
     mode = ss.get("cfg_mode", s.mode)
-    fusion = ss.get("cfg_fusion", "rrf") if mode == "hybrid" else "rrf"
+    fusion = ss.get("cfg_fusion", s.fusion) if mode == "hybrid" else s.fusion
     lang = ss.get("cfg_lang", "any")
     min_score = ss.get("cfg_min_score") if ss.get("cfg_cutoff") else None
     stages = (["cutoff"] if min_score is not None else []) + (["rerank"] if ss.get("cfg_rerank") else [])
@@ -784,3 +790,660 @@ def system_panel(engine: Engine) -> None:
                  use_container_width=True)
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# Tune (pages/2_Tune.py) and Compare (pages/4_Compare.py): sweeps of the user's own questions,
+# two configurations side by side, and "why was this sentence not retrieved?"
+
+TUNE_PAGE = "pages/2_Tune.py"
+VERIFY_PAGE = "pages/3_Verify.py"  # written separately: linked only once the file exists
+COMPARE_PAGE = "pages/4_Compare.py"
+MODES = ["hybrid", "dense", "sparse"]
+TUNE_WINDOWS = list(range(0, 11))
+TUNE_TOP_KS = list(range(1, 21))
+TUNE_CHUNK_SIZES = [128, 256, 512, 1024]
+TUNE_METRICS = {"hit_rate": "Hit rate", "mrr": "MRR", "evidence_recall": "Evidence recall"}
+
+_COMPARE_CSS = """
+.swr-passage.swr-only{border:2px solid var(--swr-side);box-shadow:inset 5px 0 0 var(--swr-side)}
+.swr-passage.swr-only-a{--swr-side:#0969da}
+.swr-passage.swr-only-b{--swr-side:#8250df}
+.swr-onlybadge{display:inline-block;font-size:.75em;font-weight:600;color:#fff;background:var(--swr-side);
+ border-radius:10px;padding:0 .6em;margin-bottom:.4em}
+.swr-cmphead{font-size:.85em;color:#57606a;margin:.2em 0 .4em 0;overflow-wrap:anywhere}
+.swr-cmphead b{color:#1f2328}
+.swr-side-a{color:#0969da;font-weight:700}
+.swr-side-b{color:#8250df;font-weight:700}
+.swr-probe-text{white-space:pre-wrap;overflow-wrap:anywhere;border-left:3px solid #d0d7de;padding:.3em .7em;
+ margin:.3em 0;background:#f6f8fa}
+.swr-probe-reason{font-weight:600;margin:.4em 0}
+"""
+
+
+def keep_kb() -> None:
+    """Keep the selected knowledge base across a page switch; call before :func:`sidebar`.
+
+    A widget's id includes its page, so the sidebar's knowledge-base select box (drawn on every
+    page) would fall back to the first knowledge base on the next page although ``w_kb`` still
+    holds the selection. Re-setting ``w_kb`` from its kept copy makes the new page's box take it;
+    when the two differ the user has just picked another one in this page's box, which is left alone.
+    """
+    ss = st.session_state
+    if "cfg_kb" in ss and ss.get("w_kb", ss["cfg_kb"]) == ss["cfg_kb"]:
+        ss["w_kb"] = ss["cfg_kb"]
+
+
+def _style(css: str) -> None:
+    st.html(f"<style>{css}</style>")
+
+
+def _ranges(ns: list[int]) -> str:
+    """``3–5, 9`` from 0-based sentence numbers (shown 1-based)."""
+    out: list[str] = []
+    for n in sorted(set(ns)):
+        if out and n == int(out[-1].split("–")[-1]):
+            a = out[-1].split("–")[0]
+            out[-1] = f"{a}–{n + 1}"
+        else:
+            out.append(str(n + 1))
+    return ", ".join(out)
+
+
+def sweep_knobs(settings: Settings) -> tuple[dict, list[str]]:
+    """The chat's knobs besides window/top_k/mode, as ``engine.retrieve`` arguments for a sweep,
+    and notes on what a sweep leaves out (the reranker: a smaller top-k is no prefix then)."""
+    p = _params_from_cfg(settings)
+    knobs = {k: p[k] for k in ("fusion", "dense_weight", "dense_k", "sparse_k", "sources", "tags", "lang",
+                               "min_score")}
+    knobs["fusion"] = st.session_state.get("cfg_fusion", "rrf")
+    knobs["dense_weight"] = float(st.session_state.get("cfg_dense_weight", 0.5)) if knobs["fusion"] == "weighted" else 0.5
+    knobs["stages"] = [s for s in p["stages"] if s != "rerank"]
+    notes = ["the cross-encoder reranker is left out (applying a configuration switches it off)"] \
+        if "rerank" in p["stages"] else []
+    return knobs, notes
+
+
+def knobs_text(knobs: dict) -> str:
+    """One line: the knobs a sweep ran with besides window, top-k and mode."""
+    fusion = knobs.get("fusion", "rrf")
+    parts = [f"fusion {fusion}" + (f" (dense {knobs.get('dense_weight')})" if fusion == "weighted" else ""),
+             f"candidates {knobs.get('dense_k')}/{knobs.get('sparse_k')}"]
+    if knobs.get("min_score") is not None:
+        parts.append(f"min score {knobs['min_score']}")
+    filters = [f"{k} {_short(knobs.get(k))}" for k in ("sources", "tags", "lang") if knobs.get(k)]
+    parts.append("filters: " + "; ".join(filters) if filters else "no filters")
+    return " · ".join(parts)
+
+
+def _questions_from_file(name: str, data: bytes, fmt: str):
+    """Questions from CSV/JSONL bytes, parsed by the same loader as ``swr eval``."""
+    import csv
+    import tempfile
+
+    from swr import evaluate
+
+    suffix = ".jsonl" if fmt == "jsonl" else ".csv"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"questions{suffix}"
+        path.write_bytes(data)
+        try:
+            return evaluate.load_set(path, fmt)[1]
+        except (KeyError, TypeError, ValueError, csv.Error) as exc:
+            what = f"column/field {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+            raise SwrError(f"{name}: not a question set ({what}). Expected CSV with a header "
+                           "question,expected_answer[,evidence,source] or JSONL with those fields.") from exc
+
+
+def golden_questions(settings: Settings, kb: str):
+    """The knowledge base's preset (golden) questions as :class:`swr.questions.Question`."""
+    df = load_golden(settings, kb)
+    return _questions_from_file("preset questions", df.to_csv(index=False).encode("utf-8"), "csv")
+
+
+def tune_questions(engine: Engine, kb: str) -> tuple[list, str | None]:
+    """The question-set picker: the knowledge base's preset questions or an uploaded CSV/JSONL file.
+    Returns (usable questions, a label of where they come from)."""
+    src = st.radio("Question set", ["Preset questions of this knowledge base", "Upload a file"], horizontal=True,
+                   key="tune_src", label_visibility="collapsed")
+    if src.startswith("Preset"):
+        path = golden_path(engine.settings, kb)
+        where = str(path) if path.is_file() else ("the bundled samples/golden.csv"
+                                                  if kb == engine.settings.sample_kb else None)
+        if where is None:
+            st.info("This knowledge base has no preset questions yet: add some (question, expected answer) on "
+                    "the Knowledge bases page, or upload a question set.")
+            return [], None
+        label = f"preset questions of {kb}"
+        try:
+            qs = golden_questions(engine.settings, kb)
+        except SwrError as exc:
+            st.error(md(exc.message))
+            return [], None
+        note = f"From {where} (edit them on the Knowledge bases page)."
+    else:
+        up = st.file_uploader("Question set: CSV (question, expected_answer — several separated by |, optional "
+                              "evidence, source) or JSONL with the same fields", type=["csv", "jsonl"],
+                              key="tune_upload")
+        if not up:
+            return [], None
+        fmt = "jsonl" if up.name.lower().endswith(".jsonl") else "csv"
+        try:
+            qs = _questions_from_file(up.name, up.getvalue(), fmt)
+        except SwrError as exc:
+            st.error(md(exc.message))
+            return [], None
+        label, note = up.name, f"Uploaded {up.name}."
+    usable = [q for q in qs if q.question.strip() and (q.answers or q.evidence)]
+    skipped = len(qs) - len(usable)
+    st.caption(md(f"{note} {len(usable)} usable question{'s' * (len(usable) != 1)}"
+                  + (f" ({skipped} without an expected answer skipped)" if skipped else "") + "."))
+    if not usable:
+        st.warning("No usable question: each needs a question and an expected answer snippet.")
+    return usable, label
+
+
+def tune_grid(engine: Engine, n_questions: int) -> dict | None:
+    """The sweep grid (a form: nothing runs until submitted); the grid when submitted, else None."""
+    s = engine.settings
+    with st.form("tune-grid", border=True):
+        c1, c2, c3 = st.columns([3, 3, 2])
+        windows = c1.multiselect("Windows (sentences each side)", TUNE_WINDOWS,
+                                 key=_persist("tune_windows", [0, 1, 2, 3, 5]))
+        top_ks = c2.multiselect("Top-k", TUNE_TOP_KS, key=_persist("tune_top_ks", [1, 3, 5, 10]))
+        modes = c3.multiselect("Modes", MODES, key=_persist("tune_modes", [st.session_state.get("cfg_mode", s.mode)]))
+        c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
+        chunks = c1.toggle("Chunk baseline", key=_persist("tune_chunks", True),
+                           help="Also measure plain fixed-size chunks (llama-index SentenceSplitter, same "
+                                "embedder and store). The first run per size indexes the chunks once.")
+        sizes = c2.multiselect("Chunk sizes (tokens)", TUNE_CHUNK_SIZES, key=_persist("tune_chunk_sizes", [256, 512]))
+        overlap = c3.number_input("Chunk overlap", 0, 100, step=10, key=_persist("tune_overlap", 20))
+        limit = c4.number_input("Questions (0 = all)", 0, None, step=5,
+                                key=_persist("tune_limit", 0),
+                                help="A seeded random sample of the question set, for a quick first look.")
+        go = st.form_submit_button("Run sweep", type="primary", icon=":material/play_arrow:",
+                                   disabled=not n_questions)
+    for key, value in (("tune_windows", windows), ("tune_top_ks", top_ks), ("tune_modes", modes),
+                       ("tune_chunks", chunks), ("tune_chunk_sizes", sizes), ("tune_overlap", overlap),
+                       ("tune_limit", limit)):
+        _keep(key, value)
+    if not go:
+        return None
+    return {"windows": sorted(windows), "top_ks": sorted(top_ks), "modes": [m for m in MODES if m in modes],
+            "chunk_sizes": sorted(sizes) if chunks else [], "chunk_overlap": int(overlap),
+            "limit": int(limit) or None}
+
+
+def run_tune(engine: Engine, kb: str, questions: list, source: str, grid: dict) -> None:
+    """Run the sweep with a progress bar; keep the result in session state (``tune_result``)."""
+    from swr import evaluate
+
+    if not grid["windows"] or not grid["top_ks"] or not grid["modes"]:
+        st.error("Pick at least one window, one top-k and one mode.")
+        return
+    qs = evaluate.sample(questions, grid["limit"])
+    knobs, notes = sweep_knobs(engine.settings)
+    n_cfg = len(grid["modes"]) * len(grid["top_ks"]) * (len(grid["windows"]) + len(grid["chunk_sizes"]))
+    bar = st.progress(0.0, text=f"Sweeping {n_cfg} configurations over {len(qs)} questions…")
+
+    def progress(p: dict) -> None:
+        if p.get("stage") == "chunks":
+            size = str(p.get("kb") or "").rsplit(":", 2)
+            what = f"{size[-2]}-token chunks" if len(size) == 3 else "chunks"
+            docs = p.get("documents") or p.get("files")
+            bar.progress(min(1.0, p.get("done", 0) / max(1, p.get("total") or 1)),
+                         text=f"Chunk baseline: indexing {what}" + (f" of {docs} documents" if docs else "")
+                              + f" · {p.get('done', 0):,}/{p.get('total', 0):,} (once per size)")
+        else:
+            rate = p.get("questions_per_s")
+            bar.progress(min(1.0, p["done"] / max(1, p["total"])),
+                         text=f"Question {p['done']}/{p['total']}" + (f" · {rate:,.1f} questions/s" if rate else ""))
+
+    t0 = time.perf_counter()
+    try:
+        rows = evaluate.sweep(engine, kb, qs, windows=grid["windows"], top_ks=grid["top_ks"], modes=grid["modes"],
+                              chunk_sizes=grid["chunk_sizes"], chunk_overlap=grid["chunk_overlap"], progress=progress,
+                              details=True, **knobs)
+    except SwrError as exc:
+        bar.empty()
+        st.error(md(exc.message))
+        return
+    el = time.perf_counter() - t0
+    bar.progress(1.0, text=f"Done: {len(rows)} configurations × {len(qs)} questions in {el:.1f} s")
+    st.session_state["tune_result"] = {"kb": kb, "source": source, "questions": len(qs), "rows": rows,
+                                       "knobs": knobs, "notes": notes, "grid": grid, "seconds": round(el, 1)}
+
+
+def series_name(method: str, mode: str, chunk_size, modes: int) -> str:
+    name = "sentence windows" if method == "window" else f"chunks {int(chunk_size)}"
+    return f"{name} · {mode}" if modes > 1 else name
+
+
+def tune_frame(rows) -> pd.DataFrame:
+    """The sweep as a table: one row per configuration, with its label and chart series."""
+    df = pd.DataFrame([{"configuration": r.config.label(), **r.to_dict(), "questions": r.questions} for r in rows])
+    if df.empty:
+        return df
+    for c in ("window_size", "chunk_size"):  # None for the other method: integers with gaps, not floats
+        df[c] = df[c].astype("Int64")
+    n_modes = df["mode"].nunique()
+    df["series"] = [series_name(m, mo, c, n_modes) for m, mo, c in zip(df["method"], df["mode"], df["chunk_size"])]
+    return df
+
+
+def pareto(df: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Each series' Pareto frontier: no other configuration of it scores higher with less context."""
+    keep = []
+    for _, g in df.dropna(subset=[metric]).groupby("series", sort=False):
+        best = None
+        for idx, r in g.sort_values(["context_chars", metric], ascending=[True, False]).iterrows():
+            if best is None or r[metric] > best:
+                keep.append(idx)
+                best = r[metric]
+    return df.loc[keep].sort_values(["series", "context_chars"])
+
+
+def frontier_chart(df: pd.DataFrame, metric: str = "hit_rate"):
+    """Metric against mean context size: every configuration a point, each series' frontier a line."""
+    import altair as alt
+
+    title = TUNE_METRICS.get(metric, metric)
+    d = df.dropna(subset=[metric]).copy()
+    d["on_frontier"] = d.index.isin(pareto(d, metric).index)
+    color = alt.Color("series:N", title="Method", legend=alt.Legend(orient="bottom", columns=3))
+    tooltip = [alt.Tooltip("configuration:N"), alt.Tooltip(f"{metric}:Q", title=title, format=".3f"),
+               alt.Tooltip("mrr:Q", title="MRR", format=".3f"),
+               alt.Tooltip("context_chars:Q", title="context chars", format=",.0f"),
+               alt.Tooltip("context_tokens:Q", title="context tokens", format=",.0f"),
+               alt.Tooltip("latency_ms:Q", title="p50 ms", format=".1f")]
+    x = alt.X("context_chars:Q", title="Mean context size (characters sent to the LLM)")
+    y = alt.Y(f"{metric}:Q", title=title, scale=alt.Scale(domain=[0, 1]))
+    points = alt.Chart(d).mark_point(filled=True, size=70).encode(
+        x=x, y=y, color=color, tooltip=tooltip,
+        opacity=alt.condition("datum.on_frontier", alt.value(1.0), alt.value(0.35)),
+        shape=alt.Shape("on_frontier:N", title="On the frontier",
+                        scale=alt.Scale(domain=[True, False], range=["circle", "triangle"]), legend=None))
+    line = alt.Chart(d[d["on_frontier"]]).mark_line(strokeWidth=2).encode(
+        x=x, y=y, color=color, order="context_chars:Q", tooltip=tooltip)
+    return (line + points).properties(height=360, title=f"{title} against context size (lines: the frontier)")
+
+
+def heatmap_chart(df: pd.DataFrame, mode: str, metric: str = "hit_rate"):
+    """Window x top-k grid of the metric for the sentence windows of one mode."""
+    import altair as alt
+
+    title = TUNE_METRICS.get(metric, metric)
+    d = df[(df["method"] == "window") & (df["mode"] == mode)].dropna(subset=[metric]).copy()
+    d["window_size"] = d["window_size"].astype(int)
+    base = alt.Chart(d).encode(x=alt.X("window_size:O", title="Window (sentences each side)"),
+                               y=alt.Y("top_k:O", title="Top-k", sort="descending"))
+    rect = base.mark_rect().encode(
+        color=alt.Color(f"{metric}:Q", title=title, scale=alt.Scale(domain=[0, 1], scheme="blues")),
+        tooltip=[alt.Tooltip("configuration:N"), alt.Tooltip(f"{metric}:Q", title=title, format=".3f"),
+                 alt.Tooltip("context_chars:Q", title="context chars", format=",.0f")])
+    text = base.mark_text(fontSize=12).encode(
+        text=alt.Text(f"{metric}:Q", format=".2f"),
+        color=alt.condition(f"datum.{metric} > 0.6", alt.value("white"), alt.value("#1f2328")))
+    return (rect + text).properties(height=max(160, 34 * d["top_k"].nunique()),
+                                    title=f"{title} by window and top-k ({mode})")
+
+
+def best_window_row(rows):
+    """The best sentence-window configuration: highest hit rate, then MRR, then smaller context."""
+    cands = [r for r in rows if r.config.method == "window"]
+    return max(cands, key=lambda r: (r.hit_rate if r.hit_rate is not None else -1.0,
+                                     r.evidence_recall or 0.0, r.mrr or 0.0, -r.context_chars), default=None)
+
+
+def apply_config(window: int, top_k: int, mode: str, knobs: dict) -> dict:
+    """Set the chat's knobs (the very session-state keys the sidebar widgets read) to a tested
+    configuration: window, top-k, mode and the other knobs the sweep ran with. Returns them."""
+    fusion = knobs.get("fusion", "rrf")
+    vals = {"window": int(window), "top_k": int(top_k), "mode": mode, "fusion": fusion,
+            "dense_weight": float(knobs.get("dense_weight", 0.5)), "dense_k": int(knobs["dense_k"]),
+            "sparse_k": int(knobs["sparse_k"]), "sources": list(knobs.get("sources") or []),
+            "tags": list(knobs.get("tags") or []), "lang": knobs.get("lang") or "any",
+            "cutoff": knobs.get("min_score") is not None, "rerank": False}
+    if knobs.get("min_score") is not None:
+        vals["min_score"] = float(knobs["min_score"])
+    ss = st.session_state
+    for k, v in vals.items():
+        ss[f"cfg_{k}"] = v
+        ss[f"w_{k}"] = v
+    return vals
+
+
+def _picked() -> tuple | None:
+    """(window, top_k, mode, knobs) of the configuration picked in the Tune results (read in the
+    callback, so it is the selection of this very click)."""
+    res = st.session_state.get("tune_result")
+    label = st.session_state.get("tune_pick")
+    row = next((r for r in (res or {}).get("rows", []) if r.config.method == "window" and r.config.label() == label),
+               None)
+    return None if row is None else (row.config.window_size, row.config.top_k, row.config.mode, res["knobs"])
+
+
+def _apply_and_flash() -> None:
+    picked = _picked()
+    if picked is None:
+        return
+    window, top_k, mode, knobs = picked
+    apply_config(window, top_k, mode, knobs)
+    st.session_state["flash"] = ("success", f"Applied to the chat: window {window} · top-k {top_k} · {mode} "
+                                            f"({knobs_text(knobs)}).")
+
+
+def tune_results(engine: Engine, kb: str) -> None:
+    """The kept sweep: table, charts, budget table, missed questions, apply to chat, export."""
+    from swr import evaluate
+
+    res = st.session_state.get("tune_result")
+    _flash()
+    if not res:
+        return
+    if res["kb"] != kb:
+        st.info(md(f"The last sweep ran on knowledge base {res['kb']}; run one for {kb}."))
+        return
+    rows = res["rows"]
+    df = tune_frame(rows)
+    st.markdown("##### Results")
+    st.caption(md(f"{res['questions']} questions ({res['source']}) · {len(rows)} configurations · "
+                  f"{res['seconds']} s · other knobs as in the chat: {knobs_text(res['knobs'])}"
+                  + ("".join(f" · {n}" for n in res["notes"]))))
+    metrics = [m for m in TUNE_METRICS if df[m].notna().any()] or ["hit_rate"]
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    metric = c1.radio("Metric", metrics, format_func=TUNE_METRICS.get, horizontal=True, key="tune_metric")
+    modes = [m for m in MODES if m in set(df.loc[df["method"] == "window", "mode"])]
+    mode = c2.selectbox("Heatmap mode", modes, key="tune_heat_mode") if len(modes) > 1 else modes[0]
+    left, right = st.columns([3, 2], gap="medium")
+    left.altair_chart(frontier_chart(df, metric), width="stretch")
+    right.altair_chart(heatmap_chart(df, mode, metric), width="stretch")
+
+    table = df.drop(columns=["series"])
+    st.dataframe(table, hide_index=True, width="stretch", key="tune_table",
+                 column_config={"configuration": st.column_config.TextColumn(width="medium"),
+                                **{m: st.column_config.NumberColumn(TUNE_METRICS[m], format="%.3f")
+                                   for m in TUNE_METRICS},
+                                "context_chars": st.column_config.NumberColumn("ctx chars", format="%.0f"),
+                                "context_tokens": st.column_config.NumberColumn("ctx tokens", format="%.0f"),
+                                "latency_ms": st.column_config.NumberColumn("p50 ms", format="%.1f")})
+    c1, c2 = st.columns([1, 3])
+    c1.download_button("Export CSV", data=table.to_csv(index=False).encode("utf-8"), file_name=f"sweep-{kb}.csv",
+                       mime="text/csv", key="tune-csv", icon=":material/download:", on_click="ignore")
+    with c2.expander("Best configuration under a context budget"):
+        st.dataframe(pd.DataFrame(evaluate.budget_table(rows)), hide_index=True, width="stretch")
+
+    st.markdown("##### Use a configuration in the chat")
+    windows = [r for r in rows if r.config.method == "window"]
+    best = best_window_row(rows)
+    labels = [r.config.label() for r in windows]
+    c1, c2, c3 = st.columns([4, 1, 1], vertical_alignment="bottom")
+    pick = c1.selectbox("Configuration", labels, index=labels.index(best.config.label()) if best else 0,
+                        key="tune_pick", help="Preselected: the best sentence-window configuration (hit rate, "
+                                              "then evidence recall and MRR, then the smaller context).",
+                        format_func=lambda lab: _pick_label(windows[labels.index(lab)]))
+    row = windows[labels.index(pick)]
+    c2.button("Apply to chat", key="tune-apply", on_click=_apply_and_flash, width="stretch",
+              icon=":material/check:")
+    if c3.button("Apply and chat", key="tune-apply-go", type="primary", width="stretch",
+                 icon=":material/chat:"):
+        apply_config(row.config.window_size, row.config.top_k, row.config.mode, res["knobs"])
+        st.switch_page(CHAT_PAGE)
+    missed = [o for o in row.outcomes if o.get("hit") is False]
+    with st.expander(f"Questions this configuration misses ({len(missed)})"):
+        if missed:
+            st.dataframe(pd.DataFrame([{"question": o["question"], "context chars": o["chars"]} for o in missed]),
+                         hide_index=True, width="stretch")
+            st.caption("Open the Compare page to see why: two configurations side by side, and a probe that "
+                       "says which limit cut a sentence.")
+        else:
+            st.caption("None.")
+
+
+def _pick_label(row) -> str:
+    f = (lambda v: "–" if v is None else f"{v:.2f}")
+    return (f"{row.config.label()} · hit {f(row.hit_rate)} · MRR {f(row.mrr)} · "
+            f"{row.context_chars:,.0f} chars")
+
+
+# -- Compare ----------------------------------------------------------------------------------
+
+COMPARE_PRESETS = {
+    "window 1 vs window 3": ({"window": 1}, {"window": 3}),
+    "window 0 vs window 5": ({"window": 0}, {"window": 5}),
+    "hybrid vs dense": ({"mode": "hybrid"}, {"mode": "dense"}),
+    "dense vs sparse": ({"mode": "dense"}, {"mode": "sparse"}),
+    "top-k 3 vs top-k 8": ({"top_k": 3}, {"top_k": 8}),
+    "RRF vs weighted fusion": ({"mode": "hybrid", "fusion": "rrf"},
+                               {"mode": "hybrid", "fusion": "weighted", "dense_weight": 0.7}),
+}
+
+
+def _chat_side(settings: Settings) -> dict:
+    ss = st.session_state
+    return {"window": int(ss.get("cfg_window", settings.window_size)), "top_k": int(ss.get("cfg_top_k", settings.top_k)),
+            "mode": ss.get("cfg_mode", settings.mode), "fusion": ss.get("cfg_fusion", "rrf"),
+            "dense_weight": float(ss.get("cfg_dense_weight", 0.5))}
+
+
+def set_side(side: str, values: dict) -> None:
+    """Set one side's knobs (``cmp_a_*`` / ``cmp_b_*``: the widget and its kept copy)."""
+    ss = st.session_state
+    for k, v in values.items():
+        ss[f"cfg_cmp_{side}_{k}"] = v
+        ss[f"w_cmp_{side}_{k}"] = v
+
+
+def load_preset(settings: Settings, name: str) -> None:
+    """Both sides from the chat's settings with the preset's differences."""
+    a, b = COMPARE_PRESETS[name]
+    base = _chat_side(settings)
+    set_side("a", {**base, **a})
+    set_side("b", {**base, **b})
+
+
+def _on_preset(settings: Settings) -> None:
+    name = st.session_state.get("cmp_preset")
+    if name in COMPARE_PRESETS:
+        load_preset(settings, name)
+
+
+def compare_question(engine: Engine, kb: str) -> str:
+    """The Compare page's CSS, question box (first preset question by default) and preset picker."""
+    from swr import engine as engine_module
+
+    _style(_COMPARE_CSS)
+    ss = st.session_state
+    presets = preset_questions(engine, kb)
+    filled = ss.get("cmp_q_for")  # (kb, question) the box was last filled with
+    if filled is None or (filled[0] != kb and ss.get("cfg_cmp_q", "") in ("", filled[1])):
+        # first visit, or another KB while the box holds the previous KB's default: its first preset
+        default = presets[0] if presets else ""
+        ss["cfg_cmp_q"] = ss["w_cmp_q"] = default
+        ss["cmp_q_for"] = (kb, default)
+    question = _keep("cmp_q", st.text_input("Question", key=_persist("cmp_q", ""),
+                                            max_chars=engine_module.MAX_QUESTION_CHARS))
+    st.selectbox("Preset", list(COMPARE_PRESETS), index=None, key="cmp_preset",
+                 placeholder="Load a preset (both sides start from the chat's settings)…",
+                 on_change=_on_preset, args=(engine.settings,))
+    return question
+
+
+def side_controls(engine: Engine, side: str) -> tuple[int, dict]:
+    """One side's window, top-k, mode, fusion and dense weight; (window, retrieval params). The other
+    knobs (candidates, filters, cutoff, reranker) are the chat's, the same for both sides."""
+    s = engine.settings
+    if f"cfg_cmp_{side}_window" not in st.session_state:  # first visit: the first preset
+        load_preset(s, next(iter(COMPARE_PRESETS)))
+    default = _chat_side(s)
+
+    def key(k):
+        return _persist(f"cmp_{side}_{k}", default[k])
+
+    window = _keep(f"cmp_{side}_window", st.slider("Window", 0, 10, key=key("window")))
+    top_k = _keep(f"cmp_{side}_top_k", st.slider("Top-k", 1, 20, key=key("top_k")))
+    mode = _keep(f"cmp_{side}_mode", st.radio("Mode", MODES, horizontal=True, key=key("mode")))
+    fusion, weight = "rrf", 0.5
+    if mode == "hybrid":
+        c1, c2 = st.columns(2)
+        fusion = _keep(f"cmp_{side}_fusion", c1.radio("Fusion", ["dbsf", "rrf", "weighted"], horizontal=True,
+                                                      key=key("fusion")))
+        if fusion == "weighted":
+            weight = _keep(f"cmp_{side}_dense_weight", c2.slider("Dense weight", 0.0, 1.0, step=0.05,
+                                                                 key=key("dense_weight")))
+    params = {**_params_from_cfg(s), "top_k": int(top_k), "mode": mode, "fusion": fusion,
+              "dense_weight": float(weight)}
+    return int(window), params
+
+
+def side_label(window: int, params: dict) -> str:
+    mode = params["mode"]
+    if mode == "hybrid":
+        mode += f"/{params['fusion']}" + (f" dense {params['dense_weight']}" if params["fusion"] == "weighted" else "")
+    return f"window {window} · top-k {params['top_k']} · {mode}"
+
+
+def run_compare(engine: Engine, kb: str, question: str, sides: dict[str, tuple[int, dict]]) -> None:
+    """Ask the question with both configurations (the chat's own retrieve → windows → answer path);
+    keep both results in session state (``cmp_result``)."""
+    out = {}
+    with st.spinner("Asking with both configurations…"):
+        for side, (window, params) in sides.items():
+            try:
+                out[side] = {"window": window, "params": params,
+                             "result": engine.ask(question, kb, window_size=window, **params)}
+            except SwrError as exc:
+                st.error(md(f"{side.upper()}: {exc.message}"))
+                return
+    st.session_state["cmp_result"] = {"kb": kb, "question": question, "sides": out}
+
+
+def context_sentences(passages: list[Passage]) -> set[tuple[str, int]]:
+    """(doc_id, sentence number) of every sentence in the context of these passages."""
+    return {(p.doc_id, i) for p in passages for i in range(p.first, p.last + 1)}
+
+
+def marked_cards(passages: list[Passage], other: set[tuple[str, int]], side: str, other_side: str) -> str:
+    """Passage cards (escaped by :func:`render.passage_html`); a card holding sentences the other side
+    did not send gets a coloured border and a badge naming them (and its hits the other side missed)."""
+    if not passages:
+        return '<div class="swr-empty">No passage found (check the filters).</div>'
+    out = []
+    for n, p in enumerate(passages, 1):
+        card = render.passage_html(p, n)
+        only = [i for i in range(p.first, p.last + 1) if (p.doc_id, i) not in other]
+        if only:
+            hits = [h.i for h in p.hits if (p.doc_id, h.i) not in other]
+            total = p.last - p.first + 1
+            badge = (f"only in {side.upper()}: {'all' if len(only) == total else len(only)} of {total} sentences"
+                     f" (sentence{'s' * (len(only) > 1)} {_ranges(only)})"
+                     + (f" · hit{'s' * (len(hits) > 1)} {_ranges(hits)} not in {other_side.upper()}" if hits else ""))
+            card = card.replace('<div class="swr-passage"', f'<div class="swr-passage swr-only swr-only-{side}"', 1)
+            card = card.replace(f'id="passage-{n}">', f'id="passage-{n}"><div class="swr-onlybadge">'
+                                                       f"{render.esc(badge)}</div>", 1)
+        out.append(card)
+    return _anchored("".join(out), "c", side)
+
+
+def compare_results(kb: str) -> None:
+    """Both answers and both evidence lists side by side, sentences unique to one side marked."""
+    res = st.session_state.get("cmp_result")
+    if not res or res["kb"] != kb:
+        return
+    sides = res["sides"]
+    sets = {k: context_sentences(v["result"].passages) for k, v in sides.items()}
+    a, b = sets["a"], sets["b"]
+    st.html(f'<div class="swr-cmphead">Question: <b>{render.esc(res["question"])}</b> · context sentences: '
+            f'<span class="swr-side-a">A</span> {len(a)} · <span class="swr-side-b">B</span> {len(b)} · shared '
+            f'{len(a & b)} · only in <span class="swr-side-a">A</span> <b>{len(a - b)}</b> · only in '
+            f'<span class="swr-side-b">B</span> <b>{len(b - a)}</b></div>')
+    cols = st.columns(2, gap="medium")
+    for col, side, other in ((cols[0], "a", "b"), (cols[1], "b", "a")):
+        v = sides[side]
+        result: AskResult = v["result"]
+        with col:
+            st.html(f'<div class="swr-cmphead"><span class="swr-side-{side}">{side.upper()}</span> · '
+                    f'{render.esc(side_label(v["window"], v["params"]))}</div>')
+            if result.answer_kind == "llm":
+                kind = f'<span class="swr-kind llm">LLM answer · {render.esc(result.settings.get("llm_model") or "")}</span>'
+            else:
+                kind = '<span class="swr-kind">Extractive answer (best passage, no LLM)</span>'
+            st.html(kind + _anchored(render.answer_html(result.answer, len(result.passages)), "c", side)
+                    + _html_text("swr-stamp", stamp_text(result)))
+            if result.llm_error:
+                st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
+            st.html(_evidence_head(result.passages, result.context_chars, result.context_tokens, "context"))
+            _scroll_cards(f"cmp-{side}", marked_cards(result.passages, sets[other], side, other))
+
+
+# -- why not retrieved? -----------------------------------------------------------------------
+
+_CUT_LABELS = {None: "nothing (retrieved)", "top_k": "top-k", "candidates": "candidate pool", "filter": "filter",
+               "no_shared_terms": "no shared term (BM25)", "missing": "not in the KB", "cutoff": "score cutoff"}
+
+
+def _short_text(text: str, n: int = 110) -> str:
+    t = " ".join((text or "").split())
+    return t if len(t) <= n else t[:n - 1] + "…"
+
+
+def probe_panel(engine: Engine, kb: str, question: str, sides: dict[str, tuple[int, dict]]) -> None:
+    """Pick a document and one of its sentences; show why it was (not) retrieved for the question."""
+    from swr import evaluate
+
+    docs = [d for d in engine.docs(kb) if d.complete]
+    if not docs:
+        st.info("No documents in this knowledge base.")
+        return
+    by_id = {d.doc_id: d for d in docs}
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    doc_id = c1.selectbox("Document", list(by_id), key="probe_doc",
+                          format_func=lambda i: f"{by_id[i].source} ({by_id[i].sentences:,} sentences)")
+    side = c2.radio("With the settings of", ["a", "b"], format_func=str.upper, horizontal=True, key="probe_side")
+    sentences = engine.doc_sentences(kb, doc_id)
+    if not sentences:
+        st.info("This document has no sentences.")
+        return
+    by_i = {s.i: s for s in sentences}
+    i = st.selectbox("Sentence (type to search)", list(by_i), key=f"probe_sent_{doc_id}",
+                     format_func=lambda i: f"{i + 1}: {_short_text(by_i[i].text)}")
+    params = sides[side][1]
+    go = st.button("Why (not) retrieved?", key="probe-go", icon=":material/search:", disabled=not question.strip())
+    if go:
+        try:
+            st.session_state["probe_result"] = {"side": side, "probe": evaluate.probe(engine, params, question, kb,
+                                                                                      doc_id, i)}
+        except SwrError as exc:
+            st.error(md(exc.message))
+    got = st.session_state.get("probe_result")
+    if got and got["probe"]["kb"] == kb:
+        probe_view(got["probe"], got["side"], params)
+
+
+def probe_view(p: dict, side: str, params: dict | None = None) -> None:
+    """The probe's answer: the sentence, its ranks and scores, and which limit cut it."""
+    def rank(r):
+        return "–" if r is None else f"#{r}"
+
+    def score(x):
+        return "–" if x is None else f"{x:.4g}"
+
+    pp = p["params"]
+    st.html(f'<div class="swr-cmphead">Sentence {p["i"] + 1} of <b>{render.esc(p.get("source") or p["doc_id"])}</b>'
+            f' for <b>{render.esc(p["question"])}</b> with the settings of {side.upper()} ({render.esc(pp["mode"])}, '
+            f'top-k {pp["top_k"]}, candidates {pp["dense_k"]}/{pp["sparse_k"]})</div>'
+            + (f'<div class="swr-probe-text">{render.esc(p["text"])}</div>' if p.get("text") else "")
+            + f'<div class="swr-probe-reason">{render.esc(p["reason"])}</div>')
+    c = st.columns(6)
+    c[0].metric("Cut by", _CUT_LABELS.get(p["cut_by"], str(p["cut_by"])))
+    c[1].metric(f"Rank ({pp['mode']})", rank(p["rank"]), help=f"Ranks are looked up to {p['probe_limit']}.")
+    c[2].metric("Dense rank", rank(p["dense_rank"]), help=f"In the dense candidates (dense_k {pp['dense_k']}): "
+                                                           f"{'yes' if p['in_dense_candidates'] else 'no'}")
+    c[3].metric("Dense score", score(p["dense_score"]))
+    c[4].metric("Sparse rank", rank(p["sparse_rank"]), help=f"In the sparse candidates (sparse_k {pp['sparse_k']}): "
+                                                             f"{'yes' if p['in_sparse_candidates'] else 'no'}")
+    c[5].metric("Sparse score", score(p["sparse_score"]), help=f"{p['shared_terms']} term(s) shared with the question")
+    if p.get("cutoff_score") is not None:
+        st.caption(f"The top-{pp['top_k']} list ends at score {p['cutoff_score']:.4g}.")
+    if params and (params.get("min_score") is not None or "rerank" in (params.get("stages") or [])):
+        st.caption("Note: the probe ranks before the score cutoff and the reranker of the chat's settings.")
