@@ -176,6 +176,7 @@ def kb_selector(engine: Engine) -> str | None:
 def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
     """Navigation, knowledge base, demo switch and (unless demo mode) the retrieval knobs."""
     s = engine.settings
+    keep_kb()  # the select box would otherwise fall back to the first KB after a page switch
     nav()
     kb = kb_selector(engine)
     if not knobs:
@@ -856,7 +857,7 @@ def sweep_knobs(settings: Settings) -> tuple[dict, list[str]]:
     p = _params_from_cfg(settings)
     knobs = {k: p[k] for k in ("fusion", "dense_weight", "dense_k", "sparse_k", "sources", "tags", "lang",
                                "min_score")}
-    knobs["fusion"] = st.session_state.get("cfg_fusion", "rrf")
+    knobs["fusion"] = st.session_state.get("cfg_fusion", settings.fusion)  # the chat's, whatever its mode
     knobs["dense_weight"] = float(st.session_state.get("cfg_dense_weight", 0.5)) if knobs["fusion"] == "weighted" else 0.5
     knobs["stages"] = [s for s in p["stages"] if s != "rerank"]
     notes = ["the cross-encoder reranker is left out (applying a configuration switches it off)"] \
@@ -866,7 +867,7 @@ def sweep_knobs(settings: Settings) -> tuple[dict, list[str]]:
 
 def knobs_text(knobs: dict) -> str:
     """One line: the knobs a sweep ran with besides window, top-k and mode."""
-    fusion = knobs.get("fusion", "rrf")
+    fusion = knobs.get("fusion")
     parts = [f"fusion {fusion}" + (f" (dense {knobs.get('dense_weight')})" if fusion == "weighted" else ""),
              f"candidates {knobs.get('dense_k')}/{knobs.get('sparse_k')}"]
     if knobs.get("min_score") is not None:
@@ -1089,16 +1090,17 @@ def heatmap_chart(df: pd.DataFrame, mode: str, metric: str = "hit_rate"):
 
 
 def best_window_row(rows):
-    """The best sentence-window configuration: highest hit rate, then MRR, then smaller context."""
+    """The best sentence-window configuration: the highest hit rate (then evidence recall) for the
+    smallest context, then the higher MRR: the cheapest configuration at the top of the frontier."""
     cands = [r for r in rows if r.config.method == "window"]
-    return max(cands, key=lambda r: (r.hit_rate if r.hit_rate is not None else -1.0,
-                                     r.evidence_recall or 0.0, r.mrr or 0.0, -r.context_chars), default=None)
+    return max(cands, key=lambda r: (r.hit_rate if r.hit_rate is not None else -1.0, r.evidence_recall or 0.0,
+                                     -r.context_chars, r.mrr or 0.0), default=None)
 
 
 def apply_config(window: int, top_k: int, mode: str, knobs: dict) -> dict:
     """Set the chat's knobs (the very session-state keys the sidebar widgets read) to a tested
     configuration: window, top-k, mode and the other knobs the sweep ran with. Returns them."""
-    fusion = knobs.get("fusion", "rrf")
+    fusion = knobs["fusion"]
     vals = {"window": int(window), "top_k": int(top_k), "mode": mode, "fusion": fusion,
             "dense_weight": float(knobs.get("dense_weight", 0.5)), "dense_k": int(knobs["dense_k"]),
             "sparse_k": int(knobs["sparse_k"]), "sources": list(knobs.get("sources") or []),
@@ -1156,11 +1158,13 @@ def tune_results(engine: Engine, kb: str) -> None:
     modes = [m for m in MODES if m in set(df.loc[df["method"] == "window", "mode"])]
     mode = c2.selectbox("Heatmap mode", modes, key="tune_heat_mode") if len(modes) > 1 else modes[0]
     left, right = st.columns([3, 2], gap="medium")
-    left.altair_chart(frontier_chart(df, metric), width="stretch")
-    right.altair_chart(heatmap_chart(df, mode, metric), width="stretch")
+    left.altair_chart(frontier_chart(df, metric), width="stretch", height=380)
+    right.altair_chart(heatmap_chart(df, mode, metric), width="stretch",
+                       height=max(220, 34 * int(df["top_k"].nunique()) + 120))
 
     table = df.drop(columns=["series"])
-    st.dataframe(table, hide_index=True, width="stretch", key="tune_table",
+    shown = table.dropna(axis=1, how="all")  # e.g. no chunk size without the chunk baseline
+    st.dataframe(shown, hide_index=True, width="stretch", key="tune_table",
                  column_config={"configuration": st.column_config.TextColumn(width="medium"),
                                 **{m: st.column_config.NumberColumn(TUNE_METRICS[m], format="%.3f")
                                    for m in TUNE_METRICS},
@@ -1179,8 +1183,8 @@ def tune_results(engine: Engine, kb: str) -> None:
     labels = [r.config.label() for r in windows]
     c1, c2, c3 = st.columns([4, 1, 1], vertical_alignment="bottom")
     pick = c1.selectbox("Configuration", labels, index=labels.index(best.config.label()) if best else 0,
-                        key="tune_pick", help="Preselected: the best sentence-window configuration (hit rate, "
-                                              "then evidence recall and MRR, then the smaller context).",
+                        key="tune_pick", help="Preselected: the best sentence-window configuration (the highest hit "
+                                              "rate and evidence recall with the smallest context).",
                         format_func=lambda lab: _pick_label(windows[labels.index(lab)]))
     row = windows[labels.index(pick)]
     c2.button("Apply to chat", key="tune-apply", on_click=_apply_and_flash, width="stretch",
@@ -1214,6 +1218,7 @@ COMPARE_PRESETS = {
     "hybrid vs dense": ({"mode": "hybrid"}, {"mode": "dense"}),
     "dense vs sparse": ({"mode": "dense"}, {"mode": "sparse"}),
     "top-k 3 vs top-k 8": ({"top_k": 3}, {"top_k": 8}),
+    "DBSF vs RRF fusion": ({"mode": "hybrid", "fusion": "dbsf"}, {"mode": "hybrid", "fusion": "rrf"}),
     "RRF vs weighted fusion": ({"mode": "hybrid", "fusion": "rrf"},
                                {"mode": "hybrid", "fusion": "weighted", "dense_weight": 0.7}),
 }
@@ -1222,7 +1227,7 @@ COMPARE_PRESETS = {
 def _chat_side(settings: Settings) -> dict:
     ss = st.session_state
     return {"window": int(ss.get("cfg_window", settings.window_size)), "top_k": int(ss.get("cfg_top_k", settings.top_k)),
-            "mode": ss.get("cfg_mode", settings.mode), "fusion": ss.get("cfg_fusion", "rrf"),
+            "mode": ss.get("cfg_mode", settings.mode), "fusion": ss.get("cfg_fusion", settings.fusion),
             "dense_weight": float(ss.get("cfg_dense_weight", 0.5))}
 
 
@@ -1283,7 +1288,7 @@ def side_controls(engine: Engine, side: str) -> tuple[int, dict]:
     window = _keep(f"cmp_{side}_window", st.slider("Window", 0, 10, key=key("window")))
     top_k = _keep(f"cmp_{side}_top_k", st.slider("Top-k", 1, 20, key=key("top_k")))
     mode = _keep(f"cmp_{side}_mode", st.radio("Mode", MODES, horizontal=True, key=key("mode")))
-    fusion, weight = "rrf", 0.5
+    fusion, weight = s.fusion, 0.5  # as the chat's parameters outside hybrid mode
     if mode == "hybrid":
         c1, c2 = st.columns(2)
         fusion = _keep(f"cmp_{side}_fusion", c1.radio("Fusion", ["dbsf", "rrf", "weighted"], horizontal=True,
@@ -1434,7 +1439,7 @@ def probe_view(p: dict, side: str, params: dict | None = None) -> None:
             f'top-k {pp["top_k"]}, candidates {pp["dense_k"]}/{pp["sparse_k"]})</div>'
             + (f'<div class="swr-probe-text">{render.esc(p["text"])}</div>' if p.get("text") else "")
             + f'<div class="swr-probe-reason">{render.esc(p["reason"])}</div>')
-    c = st.columns(6)
+    c = st.columns([2, 1, 1, 1, 1, 1])
     c[0].metric("Cut by", _CUT_LABELS.get(p["cut_by"], str(p["cut_by"])))
     c[1].metric(f"Rank ({pp['mode']})", rank(p["rank"]), help=f"Ranks are looked up to {p['probe_limit']}.")
     c[2].metric("Dense rank", rank(p["dense_rank"]), help=f"In the dense candidates (dense_k {pp['dense_k']}): "

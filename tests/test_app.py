@@ -129,7 +129,7 @@ def test_ask_sample_question_shows_answer_and_highlighted_evidence(engine):
     assert "context" in html_ and "tokens" in html_  # the size of the context
     assert 'href="#a1-passage-1"' in html_  # the citation links to its passage
     stamp = stamps(at)[0]
-    assert "window 3" in stamp and "top-k 3" in stamp and "hybrid/rrf" in stamp
+    assert "window 3" in stamp and "top-k 3" in stamp and "hybrid/dbsf" in stamp
     assert "multilingual-e5-small" in stamp and "no LLM" in stamp
     assert at.download_button[0].label == "Export evidence card"
     entry = at.session_state["history"][0]

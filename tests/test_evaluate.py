@@ -10,12 +10,12 @@ import pytest
 
 from conftest import ROOT, FakeEmbedder
 from swr.answer import context_text, count_tokens
-from swr.chunks import chunk_kb_name, split_chunks
+from swr.chunks import chunk_kb_name, ensure_chunks, split_chunks
 from swr.embed import CachedEmbedder
 from swr.engine import Engine
 from swr.errors import BadRequest, NotFound
-from swr.evaluate import (ROW_KEYS, Config, budget_table, format_budgets, format_rows, judge, normalize, probe,
-                          sweep)
+from swr.evaluate import (ROW_KEYS, Config, budget_table, context_for, format_budgets, format_rows, judge, normalize,
+                          probe, sweep)
 from swr.questions import Question, load_table
 from swr.types import Passage
 
@@ -114,6 +114,9 @@ def test_prefix_derivation_equals_direct_retrieval(fake_engine):
 
 def test_chunk_baseline_is_a_hidden_kb_with_the_same_documents(fake_engine):
     _index(fake_engine)
+    calls = fake_engine.embedder.calls
+    assert ensure_chunks(fake_engine, "fruit", 16, 4) == "~chunks:fruit:16:4"
+    assert fake_engine.embedder.calls == calls + 1, "the chunks of all documents are embedded in one batch"
     rows = sweep(fake_engine, "fruit", QS, windows=[0], top_ks=[1, 2], modes=["hybrid"], chunk_sizes=[16],
                  chunk_overlap=4)
     name = chunk_kb_name("fruit", 16, 4)
@@ -134,6 +137,11 @@ def test_chunk_baseline_is_a_hidden_kb_with_the_same_documents(fake_engine):
                                                                                               (16, 2, None)]
     d = chunk_rows[0].to_dict()
     assert d["method"] == "chunks" and d["chunk_size"] == 16 and d["window_size"] is None
+    # one configuration for one question (the Compare page): the chunk's own text, no window
+    ps, r = context_for(fake_engine, "fruit", "Which volcano erupts in Sicily?", Config("chunks", "dense", None, 2, 16, 4))
+    assert r.kb == name and len(ps) == 2 and [p.text for p in ps] == [h.sentence.text.strip() for h in r.hits]
+    ps, r = context_for(fake_engine, "fruit", "Which volcano erupts in Sicily?", Config("window", "dense", 1, 2))
+    assert r.kb == "fruit" and ps == fake_engine.passages(r, 1)
     # the chunk KB works with the ordinary retrieve, and a chunk hit's context is the chunk itself
     r = fake_engine.retrieve("Which volcano erupts in Sicily?", name, top_k=2)
     assert r.hits and all(h.sentence.kb == name for h in r.hits)
@@ -168,11 +176,12 @@ def test_second_sweep_makes_no_embedding_call(settings):
         assert strip(first) == strip(second)
     finally:
         eng.close()
-    # a new process on the same home: the chunk KBs are reused, passages come from the disk cache
+    # a new process on the same home: the chunk KBs are reused; passages and questions come from
+    # the disk cache, so nothing at all is embedded
     eng = Engine(settings, embedder=CachedEmbedder(FakeEmbedder(), settings.cache_path))
     try:
         sweep(eng, "fruit", QS, **args)
-        assert eng.embedder.encoded == len(QS), "only the questions are embedded (once each)"
+        assert eng.embedder.encoded == 0, "a second process on the same home embeds nothing"
     finally:
         eng.close()
 
@@ -190,6 +199,7 @@ def test_budget_table_picks_the_best_under_each_budget(fake_engine):
             continue
         assert b["hit_rate"] == max(r.hit_rate for r in fit) and b["context_chars"] < b["budget"]
     assert "nothing fits" in format_budgets(budget_table(rows, budgets=(1,)))
+    assert budget_table([r.to_dict() for r in rows], budgets=(100,)) == budget_table(rows, budgets=(100,))
     assert format_rows(rows).count("\n") == len(rows) + 1
 
 

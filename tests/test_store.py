@@ -310,7 +310,7 @@ def populated(request, tmp_path_factory):
 
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kb=st.sampled_from(KBS + ["empty", "ALPHA", "missing"]),
-       mode=st.sampled_from(["dense", "sparse", "hybrid"]), fusion=st.sampled_from(["rrf", "weighted"]),
+       mode=st.sampled_from(["dense", "sparse", "hybrid"]), fusion=st.sampled_from(["rrf", "weighted", "dbsf"]),
        weight=st.floats(0.0, 1.0), top_k=st.integers(1, 30),
        words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=5),
        sources=st.lists(st.sampled_from(["shared.txt", "own0.txt", "own1.txt", "nope.txt"]), max_size=2),

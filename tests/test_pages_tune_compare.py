@@ -1,0 +1,322 @@
+"""The Tune and Compare pages through ``streamlit.testing.v1.AppTest``, on the real engine (bundled
+multilingual-e5-small + Qdrant Edge) in a temporary SWR_HOME, as in ``test_app.py``.
+
+One engine per module (``st.cache_resource``): SWR_HOME is set before the first AppTest; the first
+run indexes the sample KB with the real model, hence the long ``default_timeout``. The grids are
+tiny (2 windows x 2 top-k x 1 mode, one chunk size, 6 questions).
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TUNE = "pages/2_Tune.py"
+COMPARE = "pages/4_Compare.py"
+Q = "电热水壶第一次使用前要做什么？"
+ENV_KEYS = ("SWR_HOME", "SWR_SECRETS", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL",
+            "QDRANT_API_KEY", "SWR_EMBED_MODEL", "SWR_WINDOW_SIZE", "SWR_TOP_K", "SWR_MODE", "SWR_SAMPLE_KB")
+BLENDER_TXT = ("The ZX-9 blender has a 1200 W motor. Its jar holds 1.5 litres. "
+               "The ZX-9 warranty lasts three years from the date of purchase. "
+               "To claim it, call the service line with your receipt. "
+               "Never run the blender empty for more than ten seconds. "
+               "Clean the blades under running water right after use.\n").encode()
+EVIL_TXT = ("Safety notice for the QQ-1 toaster. <script>alert('x')</script> "
+            "Click [here](javascript:alert(1)) <img src=x onerror=alert(2)> to win. "
+            "The QQ-1 toaster warranty is one year. Descale it every month. "
+            "Never put the QQ-1 toaster in water. Unplug it before cleaning.\n").encode()
+
+
+_STARTED: list = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def app_home(tmp_path_factory):
+    """One SWR_HOME for the module's shared engine; no secrets file, LLM or Qdrant server."""
+    from swr import ui
+
+    saved = {k: os.environ.get(k) for k in ENV_KEYS}
+    for k in ENV_KEYS:
+        os.environ.pop(k, None)
+    home = tmp_path_factory.mktemp("tunehome")
+    os.environ["SWR_HOME"] = str(home)
+    os.environ["SWR_SECRETS"] = str(home / "no-secrets.toml")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    ui.get_engine.clear()
+    yield home
+    try:
+        if _STARTED:  # close the engine the pages used (and start none just to close it)
+            _STARTED[0].close()
+    finally:
+        ui.get_engine.clear()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture
+def engine(app_home):
+    """The engine the pages use (the very cached instance)."""
+    from swr import ui
+
+    eng = ui.get_engine()
+    if not _STARTED:
+        _STARTED.append(eng)
+    return eng
+
+
+def page(path: str, kb: str = "sample") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    assert not at.exception, at.exception
+    if at.selectbox(key="w_kb").value != kb:
+        at.selectbox(key="w_kb").set_value(kb).run()
+        assert not at.exception, at.exception
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="w_kb").value == kb, "the page keeps the chat's knowledge base"
+    return at
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def page_html(at: AppTest) -> str:
+    return "\n".join(h.value for h in at.html)
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def sweep(at: AppTest, chunks: int | None = None) -> AppTest:
+    """Run a 2 windows x 2 top-k grid in hybrid mode on at most 6 questions (and one chunk size)."""
+    at.multiselect(key="w_tune_windows").set_value([0, 2])
+    at.multiselect(key="w_tune_top_ks").set_value([1, 3])
+    at.multiselect(key="w_tune_modes").set_value(["hybrid"])
+    at.toggle(key="w_tune_chunks").set_value(chunks is not None)
+    at.multiselect(key="w_tune_chunk_sizes").set_value([chunks or 256])
+    at.number_input(key="w_tune_limit").set_value(6)
+    button(at, "Run sweep").click()
+    return run(at)
+
+
+# --------------------------------------------------------------------------------------------
+# Tune
+
+
+def test_pareto_frontier_per_method():
+    import pandas as pd
+
+    from swr import ui
+
+    df = pd.DataFrame({"series": ["w"] * 4 + ["c"] * 2, "context_chars": [100, 200, 300, 400, 150, 500],
+                       "hit_rate": [0.5, 0.4, 0.7, 0.7, 0.6, 0.9]})
+    front = ui.pareto(df, "hit_rate")
+    assert set(front.index) == {0, 2, 4, 5}, "dominated (more context, no better) configurations are off it"
+    spec = ui.frontier_chart(df.assign(configuration="x", mrr=0.0, context_tokens=0, latency_ms=0.0)).to_dict()
+    rows = next(iter(v for v in spec["datasets"].values() if len(v) == 4))
+    assert {r["context_chars"] for r in rows} == {100, 300, 150, 500}, "the line runs through the frontier"
+
+
+def test_tune_sweeps_golden_questions_shows_table_charts_and_applies_to_chat(engine):
+    at = page(TUNE)
+    links = {link.proto.label for link in at.get("page_link")}
+    assert {"Chat", "Knowledge bases", "Tune", "Compare"} <= links, links
+    assert ("Verify" in links) == (ROOT / "pages" / "3_Verify.py").is_file()
+    assert "30 usable questions" in html.unescape(at.caption[1].value), "the sample KB's golden file"
+    sweep(at)  # no chunk baseline here: chunking the whole sample KB embeds it all again (slow)
+    assert at.progress and at.progress[0].value == 100
+    table = at.dataframe[0].value
+    assert len(table) == 2 * 2, "2 windows x 2 top-k"
+    assert set(table["method"]) == {"window"} and (table["questions"] == 6).all()
+    assert {"hit_rate", "mrr", "context_chars", "context_tokens", "latency_ms"} <= set(table.columns)
+    w = table[table["method"] == "window"].set_index(["window_size", "top_k"])
+    assert w.loc[(2, 3), "context_chars"] > w.loc[(0, 1), "context_chars"]
+    assert w.loc[(2, 3), "hit_rate"] >= w.loc[(0, 1), "hit_rate"] and w["hit_rate"].max() > 0
+    specs = charts(at)
+    assert len(specs) == 2, "the frontier chart and the heatmap"
+    frontier, heat = (json.dumps(s, ensure_ascii=False) for s in specs)
+    assert '"line"' in frontier and '"point"' in frontier and "context_chars" in frontier and "series" in frontier
+    assert "window_size" in heat and "top_k" in heat and '"rect"' in heat
+    from swr import ui
+
+    df = ui.tune_frame(at.session_state["tune_result"]["rows"])
+    data = ui.frontier_chart(df).to_dict()["datasets"]
+    series = {r["series"] for rows in data.values() for r in rows}
+    assert series == {"sentence windows"}
+    assert at.download_button[0].label == "Export CSV"
+
+    # apply a configuration that is not the chat's default (window 3, top-k 3)
+    pick = at.selectbox(key="tune_pick")
+    best = ui.best_window_row(at.session_state["tune_result"]["rows"])
+    assert pick.value == best.config.label(), "the best configuration is preselected"
+    pick.set_value("window w=0 hybrid k=1")
+    button(at, "Apply to chat").click()
+    run(at)
+    assert "Applied to the chat: window 0 · top-k 1 · hybrid" in html.unescape(at.success[0].value)
+    ss = at.session_state
+    assert (ss["cfg_window"], ss["cfg_top_k"], ss["cfg_mode"]) == (0, 1, "hybrid")
+    assert at.dataframe[0].value.equals(table), "the results survive reruns"
+
+    at.switch_page("app.py").run()
+    assert not at.exception
+    assert at.slider(key="w_window").value == 0 and at.slider(key="w_top_k").value == 1
+    assert at.radio(key="w_mode").value == "hybrid"
+    at.chat_input[0].set_value(Q).run()
+    assert not at.exception
+    stamp = html.unescape(re.search(r'<div class="swr-stamp">(.*?)</div>', page_html(at)).group(1))
+    assert stamp.startswith(f"window 0 · top-k 1 · hybrid/{engine.settings.fusion}"), \
+        "the chat uses exactly what was tested"
+
+    at.switch_page(TUNE).run()
+    assert not at.exception and len(at.dataframe[0].value) == 4, "still there after a page switch"
+    at.selectbox(key="tune_pick").set_value("window w=2 hybrid k=3")
+    button(at, "Apply and chat").click().run()
+    assert not at.exception
+    assert at.chat_input, "switched to the chat page"
+    assert at.slider(key="w_window").value == 2 and at.slider(key="w_top_k").value == 3
+
+
+def test_tune_uploaded_jsonl_question_set_with_chunk_baseline(engine):
+    engine.index_files("tune-small", [("blender.txt", BLENDER_TXT)])
+    at = page(TUNE, "tune-small")
+    assert "no preset questions" in at.info[0].value
+    at.radio(key="tune_src").set_value("Upload a file").run()
+    rows = [{"question": "How long is the ZX-9 warranty?", "answers": ["three years"]},
+            {"question": "How much does the ZX-9 jar hold?", "expected_answer": "1.5 litres|1.5 l"},
+            {"question": "no answer here"}]
+    data = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode()
+    at.file_uploader(key="tune_upload").set_value([("mine.jsonl", data, "application/json")]).run()
+    assert not at.exception
+    assert "2 usable questions (1 without an expected answer skipped)" in html.unescape(at.caption[1].value)
+    sweep(at, chunks=128)
+    table = at.dataframe[0].value
+    assert len(table) == 4 + 2 and (table["questions"] == 2).all()
+    assert set(table["method"]) == {"window", "chunks"} and set(table["chunk_size"].dropna()) == {128}
+    assert "mine.jsonl" in html.unescape(" ".join(c.value for c in at.caption))
+    from swr import ui
+
+    data = ui.frontier_chart(ui.tune_frame(at.session_state["tune_result"]["rows"])).to_dict()["datasets"]
+    assert {r["series"] for rows in data.values() for r in rows} == {"sentence windows", "chunks 128"}, \
+        "one line per method"
+    assert "~chunks:tune-small:128:20" in [k["kb"] for k in engine.kbs(hidden=True)]
+    assert at.selectbox(key="w_kb").options == [o for o in at.selectbox(key="w_kb").options if "~" not in o]
+
+    at.file_uploader(key="tune_upload").set_value([("bad.csv", b"foo,bar\n1,2\n", "text/csv")]).run()
+    assert not at.exception
+    assert "bad.csv: not a question set" in html.unescape(at.error[0].value)
+
+
+# --------------------------------------------------------------------------------------------
+# Compare and the probe
+
+
+_ONLY = re.compile(r'<div class="swr-passage swr-only swr-only-([ab])" id="ac([ab])-passage-\d+">'
+                   r'<div class="swr-onlybadge">(.*?)</div>')
+
+
+def test_compare_two_windows_marks_sentences_only_one_side_sent(engine):
+    at = page(COMPARE)
+    assert at.text_input(key="w_cmp_q").value == Q, "the first preset question"
+    assert (at.slider(key="w_cmp_a_window").value, at.slider(key="w_cmp_b_window").value) == (1, 3)
+    at.button(key="cmp-go").click()
+    run(at)
+    body = page_html(at)
+    assert body.count('class="swr-answer"') == 2, "both answers"
+    a_cards = re.findall(r'id="aca-passage-\d+"', body)
+    b_cards = re.findall(r'id="acb-passage-\d+"', body)
+    assert a_cards and b_cards, "both evidence lists"
+    marked = _ONLY.findall(body)
+    assert marked and all(s == t == "b" for s, t, _ in marked), "window 3 sends sentences window 1 does not"
+    assert all("only in B" in html.unescape(m[2]) for m in marked)
+    res = at.session_state["cmp_result"]["sides"]
+    from swr import ui
+
+    a, b = (ui.context_sentences(res[s]["result"].passages) for s in "ab")
+    assert a < b, "same hits: window 1's sentences are a subset of window 3's"
+    assert f"only in <span class=\"swr-side-b\">B</span> <b>{len(b - a)}</b>" in body
+    assert res["a"]["result"].settings["window_size"] == 1 and res["b"]["result"].settings["window_size"] == 3
+
+    # a preset sets both sides from the chat's settings
+    at.selectbox(key="cmp_preset").set_value("hybrid vs dense").run()
+    assert not at.exception
+    assert at.radio(key="w_cmp_a_mode").value == "hybrid" and at.radio(key="w_cmp_b_mode").value == "dense"
+    assert at.slider(key="w_cmp_a_window").value == at.slider(key="w_cmp_b_window").value == 3
+    at.button(key="cmp-go").click()
+    run(at)
+    res = at.session_state["cmp_result"]["sides"]
+    assert res["b"]["result"].settings["mode"] == "dense"
+    a, b = (ui.context_sentences(res[s]["result"].passages) for s in "ab")
+    sides = {s for s, _, _ in _ONLY.findall(page_html(at))}
+    assert sides == {s for s, only in (("a", a - b), ("b", b - a)) if only}, "marks follow the set difference"
+
+
+def test_compare_escapes_document_text(engine):
+    engine.index_files("evil-cmp", [("toaster.txt", EVIL_TXT)])
+    at = page(COMPARE, "sample")
+    at.selectbox(key="w_kb").set_value("evil-cmp").run()
+    assert at.selectbox(key="w_kb").value == "evil-cmp", "picking another knowledge base on this page works"
+    assert at.text_input(key="w_cmp_q").value == "", "no preset question in that one: the sample's is gone"
+    at.text_input(key="w_cmp_q").input("QQ-1 toaster safety notice <b>now</b>").run()
+    at.slider(key="w_cmp_a_window").set_value(0)
+    at.slider(key="w_cmp_b_window").set_value(2)
+    at.button(key="cmp-go").click()
+    run(at)
+    body = page_html(at)
+    assert "swr-only-b" in body and "&#60;script&#62;" in body
+    assert "<script" not in body.lower() and "<img" not in body.lower() and "<b>now" not in body
+    assert 'href="javascript' not in body.lower()
+
+
+def test_probe_shows_ranks_and_the_limit_that_cut_a_sentence(engine):
+    kb = engine.settings.sample_kb
+    doc = next(d for d in engine.docs(kb) if d.source == "kettle_manual_zh.md")
+    sentences = engine.doc_sentences(kb, doc.doc_id)
+    top = engine.retrieve(Q, kb, top_k=3, mode="hybrid").hits
+    target = next(h.sentence for h in top if h.sentence.doc_id == doc.doc_id)
+    at = page(COMPARE)
+    docs = at.selectbox(key="probe_doc")
+    docs.set_value(doc.doc_id).run()
+    pick = next(s for s in at.selectbox if s.label == "Sentence (type to search)")
+    assert len(pick.options) == len(sentences)
+    pick.set_value(target.i).run()
+    at.button(key="probe-go").click()
+    run(at)
+    m = {x.label: x.value for x in at.metric}
+    assert m["Cut by"] == "nothing (retrieved)", m
+    assert m["Rank (hybrid)"].startswith("#") and m["Dense rank"].startswith("#")
+    assert float(m["Dense score"]) > 0 and m["Sparse rank"].startswith("#")
+    assert "Retrieved at rank" in html.unescape(page_html(at))
+    p = at.session_state["probe_result"]["probe"]
+    assert p["i"] == target.i and p["doc_id"] == doc.doc_id and p["retrieved"]
+
+    # a sentence of another document, with top-k 1 on side A: not retrieved, and the reason says why
+    other = next(d for d in engine.docs(kb) if d.source == "air_fryer_manual_en.md")
+    at.slider(key="w_cmp_a_top_k").set_value(1)
+    at.selectbox(key="probe_doc").set_value(other.doc_id).run()
+    pick = next(s for s in at.selectbox if s.label == "Sentence (type to search)")
+    pick.set_value(engine.doc_sentences(kb, other.doc_id)[5].i).run()
+    at.button(key="probe-go").click()
+    run(at)
+    p = at.session_state["probe_result"]["probe"]
+    assert p["doc_id"] == other.doc_id and not p["retrieved"] and p["params"]["top_k"] == 1
+    m = {x.label: x.value for x in at.metric}
+    assert m["Cut by"] in ("top-k", "candidate pool") and m["Dense score"] != "–"
