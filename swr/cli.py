@@ -28,7 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--window-size", type=int, default=None)
     ask.add_argument("--top-k", type=int, default=None)
     ask.add_argument("--mode", choices=["dense", "sparse", "hybrid"], default=None)
-    ask.add_argument("--fusion", choices=["rrf", "weighted"], default="rrf")
+    ask.add_argument("--fusion", choices=["rrf", "weighted", "dbsf"], default=None,
+                     help="hybrid fusion (default from SWR_FUSION)")
     ask.add_argument("--dense-weight", type=float, default=0.5)
     ask.add_argument("--source", action="append", default=[], help="only this source file (repeatable)")
     ask.add_argument("--tag", action="append", default=[], help="only sentences with this tag (repeatable)")
@@ -63,10 +64,22 @@ def _parser() -> argparse.ArgumentParser:
                     help="a seeded random sample of N questions (seed 0), in file order")
     ev.add_argument("--json", action="store_true")
 
-    for name, text in (("verify", "verify a claim"),):
-        sp = sub.add_parser(name, help=text)
-        sp.add_argument("args", nargs="*")
-        sp.add_argument("--json", action="store_true")
+    vf = sub.add_parser("verify", help="check claims against a knowledge base with sliding windows")
+    vf.add_argument("claims", nargs="*", metavar="CLAIM", help="claim(s) to verify")
+    vf.add_argument("--kb", required=True)
+    vf.add_argument("--file", type=Path, default=None,
+                    help="more claims: .txt (one per line), .csv (a 'claim' column) or .jsonl ('claim' key)")
+    vf.add_argument("--candidates", type=int, default=5, help="sentences retrieved per claim (default 5)")
+    vf.add_argument("--use-top", type=int, default=2, help="chunks the windows slide over (default 2)")
+    vf.add_argument("--window", type=int, default=2, help="sentences per sliding window (default 2)")
+    vf.add_argument("--step", type=int, default=1, help="sentences the window moves each step (default 1)")
+    vf.add_argument("--passage-window", type=int, default=3, help="chunk = hits +- this many sentences (default 3)")
+    vf.add_argument("--threshold", type=float, default=None,
+                    help="support threshold (default: 0.88 for e5 models, 0.6 for others; see swr/verify.py)")
+    vf.add_argument("--top-k", type=int, default=3, help="entries per claim, one per chunk (default 3)")
+    vf.add_argument("--mode", choices=["dense", "sparse", "hybrid"], default="hybrid")
+    vf.add_argument("--source", action="append", default=[], help="only this source file (repeatable)")
+    vf.add_argument("--json", action="store_true")
     return p
 
 
@@ -182,7 +195,8 @@ def cmd_eval(a) -> dict:
             bar.reset(total=e["total"])
             label = {"questions": "questions", "chunks": "chunks"}.get(e.get("stage"), "sentences")
             bar.unit = label[:-1] if label.endswith("s") else label
-            where = f" [{e['file_no'] + 1}/{e['files']}] {e['file'][:30]}" if "file" in e else ""
+            where = (f" [{e['file_no'] + 1}/{e['files']}] {e['file'][:30]}" if "file" in e
+                     else f" {e['kb']} ({e['documents']} documents)" if e.get("stage") == "chunks" else "")
             bar.set_description(f"{label}{where}")
         bar.update(e["done"] - bar.n)  # respects mininterval, unlike refresh()
 
@@ -214,6 +228,32 @@ def cmd_eval(a) -> dict:
         print("\nBest hit rate per method under each mean context budget:\n")
         print(ev.format_budgets(table))
     return out
+
+
+def cmd_verify(a) -> dict:
+    from . import verify as vf
+
+    claims = [c for c in a.claims if c.strip()]
+    if a.file is not None:
+        if not a.file.is_file():
+            raise SwrError(f"No claims file at {a.file}.")
+        claims += vf.read_claims(a.file.name, a.file.read_bytes())
+    if not claims:
+        raise SwrError("Give a claim to verify (or --file with one claim per line).")
+    eng = _engine()
+    try:
+        results = vf.verify_many(eng, claims, a.kb, candidates=a.candidates, use_top=a.use_top, window=a.window,
+                                 step=a.step, passage_window=a.passage_window, threshold=a.threshold,
+                                 top_k=a.top_k, mode=a.mode, sources=a.source or None)
+    finally:
+        eng.close()
+    if not a.json:
+        for r in results:
+            print(vf.format_result(r))
+    if len(results) == 1 and not a.file:
+        return results[0].to_dict()
+    return {"kb": a.kb, "results": [r.to_dict() for r in results],
+            "supported": sum(r.verdict == "supported" for r in results), "claims": len(results)}
 
 
 def _print_human(cmd: str, out: dict) -> None:
@@ -253,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     a = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if a.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval}
+    handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval,
+                "verify": cmd_verify}
     try:
         if a.cmd not in handlers:
             raise SwrError(f"`{a.cmd}` is not available in this version yet.")
