@@ -22,7 +22,7 @@ from .split import detect_lang
 from .types import DocInfo, Hit, Passage, PassageHit, Sentence
 
 PREFIX = "~chunks:"
-EMBED_BATCH = 64  # chunks per embedding call (and per progress step)
+EMBED_BATCH = 256  # chunks per embedding call (and per progress step), across documents
 
 
 def chunk_kb_name(kb: str, chunk_size: int, chunk_overlap: int) -> str:
@@ -69,7 +69,9 @@ def ensure_chunks(engine, kb: str, chunk_size: int, chunk_overlap: int,
     """Index ``kb``'s documents as chunks into the hidden KB (when not done yet); its name.
 
     A document already chunked (same doc id, complete) is skipped; chunks of documents no longer
-    in ``kb`` are deleted. Embeddings go through the engine's cached embedder.
+    in ``kb`` are deleted. Chunks of several documents are embedded together in batches of
+    :data:`EMBED_BATCH` (an embedding call has a fixed cost, and documents are often short);
+    a document's record is written after all its chunks, so an interrupted run redoes it.
     """
     name = chunk_kb_name(kb, chunk_size, chunk_overlap)
     store = engine.store
@@ -77,13 +79,14 @@ def ensure_chunks(engine, kb: str, chunk_size: int, chunk_overlap: int,
     engine._ensure()
     store.create_kb(name)
     src_docs = [d for d in store.docs(kb) if d.complete]
+    src_ids = {d.doc_id for d in src_docs}
     have = {d.doc_id: d for d in store.docs(name)}
     for old in have.values():
-        if old.doc_id not in {d.doc_id for d in src_docs}:
+        if old.doc_id not in src_ids:
             store.delete_doc(name, old.doc_id)
     todo = [d for d in src_docs if not (d.doc_id in have and have[d.doc_id].complete)]
-    t0 = time.perf_counter()
-    for k, d in enumerate(todo):
+    plans: list[tuple[DocInfo, list[Sentence]]] = []
+    for d in todo:
         sents = store.scroll_doc(kb, d.doc_id)
         if not sents:
             continue
@@ -95,20 +98,31 @@ def ensure_chunks(engine, kb: str, chunk_size: int, chunk_overlap: int,
                          start=a + base if a >= 0 else -1, end=b + base if b >= 0 else -1, text=body,
                          page=None, tags=list(d.tags), lang=lang)
                 for i, (a, b, body) in enumerate(pieces)]
-        info = DocInfo(doc_id=d.doc_id, source=d.source, sentences=len(recs), complete=False, chars=len(text),
-                       format=d.format, tags=list(d.tags),
-                       indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-        store.put_doc(name, info)
-        for s in range(0, len(recs), EMBED_BATCH):
-            batch = recs[s:s + EMBED_BATCH]
-            texts = [r.text.strip() for r in batch]
-            store.upsert(batch, engine.embedder.encode_passages(texts), engine.sparse.encode_documents(texts))
+        info = DocInfo(doc_id=d.doc_id, source=d.source, sentences=len(recs), complete=True, chars=len(text),
+                       format=d.format, tags=list(d.tags))
+        plans.append((info, recs))
+    total = sum(len(r) for _, r in plans)
+    done, t0 = 0, time.perf_counter()
+    batch_docs: list[DocInfo] = []
+    batch: list[Sentence] = []
+    for k, (info, recs) in enumerate(plans):
+        batch_docs.append(info)
+        batch.extend(recs)
+        if len(batch) < EMBED_BATCH and k < len(plans) - 1:
+            continue
+        for s in range(0, len(batch), EMBED_BATCH):
+            part = batch[s:s + EMBED_BATCH]
+            texts = [r.text.strip() for r in part]
+            store.upsert(part, engine.embedder.encode_passages(texts), engine.sparse.encode_documents(texts))
+            done += len(part)
             if progress:
-                progress({"stage": "chunks", "kb": name, "file": d.source, "file_no": k, "files": len(todo),
-                          "done": min(s + EMBED_BATCH, len(recs)), "total": len(recs),
-                          "seconds": time.perf_counter() - t0})
-        info.complete = True
-        store.put_doc(name, info)
+                progress({"stage": "chunks", "kb": name, "done": done, "total": total,
+                          "documents": len(plans), "seconds": time.perf_counter() - t0})
+        stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        for info in batch_docs:
+            info.indexed_at = stamp
+            store.put_doc(name, info)
+        batch_docs, batch = [], []
     return name
 
 

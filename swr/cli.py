@@ -51,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--kb", required=True, help="knowledge base to evaluate (SQuAD articles are indexed into it)")
     ev.add_argument("--format", choices=["squad", "csv", "jsonl"], default=None,
                     help="question-set format (default: from the file)")
-    ev.add_argument("--docs", nargs="*", type=Path, default=[], help="files or folders to index into --kb first")
+    ev.add_argument("--docs", action="append", type=Path, default=[],
+                    help="a file or folder to index into --kb first (repeatable)")
     ev.add_argument("--windows", default="0,1,2,3,5", help="window sizes to sweep (comma-separated)")
     ev.add_argument("--top-k", default="1,2,3,5,10", help="top_k values to sweep (comma-separated)")
     ev.add_argument("--modes", default="hybrid", help="retrieval modes to sweep: dense,sparse,hybrid")

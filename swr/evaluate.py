@@ -87,6 +87,14 @@ class Row:
     latency_ms: float
     outcomes: list[dict] = field(default_factory=list, repr=False)  # per question (details=True), in order
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "Row":
+        """A row back from its JSON form (``questions`` and outcomes are not in it)."""
+        cfg = Config(d["method"], d["mode"], d.get("window_size"), d["top_k"], d.get("chunk_size"),
+                     d.get("chunk_overlap"))
+        return cls(cfg, d.get("questions", 0), d.get("hit_rate"), d.get("mrr"), d.get("evidence_recall"),
+                   d["context_chars"], d["context_tokens"], d["latency_ms"])
+
     def to_dict(self) -> dict:
         c = self.config
         return {"method": c.method, "mode": c.mode, "window_size": c.window_size, "top_k": c.top_k,
@@ -236,12 +244,13 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
     return rows
 
 
-def budget_table(rows: Sequence[Row], budgets: Iterable[int] = DEFAULT_BUDGETS) -> list[dict]:
+def budget_table(rows: Sequence[Row | dict], budgets: Iterable[int] = DEFAULT_BUDGETS) -> list[dict]:
     """Per budget and method, the best configuration whose mean context_chars is under the budget.
 
     Best = highest hit rate, then MRR, then the smaller context. ``hit_rate`` is None (and the
     configuration fields too) when no configuration of that method fits.
     """
+    rows = [Row.from_dict(r) if isinstance(r, dict) else r for r in rows]
     out = []
     methods = [m for m in METHODS if any(r.config.method == m for r in rows)]
     for b in sorted(budgets):
@@ -329,6 +338,20 @@ def format_budgets(budgets: Sequence[dict]) -> str:
                    else f"{b['mode']}, chunk {b['chunk_size']}, top_k {b['top_k']}")
         lines.append(f"| < {b['budget']} | {b['method']} | {_f(b['hit_rate'])} | {_f(b['mrr'])} | {chars} | {cfg} |")
     return "\n".join(lines)
+
+
+# -- one configuration, one question (the Compare page) --------------------------------------
+def context_for(engine, kb: str, question: str, config: Config, **knobs) -> tuple[list, Retrieval]:
+    """The passages ``config`` would send to the LLM for ``question``, and its retrieval.
+
+    For ``chunks`` the chunk KB is built first when missing (embeddings come from the cache).
+    """
+    if config.method == "chunks":
+        ckb = ensure_chunks(engine, kb, config.chunk_size, config.chunk_overlap or DEFAULT_CHUNK_OVERLAP)
+        r = engine.retrieve(question, ckb, top_k=config.top_k, mode=config.mode, **knobs)
+        return chunk_passages(r.hits), r
+    r = engine.retrieve(question, kb, top_k=config.top_k, mode=config.mode, **knobs)
+    return engine.passages(r, config.window_size or 0), r
 
 
 # -- why was this sentence not retrieved? ---------------------------------------------------
@@ -432,5 +455,5 @@ def rows_to_json(rows: Sequence[Row], budgets: Sequence[dict], **extra) -> dict:
     return {"rows": [r.to_dict() for r in rows], "budgets": list(budgets), **extra}
 
 
-__all__ = ["Config", "Row", "Outcome", "sweep", "budget_table", "probe", "judge", "normalize", "load_set",
+__all__ = ["Config", "Row", "Outcome", "sweep", "budget_table", "probe", "context_for", "judge", "normalize", "load_set",
            "sample", "guess_format", "format_rows", "format_budgets", "rows_to_json", "ROW_KEYS", "PROBE_LIMIT"]
