@@ -152,3 +152,107 @@ def child(script: Path, args: list[str], timeout: float | None = None) -> dict:
 def emit(obj: dict) -> None:
     print(json.dumps(obj))
     sys.stdout.flush()
+
+
+# -- real vectors of the corpus and of real questions (computed once, kept in bench/out) --------
+def corpus_vectors(articles: int | None = None, questions: int = 300):
+    """(docs, per-doc sentences, sentence vectors, question texts, question vectors), MiniLM.
+
+    Sentence i of the flattened corpus has vector row i. Cached in bench/out/vectors.
+    """
+    import hashlib
+
+    import numpy as np
+
+    docs = squad_docs(articles)
+    per_doc = swr_sentences(docs)
+    texts = [t.strip() for d in per_doc for _, _, t in d]
+    import random
+
+    qs = squad_questions(articles)
+    random.Random(0).shuffle(qs)
+    qs = qs[:questions]
+    key = hashlib.sha1(("\n".join(texts) + "\x00" + "\n".join(qs)).encode()).hexdigest()[:12]
+    cache = OUT / "vectors" / f"minilm-{key}.npz"
+    if cache.exists():
+        z = np.load(cache)
+        return docs, per_doc, z["s"], qs, z["q"]
+    torch_threads()
+    from sentence_transformers import SentenceTransformer
+
+    m = SentenceTransformer(minilm_path(), device="cpu")
+    sv = m.encode(texts, batch_size=128, normalize_embeddings=True, convert_to_numpy=True).astype("float32")
+    qv = m.encode(qs, batch_size=128, normalize_embeddings=True, convert_to_numpy=True).astype("float32")
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(cache, s=sv, q=qv)
+    return docs, per_doc, sv, qs, qv
+
+
+def fill_store(store, kb: str, n_points: int, docs, per_doc, vectors, sparse_encoder, *, noise: float = 0.025,
+               chunk: int = 2048, seed: int = 0) -> dict:
+    """Write ``n_points`` sentence points into ``kb`` through ``store.upsert``.
+
+    The real corpus repeated: copy c of document d is a distinct document (doc id and source
+    suffixed with c) with the real texts, real BM25 vectors and the real dense vectors plus
+    Gaussian noise of ``noise`` per dimension, re-normalised (copy 0 is the real corpus).
+    Returns the write time and points/s.
+    """
+    import numpy as np
+
+    from swr.types import Sentence
+
+    rng = np.random.default_rng(seed)
+    texts = [t.strip() for d in per_doc for _, _, t in d]
+    sparse = sparse_encoder.encode_documents(texts)
+    base: list[tuple[int, int, int, int, int]] = []  # (doc index, i, n, start, end)
+    for k, d in enumerate(per_doc):
+        base += [(k, i, len(d), a, b) for i, (a, b, _) in enumerate(d)]
+    written, write_s = 0, 0.0
+    copy = 0
+    while written < n_points:
+        order = range(len(base))
+        for s in range(0, len(base), chunk):
+            idx = list(order[s:s + chunk])[: n_points - written]
+            if not idx:
+                break
+            vec = vectors[idx]
+            if copy:
+                vec = vec + rng.normal(0.0, noise, vec.shape).astype(np.float32)
+                vec /= np.linalg.norm(vec, axis=1, keepdims=True)
+            sents = []
+            for j in idx:
+                k, i, n, a, b = base[j]
+                name, text = docs[k]
+                sents.append(Sentence(kb=kb, doc_id=f"d{k:03d}-c{copy:03d}", source=f"{name}#{copy}", i=i, n=n,
+                                      start=a, end=b, text=text[a:b], lang="en"))
+            t0 = time.perf_counter()
+            store.upsert(sents, vec, [sparse[j] for j in idx])
+            write_s += time.perf_counter() - t0
+            written += len(idx)
+        copy += 1
+    return {"points": written, "copies": copy, "write_s": write_s, "points_per_s": written / write_s}
+
+
+def lookup_embedder(texts: list[str], vectors):
+    """An Embedder that returns precomputed real vectors by text (no model time); it counts calls."""
+    import numpy as np
+
+    from swr.embed import Embedder
+
+    table = {t: v for t, v in zip(texts, vectors)}
+
+    class Lookup(Embedder):
+        name, runtime, device, dim = "all-MiniLM-L6-v2 (precomputed)", "lookup", "cpu", int(vectors.shape[1])
+
+        def _encode(self, batch, is_query):
+            return np.stack([table[t] for t in batch])
+
+    return Lookup()
+
+
+def edge_settings(home: Path, **kw):
+    """Settings for a fresh SWR_HOME with the bundled MiniLM on torch CPU (no secrets, no sample KB)."""
+    from swr.settings import Settings
+
+    return Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, embed_model=minilm_path(),
+                             embed_runtime="torch", embed_device="cpu", sample_kb="", **kw)

@@ -31,7 +31,7 @@ log = logging.getLogger("swr.engine")
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "kb"
 MAX_QUESTION_CHARS = 4000
-EMBED_CHUNK = 256  # sentences per progress step while indexing
+EMBED_CHUNK = 1024  # sentences per model call and progress step; small files are pooled up to it
 
 Progress = Callable[[dict], None]
 
@@ -65,6 +65,31 @@ class AskResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass
+class _Job:
+    """A document being indexed: its points, and the lock held until it is complete."""
+
+    no: int
+    doc: object
+    info: DocInfo
+    sentences: list
+    texts: list[str]
+    lock: threading.Lock
+    t0: float
+
+
+def _failed(name: str, exc: Exception) -> FileResult:
+    """The error result of one file."""
+    if isinstance(exc, SwrError):
+        log.warning("%s", exc.message)
+        return FileResult(source=name, ok=False, error=exc.to_dict())
+    # a bug or an unexpected library error: still only this file
+    log.error("indexing %s failed", name, exc_info=exc)
+    return FileResult(source=name, ok=False,
+                      error={"kind": "error", "message": f"{name}: indexing failed ({type(exc).__name__}: {exc})",
+                             "source": name})
 
 
 class Engine:
@@ -150,29 +175,42 @@ class Engine:
                     progress: Progress | None = None) -> list[FileResult]:
         """Index files (paths, or ``(name, bytes)`` pairs) into ``kb``; one result per file.
 
-        A bad file gets an error result naming it; the other files are still indexed.
+        A bad file gets an error result naming it; the other files are still indexed. Small
+        files are embedded together, up to EMBED_CHUNK sentences per model call: the model sorts
+        one large call by length and pads far less than many small calls (bench/README.md).
         """
         kb = _kb_name(kb)
         self._ensure()
         self.store.create_kb(kb)
         files = list(files)
-        results = []
-        for k, f in enumerate(files):
-            name = f[0] if isinstance(f, tuple) else Path(f).name
-            t0 = time.perf_counter()
-            try:
-                doc = self._load(f)
-                res = self._index_doc(kb, doc, tags or [], progress, k, len(files))
-            except SwrError as exc:
-                log.warning("%s", exc.message)
-                res = FileResult(source=name, ok=False, error=exc.to_dict())
-            except Exception as exc:  # a bug or an unexpected library error: still only this file
-                log.exception("indexing %s failed", name)
-                res = FileResult(source=name, ok=False,
-                                 error={"kind": "error", "message": f"{name}: indexing failed ({type(exc).__name__}: {exc})",
-                                        "source": name})
-            res.seconds = round(time.perf_counter() - t0, 3)
-            results.append(res)
+        results: list = [None] * len(files)
+        pool: list[_Job] = []
+
+        def flush():
+            jobs = pool[:]
+            pool.clear()
+            if jobs:
+                self._write_pool(kb, jobs, progress, len(files), results)
+
+        try:
+            for k, f in enumerate(files):
+                name = f[0] if isinstance(f, tuple) else Path(f).name
+                t0 = time.perf_counter()
+                try:
+                    job = self._start_doc(kb, self._load(f), tags or [], k, t0, pool, flush)
+                except Exception as exc:  # noqa: BLE001  (only this file fails)
+                    job = _failed(name, exc)
+                if isinstance(job, FileResult):
+                    job.seconds = round(time.perf_counter() - t0, 3)
+                    results[k] = job
+                    continue
+                pool.append(job)
+                if sum(len(j.texts) for j in pool) >= EMBED_CHUNK:
+                    flush()
+            flush()
+        finally:  # interrupted: unlock what was never written
+            for job in pool:
+                job.lock.release()
         return results
 
     def _load(self, f):
@@ -181,41 +219,86 @@ class Engine:
             return load_bytes(f[0], f[1], max_bytes=max_bytes)
         return load_path(f, max_bytes=max_bytes)
 
-    def _index_doc(self, kb, doc, tags, progress, file_no, n_files) -> FileResult:
-        with self._doc_lock(kb, doc.doc_id):
+    def _start_doc(self, kb, doc, tags, file_no, t0, pool, flush):
+        """Lock the document and record it as incomplete: a ``_Job``, or a skipped result."""
+        lock = self._doc_lock(kb, doc.doc_id)
+        if not lock.acquire(blocking=False):  # never wait while holding the pool's locks
+            flush()
+            lock.acquire()
+        try:
             same = self.store.docs(kb, doc_id=doc.doc_id)
             if same and same[0].complete:
+                lock.release()
                 return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=same[0].sentences,
                                   skipped=True)
+            if any(j.doc.source == doc.source for j in pool):  # finish the old version first
+                flush()
             nodes = build_nodes(doc, kb, tags=tags, window_size=self.settings.window_size,
                                 spans=split_spans(doc.text))
-            sentences = [to_sentence(n) for n in nodes]
-            texts = [embed_text(n) for n in nodes]
             # record the document as incomplete first: a crash leaves it visibly unfinished
-            info = DocInfo(doc_id=doc.doc_id, source=doc.source, sentences=len(sentences), complete=False,
+            info = DocInfo(doc_id=doc.doc_id, source=doc.source, sentences=len(nodes), complete=False,
                            chars=len(doc.text), format=doc.format, tags=list(tags),
                            indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
             self.store.put_doc(kb, info)
-            t0 = time.perf_counter()
-            for s in range(0, len(sentences), EMBED_CHUNK):
-                chunk = slice(s, s + EMBED_CHUNK)
-                dense = self.embedder.encode_passages(texts[chunk])
-                sparse = self.sparse.encode_documents(texts[chunk])
-                self.store.upsert(sentences[chunk], dense, sparse)
-                if progress:
-                    done = min(s + EMBED_CHUNK, len(sentences))
-                    el = time.perf_counter() - t0
-                    progress({"file": doc.source, "file_no": file_no, "files": n_files, "done": done,
-                              "total": len(sentences), "sentences_per_s": done / el if el > 0 else None})
-            replaced = False
-            for old in self.store.docs(kb, source=doc.source):  # a changed file replaces its old version
-                if old.doc_id != doc.doc_id:
-                    self.store.delete_doc(kb, old.doc_id)
-                    replaced = True
-            info.complete = True
-            self.store.put_doc(kb, info)
-            return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=len(sentences),
-                              replaced=replaced)
+            return _Job(file_no, doc, info, [to_sentence(n) for n in nodes], [embed_text(n) for n in nodes],
+                        lock, t0)
+        except BaseException:
+            lock.release()
+            raise
+
+    def _write_pool(self, kb, jobs, progress, n_files, results) -> None:
+        """Embed and store the pooled documents, then mark each complete; releases their locks."""
+        try:
+            try:
+                self._embed_store(jobs, progress, n_files)
+                failed = None
+            except Exception as exc:  # noqa: BLE001
+                failed = exc
+            for job in jobs:
+                try:
+                    if failed is not None:  # retry alone, so only a file that fails by itself fails
+                        if len(jobs) == 1:
+                            raise failed
+                        self._embed_store([job], progress, n_files)
+                    res = self._finish_doc(kb, job)
+                except Exception as exc:  # noqa: BLE001
+                    res = _failed(job.doc.source, exc)
+                res.seconds = round(time.perf_counter() - job.t0, 3)
+                results[job.no] = res
+        finally:
+            for job in jobs:
+                job.lock.release()
+
+    def _embed_store(self, jobs, progress, n_files) -> None:
+        """Dense + sparse vectors of the jobs' sentences, EMBED_CHUNK per model call, upserted."""
+        sentences = [s for j in jobs for s in j.sentences]
+        texts = [t for j in jobs for t in j.texts]
+        t0 = time.perf_counter()
+        for s in range(0, len(texts), EMBED_CHUNK):
+            chunk = slice(s, s + EMBED_CHUNK)
+            dense = self.embedder.encode_passages(texts[chunk])
+            sparse = self.sparse.encode_documents(texts[chunk])
+            self.store.upsert(sentences[chunk], dense, sparse)
+            if progress:
+                end, el, a = min(s + EMBED_CHUNK, len(texts)), time.perf_counter() - t0, 0
+                for j in jobs:  # every job with sentences in this chunk
+                    b = a + len(j.texts)
+                    if a < end and b > s:
+                        progress({"file": j.doc.source, "file_no": j.no, "files": n_files, "done": min(b, end) - a,
+                                  "total": len(j.texts), "sentences_per_s": end / el if el > 0 else None})
+                    a = b
+
+    def _finish_doc(self, kb, job) -> FileResult:
+        doc, info = job.doc, job.info
+        replaced = False
+        for old in self.store.docs(kb, source=doc.source):  # a changed file replaces its old version
+            if old.doc_id != doc.doc_id:
+                self.store.delete_doc(kb, old.doc_id)
+                replaced = True
+        info.complete = True
+        self.store.put_doc(kb, info)
+        return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=len(job.sentences),
+                          replaced=replaced)
 
     def ensure_sample(self) -> list[FileResult]:
         """Index the bundled sample manuals into the sample KB when it does not exist yet."""

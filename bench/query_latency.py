@@ -1,0 +1,162 @@
+"""Query latency (retrieval + window building, no LLM) and HNSW recall at 10k, 100k and 1M sentences.
+
+    python bench/query_latency.py                            # 10k, 100k, 1M; HNSW built up to 100k
+    python bench/query_latency.py --sizes 10000 100000 --queries 100 --optimize-max 0
+
+The real corpus (SQuAD v1.1 dev, 48 articles, ~10.9k sentences, MiniLM vectors) is scaled by
+repetition: copy c of every article is a distinct document whose dense vectors are the real
+ones plus Gaussian noise (0.025 per dimension, cosine ~0.9 to the original), re-normalised; texts
+and BM25 vectors are the real ones. Points are written through `EdgeStore.upsert` as `Sentence`
+records. Queries are real SQuAD questions, embedded on every call (no query cache) by the same
+MiniLM model on 2 torch threads; each timed call is `Engine.retrieve` (query embedding, BM25
+query, Qdrant Edge search with the knowledge-base filter) + `Engine.passages` at window 3.
+
+Qdrant Edge searches by scanning until `optimize()` builds HNSW (a blocking call that also holds
+Python's GIL). Each size is measured as written (scan) and, up to `--optimize-max` points, again
+after `optimize()`; recall@10 of the default search against `SearchParams(exact=True)` is
+measured on the real question vectors (dense, with the knowledge-base filter).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
+
+WORK = C.OUT / "query_latency"
+KB = "bench"
+MODES = ("dense", "sparse", "hybrid")
+
+
+def latency(eng, questions: list[str], window: int = 3) -> dict:
+    """p50/p95 of retrieve + passages per mode (modes interleaved per question)."""
+    per = {m: {"total": [], "embed": [], "search": [], "window": []} for m in MODES}
+    for qtext in questions[:5]:  # warm-up
+        for m in MODES:
+            eng.passages(eng.retrieve(qtext, KB, mode=m), window)
+    for qtext in questions:
+        for m in MODES:
+            t0 = time.perf_counter()
+            r = eng.retrieve(qtext, KB, mode=m)
+            t1 = time.perf_counter()
+            eng.passages(r, window)
+            t2 = time.perf_counter()
+            per[m]["total"].append((t2 - t0) * 1000)
+            per[m]["embed"].append(r.timings["embed_ms"])
+            per[m]["search"].append(r.timings["search_ms"])
+            per[m]["window"].append((t2 - t1) * 1000)
+    return {m: {"p50": C.pct(v["total"], 50), "p95": C.pct(v["total"], 95),
+                "embed_p50": C.pct(v["embed"], 50), "search_p50": C.pct(v["search"], 50),
+                "search_p95": C.pct(v["search"], 95), "window_p50": C.pct(v["window"], 50)}
+            for m, v in per.items()}
+
+
+def recall(store, qvecs, k: int = 10) -> dict:
+    """recall@k of the default dense search vs an exact scan, and the latency of each (store level)."""
+    import qdrant_edge as q
+
+    from swr.store.base import DENSE
+    from swr.store.edge import _f
+
+    flt = _f(type="s", kb=KB)
+    hits, t_def, t_ex = 0, [], []
+    for v in qvecs:
+        query = q.Query.Nearest(v.tolist(), using=DENSE)
+        t0 = time.perf_counter()
+        approx = store._shard.query(q.QueryRequest(limit=k, query=query, filter=flt))
+        t1 = time.perf_counter()
+        exact = store._shard.query(q.QueryRequest(limit=k, query=query, filter=flt,
+                                                  params=q.SearchParams(exact=True)))
+        t2 = time.perf_counter()
+        t_def.append((t1 - t0) * 1000)
+        t_ex.append((t2 - t1) * 1000)
+        hits += len({str(p.id) for p in approx} & {str(p.id) for p in exact})
+    return {"recall@10": hits / (k * len(qvecs)), "default_ms_p50": C.pct(t_def, 50),
+            "exact_ms_p50": C.pct(t_ex, 50)}
+
+
+def run_size(n: int, emb, data, args) -> list[dict]:
+    from swr.engine import Engine
+    from swr.settings import Settings
+
+    docs, per_doc, svecs, qtexts, qvecs = data
+    home = WORK / f"n{n}"
+    shutil.rmtree(home, ignore_errors=True)
+    s = Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, embed_model=C.minilm_path(),
+                          embed_runtime="torch", embed_device="cpu", sample_kb="")
+    eng = Engine(s, embedder=emb)  # the bare model: every question is embedded, nothing cached
+    eng.create_kb(KB)
+    fill = C.fill_store(eng.store, KB, n, docs, per_doc, svecs, eng.sparse)
+    eng.store._shard.flush()
+    print(f"[{n:,}] wrote {fill['points']:,} points in {fill['write_s']:.1f}s "
+          f"({fill['points_per_s']:,.0f}/s)", file=sys.stderr)
+    questions = qtexts[:args.queries]
+    rows = []
+
+    def measure(index: str, extra: dict):
+        lat = latency(eng, questions)
+        rec = recall(eng.store, qvecs[:args.recall_queries])
+        for m in MODES:
+            rows.append({"sentences": n, "index": index, "mode": m, **{f"{k}": v for k, v in lat[m].items()},
+                         **rec, **extra, "write_pts_per_s": fill["points_per_s"]})
+        print(f"[{n:,}] {index}: hybrid p50 {lat['hybrid']['p50']:.1f} ms, recall@10 {rec['recall@10']:.3f}",
+              file=sys.stderr)
+
+    measure("scan (as written)", {})
+    if n <= args.optimize_max:
+        t0 = time.perf_counter()
+        eng.store._shard.optimize()
+        opt_s = time.perf_counter() - t0
+        print(f"[{n:,}] optimize() {opt_s:.1f}s", file=sys.stderr)
+        measure("HNSW (after optimize)", {"optimize_s": opt_s})
+    eng.close()
+    if not args.keep:
+        shutil.rmtree(home, ignore_errors=True)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000])
+    ap.add_argument("--queries", type=int, default=200, help="timed questions per mode and size")
+    ap.add_argument("--recall-queries", type=int, default=300)
+    ap.add_argument("--optimize-max", type=int, default=100_000,
+                    help="build HNSW (optimize) for sizes up to this many points")
+    ap.add_argument("--keep", action="store_true", help="keep the stores in bench/out/query_latency")
+    ap.add_argument("--json", default=str(WORK / "last.json"))
+    args = ap.parse_args()
+    C.torch_threads()
+    from swr.embed import TorchEmbedder
+
+    data = C.corpus_vectors()
+    emb = TorchEmbedder(C.minilm_path(), "cpu")
+    rows = []
+    for n in args.sizes:
+        rows += run_size(n, emb, data, args)
+        WORK.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    cur, peak = C.rss_mb()
+    print(f"\n### Query latency, ms (retrieve + windows at w=3, top_k 3, dense_k = sparse_k = 50, "
+          f"kb filter, query embedded each time; {C.THREADS} torch threads)\n")
+    print(C.table(rows, ["sentences", "index", "mode", "p50", "p95", "embed_p50", "search_p50", "search_p95",
+                         "window_p50", "recall@10", "default_ms_p50", "exact_ms_p50"]))
+    opt = {r["sentences"]: r["optimize_s"] for r in rows if "optimize_s" in r}
+    if opt:
+        print("\noptimize() seconds: " + ", ".join(f"{n:,}: {s:.0f}" for n, s in opt.items()))
+    print(f"write throughput (EdgeStore.upsert): " + ", ".join(
+        f"{r['sentences']:,}: {r['write_pts_per_s']:,.0f} pts/s" for r in rows if r["mode"] == "dense"
+        and r["index"].startswith("scan")))
+    print(f"peak RSS of this process: {peak:,.0f} MiB")
+    floor = [r for r in rows if r["sentences"] == 100_000 and r["mode"] == "hybrid"]
+    for r in floor:
+        print(f"floor, hybrid p50 at 100k ({r['index']}): {r['p50']:.1f} ms (< 30 ms: "
+              f"{'holds' if r['p50'] < 30 else 'FAILS'})")
+
+
+if __name__ == "__main__":
+    main()
