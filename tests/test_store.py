@@ -621,3 +621,17 @@ def test_dbsf_fusion_runs_in_qdrant(store):
     hits = ask(store, "a", "E4 kettle base", mode="hybrid", fusion="dbsf", top_k=3)
     assert hits and [h.rank for h in hits] == list(range(1, len(hits) + 1))
     assert all(h.dense_rank is not None or h.sparse_rank is not None for h in hits)
+
+
+def test_server_refuses_a_dense_only_collection(tmp_path):
+    """An existing collection without swr's BM25 vector is refused with the way out."""
+    from qdrant_client import models
+
+    from swr.errors import ModelMismatch
+
+    store = make_store("server", tmp_path)
+    store._client.create_collection(store.collection, vectors_config={
+        "dense": models.VectorParams(size=8, distance=models.Distance.COSINE)})
+    with pytest.raises(ModelMismatch) as exc:
+        store.ensure({"model": "m", "runtime": "r", "dim": 8, "splitter": "s", "sparse": "jieba-bm25-1"})
+    assert "'bm25'" in exc.value.message and "SWR_COLLECTION" in exc.value.message

@@ -67,7 +67,7 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException, ResponseHandlingException, UnexpectedResponse
 
-from ..errors import BadRequest, StoreUnavailable
+from ..errors import BadRequest, ModelMismatch, StoreUnavailable
 from ..settings import Settings
 from ..sparse import SparseVec
 from ..types import DocInfo, Hit, Sentence
@@ -223,12 +223,26 @@ class ServerStore(Store):
                                        self.collection, field_name=name, field_schema=schema, wait=True)
                         except StoreUnavailable as exc:
                             log.warning("Payload index %r not created: %s", name, exc.message)
+        self._check_vectors()
         stored = self.meta()
         if stored is None:
             self._ensure_shard(META_SHARD)
             self._put(META_ID, {"type": "m", "meta": json.dumps(meta)}, META_SHARD if self._sharded else None)
         else:
             check_meta(stored, meta)
+
+    def _check_vectors(self) -> None:
+        """Refuse an existing collection without swr's dense and BM25 vectors (e.g. dense-only)."""
+        params = self._call("reading its collection", self._client.get_collection, self.collection).config.params
+        dense = params.vectors if isinstance(params.vectors, dict) else {}
+        sparse = params.sparse_vectors or {}
+        missing = [n for n, ok in ((DENSE, DENSE in dense), (SPARSE, SPARSE in sparse)) if not ok]
+        if missing:
+            raise ModelMismatch(
+                f"The collection {self.collection!r} on {self.location} has no "
+                f"{' and no '.join(repr(m) for m in missing)} vectors (dense-only, or made by another tool). "
+                "swr needs a named dense vector 'dense' and a sparse BM25 vector 'bm25' with the IDF "
+                "modifier: set SWR_COLLECTION to a new name and index again (swr creates it right).")
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
