@@ -123,7 +123,8 @@ def rss_mb() -> tuple[float, float]:
 
 
 def dir_bytes(path: Path) -> int:
-    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+    """Bytes a folder really occupies (Qdrant Edge preallocates sparse 32 MiB files: not their size)."""
+    return sum(f.stat().st_blocks * 512 for f in Path(path).rglob("*") if f.is_file())
 
 
 def table(rows: list[dict], cols: list[str]) -> str:
@@ -188,14 +189,13 @@ def corpus_vectors(articles: int | None = None, questions: int = 300):
     return docs, per_doc, sv, qs, qv
 
 
-def fill_store(store, kb: str, n_points: int, docs, per_doc, vectors, sparse_encoder, *, noise: float = 0.025,
-               chunk: int = 2048, seed: int = 0) -> dict:
-    """Write ``n_points`` sentence points into ``kb`` through ``store.upsert``.
+def scaled_chunks(kb: str, n_points: int, docs, per_doc, vectors, sparse_encoder, *, noise: float = 0.025,
+                  chunk: int = 2048, seed: int = 0):
+    """Yield (sentences, dense, sparse) chunks of ``n_points`` points of the real corpus repeated.
 
-    The real corpus repeated: copy c of document d is a distinct document (doc id and source
-    suffixed with c) with the real texts, real BM25 vectors and the real dense vectors plus
-    Gaussian noise of ``noise`` per dimension, re-normalised (copy 0 is the real corpus).
-    Returns the write time and points/s.
+    Copy c of document d is a distinct document (doc id and source suffixed with c) with the
+    real texts, real BM25 vectors and the real dense vectors plus Gaussian noise of ``noise`` per
+    dimension, re-normalised (copy 0 is the real corpus).
     """
     import numpy as np
 
@@ -207,12 +207,10 @@ def fill_store(store, kb: str, n_points: int, docs, per_doc, vectors, sparse_enc
     base: list[tuple[int, int, int, int, int]] = []  # (doc index, i, n, start, end)
     for k, d in enumerate(per_doc):
         base += [(k, i, len(d), a, b) for i, (a, b, _) in enumerate(d)]
-    written, write_s = 0, 0.0
-    copy = 0
+    written, copy = 0, 0
     while written < n_points:
-        order = range(len(base))
         for s in range(0, len(base), chunk):
-            idx = list(order[s:s + chunk])[: n_points - written]
+            idx = list(range(s, min(s + chunk, len(base))))[: n_points - written]
             if not idx:
                 break
             vec = vectors[idx]
@@ -225,12 +223,23 @@ def fill_store(store, kb: str, n_points: int, docs, per_doc, vectors, sparse_enc
                 name, text = docs[k]
                 sents.append(Sentence(kb=kb, doc_id=f"d{k:03d}-c{copy:03d}", source=f"{name}#{copy}", i=i, n=n,
                                       start=a, end=b, text=text[a:b], lang="en"))
-            t0 = time.perf_counter()
-            store.upsert(sents, vec, [sparse[j] for j in idx])
-            write_s += time.perf_counter() - t0
+            yield sents, vec, [sparse[j] for j in idx]
             written += len(idx)
         copy += 1
-    return {"points": written, "copies": copy, "write_s": write_s, "points_per_s": written / write_s}
+
+
+def fill_store(store, kb: str, n_points: int, docs, per_doc, vectors, sparse_encoder, **kw) -> dict:
+    """Write ``n_points`` sentence points into ``kb`` through ``store.upsert`` (see scaled_chunks).
+
+    Returns the write time and points/s.
+    """
+    written, write_s = 0, 0.0
+    for sents, vec, sparse in scaled_chunks(kb, n_points, docs, per_doc, vectors, sparse_encoder, **kw):
+        t0 = time.perf_counter()
+        store.upsert(sents, vec, sparse)
+        write_s += time.perf_counter() - t0
+        written += len(sents)
+    return {"points": written, "write_s": write_s, "points_per_s": written / write_s}
 
 
 def lookup_embedder(texts: list[str], vectors):

@@ -1,5 +1,6 @@
 """GPU embedding throughput of the torch path: fp16 with length-sorted batches vs fp32 vs the
-stock batch size 10 (llama-index HuggingFaceEmbedding's default, input order).
+stock batch size 10 (llama-index HuggingFaceEmbedding's default, input order), and the engine's
+own `TorchEmbedder` (fp16 on CUDA, batches of equal token counts).
 
     python bench/gpu_embed.py [--model PATH] [--sentences 20000]
 
@@ -69,7 +70,12 @@ def main() -> None:
     if device == "cuda":
         m16 = SentenceTransformer(args.model, device=device, model_kwargs={"torch_dtype": torch.float16})
         for bs in (128, 512):
-            rows.append((f"fp16, sorted, batch {bs} (swr)", timed(lambda t: m16.encode(t, batch_size=bs), texts)))
+            rows.append((f"fp16, sorted, batch {bs}", timed(lambda t: m16.encode(t, batch_size=bs), texts)))
+    from swr.embed import TorchEmbedder  # the engine's own path: fp16 on CUDA, token-sorted batches
+
+    te = TorchEmbedder(args.model, device)
+    rows.append((f"swr TorchEmbedder ({'fp16' if device == 'cuda' else 'fp32'}, token-sorted, batch "
+                 f"{te.batch_size})", timed(te.encode_passages, texts)))
     print(f"device: {device} ({name}), torch {torch.__version__}, model {Path(args.model).name}, "
           f"{len(texts)} sentences")
     print("| configuration | sentences/s |\n|---|---|")

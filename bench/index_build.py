@@ -10,6 +10,8 @@ other, after one warm-up encode; model loading is not timed.
 - stock: `SimpleDirectoryReader` + `SentenceWindowNodeParser.from_defaults()` + `VectorStoreIndex`
   + `HuggingFaceEmbedding` (default batch 10) + `QdrantVectorStore` on qdrant-client's local mode
   persisted to a folder, as the llama-index documentation shows it.
+- stock-nometa (optional row): the same, with the reader's file metadata excluded from the
+  embedded text, as shared/NOTES.md advises (stock embeds "file_path: ..." etc. with each sentence).
 - limit: `SentenceTransformer.encode(sentences, batch_size=128)` of the sentences swr embeds, alone.
 - swr: `Engine.index_files` into a fresh SWR_HOME, torch runtime, dense + BM25 sparse, Qdrant Edge.
 
@@ -88,7 +90,7 @@ def row_swr(args) -> dict:
             "tokens_per_sentence": _tokens(inner._st.tokenizer, texts)}
 
 
-def row_stock(args) -> dict:
+def row_stock(args, exclude_metadata: bool = False) -> dict:
     C.torch_threads()
     import qdrant_client
     from llama_index.core import SimpleDirectoryReader, StorageContext, VectorStoreIndex
@@ -109,6 +111,9 @@ def row_stock(args) -> dict:
     with C.Clock() as c:
         t0 = time.perf_counter()
         documents = SimpleDirectoryReader(str(CORPUS)).load_data()
+        if exclude_metadata:  # what shared/NOTES.md advises: embed the sentence alone
+            for d in documents:
+                d.excluded_embed_metadata_keys = list(d.metadata)
         st.seconds["load"] = time.perf_counter() - t0
         client = qdrant_client.QdrantClient(path=str(folder))
         vector_store = QdrantVectorStore(client=client, collection_name="squad")
@@ -119,8 +124,8 @@ def row_stock(args) -> dict:
         client.close()
     stages = {k: st.seconds.get(k, 0.0) for k in ("load", "parse", "embed", "store")}
     stages["rest"] = c.wall - sum(stages.values())
-    return {"row": "stock", "sentences": points, "points": points, "wall_s": c.wall, "cpu_s": c.cpu,
-            "stages": stages, "embed_calls": st.calls.get("embed", 0),
+    return {"row": "stock-nometa" if exclude_metadata else "stock", "sentences": points, "points": points,
+            "wall_s": c.wall, "cpu_s": c.cpu, "stages": stages, "embed_calls": st.calls.get("embed", 0),
             "embed_batch_size": embed_model.embed_batch_size,
             "tokens_per_sentence": _tokens(embed_model._model.tokenizer, texts)}
 
@@ -133,7 +138,8 @@ def _tokens(tok, texts: list[str]) -> float:
     return sum(map(len, ids)) / len(ids)
 
 
-ROWS = {"limit": row_limit, "swr": row_swr, "stock": row_stock}
+ROWS = {"limit": row_limit, "swr": row_swr, "stock": row_stock,
+        "stock-nometa": lambda args: row_stock(args, exclude_metadata=True)}
 
 
 # -- driver ------------------------------------------------------------------------------------
@@ -156,7 +162,7 @@ def main() -> None:
     results: list[dict] = []
     for rnd in range(args.repeat):
         for name in args.rows:
-            if name == "stock" and rnd > 0:
+            if name.startswith("stock") and rnd > 0:
                 continue
             r = C.child(Path(__file__), ["--row", name])
             r["round"] = rnd + 1
@@ -187,13 +193,17 @@ def report(results: list[dict], args, n_docs: int) -> None:
     if swr and stock:
         print(f"swr vs stock, same corpus: {stock / swr:.2f}x faster wall, "
               f"{mean('stock', 'cpu_s') / mean('swr', 'cpu_s'):.2f}x less CPU (floor: 2x)")
+    nometa = mean("stock-nometa", "wall_s")
+    if swr and nometa:
+        print(f"swr vs stock with metadata excluded: {nometa / swr:.2f}x faster wall, "
+              f"{mean('stock-nometa', 'cpu_s') / mean('swr', 'cpu_s'):.2f}x less CPU")
     if swr and lim:
         ratio = (n_swr / swr) / (n_lim / lim)
         cpu_ratio = (n_swr / mean("swr", "cpu_s")) / (n_lim / mean("limit", "cpu_s"))
         print(f"swr sentences/s vs limit: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu (floor: 0.9x)")
     # GPU projection: the model stage runs gpu_speedup times faster, every other stage is unchanged
     proj = []
-    for name in ("limit", "swr", "stock"):
+    for name in ("limit", "swr", "stock", "stock-nometa"):
         rs = [r for r in results if r["row"] == name]
         if not rs:
             continue
@@ -206,9 +216,10 @@ def report(results: list[dict], args, n_docs: int) -> None:
         print(f"\n### Projected onto a GPU (model stage {args.gpu_speedup:g}x faster, other stages as measured)\n")
         print(C.table(proj, ["row", "measured s", "embed s", "other s", "GPU s (projected)"]))
         g = {p["row"]: p["GPU s (projected)"] for p in proj}
-        if "swr" in g and "stock" in g:
-            print(f"\nprojected GPU ratio stock/swr: {g['stock'] / g['swr']:.1f}x "
-                  f"(CPU measured: {stock / swr:.2f}x)")
+        for name in ("stock", "stock-nometa"):
+            if "swr" in g and name in g:
+                print(f"projected GPU ratio {name}/swr: {g[name] / g['swr']:.1f}x "
+                      f"(CPU measured: {mean(name, 'wall_s') / swr:.2f}x)")
         if "swr" in g and "limit" in g:
             print(f"projected GPU: swr takes {g['swr'] / g['limit']:.1f}x the bare model's time")
 

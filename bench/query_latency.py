@@ -11,6 +11,9 @@ records. Queries are real SQuAD questions, embedded on every call (no query cach
 MiniLM model on 2 torch threads; each timed call is `Engine.retrieve` (query embedding, BM25
 query, Qdrant Edge search with the knowledge-base filter) + `Engine.passages` at window 3.
 
+"load" is the 1-minute load average of the machine during a row (2 cores): at or above 2 the
+engine embeds a question on one thread (swr/embed.py).
+
 Qdrant Edge searches by scanning until `optimize()` builds HNSW (a blocking call that also holds
 Python's GIL). Each size is measured as written (scan) and, up to `--optimize-max` points, again
 after `optimize()`; recall@10 of the default search against `SearchParams(exact=True)` is
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -36,6 +40,7 @@ MODES = ("dense", "sparse", "hybrid")
 def latency(eng, questions: list[str], window: int = 3) -> dict:
     """p50/p95 of retrieve + passages per mode (modes interleaved per question)."""
     per = {m: {"total": [], "embed": [], "search": [], "window": []} for m in MODES}
+    load = os.getloadavg()[0]
     for qtext in questions[:5]:  # warm-up
         for m in MODES:
             eng.passages(eng.retrieve(qtext, KB, mode=m), window)
@@ -52,7 +57,8 @@ def latency(eng, questions: list[str], window: int = 3) -> dict:
             per[m]["window"].append((t2 - t1) * 1000)
     return {m: {"p50": C.pct(v["total"], 50), "p95": C.pct(v["total"], 95),
                 "embed_p50": C.pct(v["embed"], 50), "search_p50": C.pct(v["search"], 50),
-                "search_p95": C.pct(v["search"], 95), "window_p50": C.pct(v["window"], 50)}
+                "search_p95": C.pct(v["search"], 95), "window_p50": C.pct(v["window"], 50),
+                "load": round((load + os.getloadavg()[0]) / 2, 1)}
             for m, v in per.items()}
 
 
@@ -95,7 +101,7 @@ def run_size(n: int, emb, data, args) -> list[dict]:
     eng.store._shard.flush()
     print(f"[{n:,}] wrote {fill['points']:,} points in {fill['write_s']:.1f}s "
           f"({fill['points_per_s']:,.0f}/s)", file=sys.stderr)
-    questions = qtexts[:args.queries]
+    questions = qtexts[:args.queries if n <= 100_000 else args.big_queries]
     rows = []
 
     def measure(index: str, extra: dict):
@@ -124,6 +130,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000])
     ap.add_argument("--queries", type=int, default=200, help="timed questions per mode and size")
+    ap.add_argument("--big-queries", type=int, default=50, help="timed questions per mode above 100k points")
     ap.add_argument("--recall-queries", type=int, default=300)
     ap.add_argument("--optimize-max", type=int, default=100_000,
                     help="build HNSW (optimize) for sizes up to this many points")
@@ -144,10 +151,23 @@ def main() -> None:
     print(f"\n### Query latency, ms (retrieve + windows at w=3, top_k 3, dense_k = sparse_k = 50, "
           f"kb filter, query embedded each time; {C.THREADS} torch threads)\n")
     print(C.table(rows, ["sentences", "index", "mode", "p50", "p95", "embed_p50", "search_p50", "search_p95",
-                         "window_p50", "recall@10", "default_ms_p50", "exact_ms_p50"]))
-    opt = {r["sentences"]: r["optimize_s"] for r in rows if "optimize_s" in r}
-    if opt:
-        print("\noptimize() seconds: " + ", ".join(f"{n:,}: {s:.0f}" for n, s in opt.items()))
+                         "window_p50", "recall@10", "default_ms_p50", "exact_ms_p50", "load"]))
+    print("\n### Exact scan or HNSW, per size (store level, dense top-10 with the kb filter, real questions)\n")
+    summary = []
+    for n in sorted({r["sentences"] for r in rows}):
+        scan = next(r for r in rows if r["sentences"] == n and r["index"].startswith("scan"))
+        hnsw = next((r for r in rows if r["sentences"] == n and r["index"].startswith("HNSW")), None)
+        hyb = {r["index"]: r["p50"] for r in rows if r["sentences"] == n and r["mode"] == "hybrid"}
+        row = {"sentences": n, "exact ms p50": scan["exact_ms_p50"], "HNSW ms p50": hnsw and hnsw["default_ms_p50"],
+               "recall@10 HNSW": hnsw and hnsw["recall@10"], "optimize() s": hnsw and hnsw["optimize_s"],
+               "hybrid p50 scan": hyb.get("scan (as written)"), "hybrid p50 HNSW": hyb.get("HNSW (after optimize)")}
+        fast = scan["exact_ms_p50"] <= 5.0
+        row["choice"] = ("exact scan (fast enough, recall 1)" if fast else
+                         "HNSW" if hnsw and hnsw["recall@10"] >= 0.99 else "HNSW (not built here)" if not hnsw
+                         else "exact scan (HNSW recall too low)")
+        summary.append(row)
+    print(C.table(summary, ["sentences", "exact ms p50", "HNSW ms p50", "recall@10 HNSW", "optimize() s",
+                            "hybrid p50 scan", "hybrid p50 HNSW", "choice"]))
     print(f"write throughput (EdgeStore.upsert): " + ", ".join(
         f"{r['sentences']:,}: {r['write_pts_per_s']:,.0f} pts/s" for r in rows if r["mode"] == "dense"
         and r["index"].startswith("scan")))

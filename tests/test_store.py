@@ -635,3 +635,34 @@ def test_server_refuses_a_dense_only_collection(tmp_path):
     with pytest.raises(ModelMismatch) as exc:
         store.ensure({"model": "m", "runtime": "r", "dim": 8, "splitter": "s", "sparse": "jieba-bm25-1"})
     assert "'bm25'" in exc.value.message and "SWR_COLLECTION" in exc.value.message
+
+
+def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_alike(tmp_path, monkeypatch):
+    """The embedded store builds its HNSW index (optimize) when a document completes and the
+    un-indexed points reach the threshold and the indexed ones; hits, filters and deletes agree
+    with the scanned store before it."""
+    import swr.store.edge as edge
+
+    monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
+    monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)  # 8-d vectors: 32 per KB
+    st_ = make_store("edge", tmp_path)
+    st_.ensure(META)
+    rng = np.random.default_rng(0)
+    texts = [f"sentence number {k} about {w}" for k, w in enumerate(["kettles", "lamps", "filters", "rice"] * 15)]
+    vecs = rng.normal(size=(len(texts), DIM)).astype(np.float32)
+    index(st_, "a", "d1", texts[:30], vecs[:30])
+    assert st_._shard.info().indexed_vectors_count <= 30, "30 < 40 points: still scanned"
+    index(st_, "b", "other", KETTLE)
+    index(st_, "a", "d2", texts[30:], vecs[30:])  # 69 un-indexed points >= 40: optimize
+    info = st_._shard.info()
+    assert info.indexed_vectors_count == 2 * 69, "all 69 dense vectors got their HNSW index (sparse: 69)"
+    unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    for qv in vecs[[3, 17, 42, 59]]:  # the HNSW answer is the exact cosine top 5 of kb "a"
+        exact = np.argsort(-(unit @ (qv / np.linalg.norm(qv))))[:5]
+        want = [("a", "d1" if j < 30 else "d2", j if j < 30 else j - 30) for j in exact]
+        assert [key(h) for h in ask(st_, "a", "", vec=qv, top_k=5, mode="dense")] == want
+    assert ask(st_, "a", "about rice", vec=vecs[40], top_k=1)[0].sentence.doc_id == "d2"
+    assert st_.delete_doc("a", "d2") == 30
+    assert all(h.sentence.doc_id == "d1" for h in ask(st_, "a", "about rice", vec=vecs[40], top_k=10))
+    assert {h.sentence.kb for h in ask(st_, "b", "kettle", mode="hybrid")} == {"b"}
+    st_.close()
