@@ -9,16 +9,18 @@ engine = ui.engine_or_stop()
 ctl = ui.sidebar(engine, knobs=False)
 
 st.markdown("#### 📚 Knowledge bases")
-ui.kb_manager(engine, ctl.kb)
+with ui.errors_shown():  # e.g. the Qdrant server went away: a message, not a traceback
+    ui.kb_manager(engine, ctl.kb)
 if ctl.kb:
     upload, documents, golden, system = st.tabs(["Upload", "Documents", "Preset questions", "System"])
-    with upload:
+    with upload, ui.errors_shown():
         ui.upload_panel(engine, ctl.kb)
-    with documents:
+    with documents, ui.errors_shown():
         ui.documents_panel(engine, ctl.kb)
-    with golden:
+    with golden, ui.errors_shown():
         ui.golden_editor(engine, ctl.kb)
-    with system:
+    with system, ui.errors_shown():
         ui.system_panel(engine)
 else:
-    ui.system_panel(engine)
+    with ui.errors_shown():
+        ui.system_panel(engine)

@@ -96,9 +96,9 @@ def load_bytes(name: str, data: bytes, *, max_bytes: int | None = None) -> Docum
     """
     src = safe_name(name)
     fmt = _format_of(src)
+    if max_bytes is not None:  # before any copy: ``data`` may be a memoryview of a large upload
+        _check_size(src, memoryview(data).nbytes, max_bytes)
     data = bytes(data)
-    if max_bytes is not None:
-        _check_size(src, len(data), max_bytes)
     page_starts: list[int] = []
     encoding: str | None = None
     if fmt == "pdf":
@@ -183,7 +183,8 @@ def _check_size(src: str, size: int, max_bytes: int) -> None:
     if size > max_bytes:
         raise FileTooLarge(
             f"{src}: file is {_human(size)} ({size} bytes), above the limit of "
-            f"{_human(max_bytes)} ({max_bytes} bytes)",
+            f"{_human(max_bytes)} ({max_bytes} bytes, SWR_MAX_FILE_MB); split the file "
+            "or ask the administrator to raise the limit",
             source=src,
         )
 
@@ -270,20 +271,53 @@ def _decode_bom(data: bytes, src: str) -> tuple[str, str] | None:
 
 
 def _decode_utf16_without_bom(data: bytes, src: str) -> tuple[str, str]:
-    """UTF-16 when the NUL bytes say so (ASCII-heavy UTF-16); else the data is binary."""
+    """UTF-16 when the NUL bytes say so (ASCII-heavy UTF-16), or when one byte order decodes
+    to plausible text (CJK-heavy UTF-16: ``一`` is ``00 4E`` in UTF-16-LE, so its NULs sit on
+    the other parity than those of ASCII); else the data is binary."""
     even = data[0::2].count(0)
     odd = data[1::2].count(0)
     total = even + odd
     if len(data) % 2 == 0 and total:
-        codec = "utf-16-le" if odd >= even else "utf-16-be"
-        if max(even, odd) >= 0.95 * total:
+        likely = "utf-16-le" if odd >= even else "utf-16-be"
+        by_nul = max(even, odd) >= 0.95 * total
+        best: tuple[float, str, str] | None = None
+        for codec in (likely, "utf-16-be" if likely == "utf-16-le" else "utf-16-le"):
             try:
                 text = data.decode(codec)
             except UnicodeDecodeError:
-                text = None
-            if text is not None and _control_share(text) <= _CONTROL_SHARE_LIMIT:
+                continue
+            if _control_share(text) > _CONTROL_SHARE_LIMIT:
+                continue
+            if codec == likely and by_nul:
                 return text, codec
+            score = _utf16_score(text)
+            if best is None or score > best[0]:
+                best = (score, text, codec)
+        if best is not None and best[0] >= _UTF16_MIN_SCORE:
+            return best[1], best[2]
     raise Undecodable(f"{src}: the file is binary (contains NUL bytes), not text", source=src)
+
+
+_UTF16_MIN_SCORE = 0.9
+
+
+def _utf16_score(text: str) -> float:
+    """Share of characters of the first ~4000 that are ordinary text in a common script.
+
+    Bytes read in the wrong order (or binary data) land mostly on rare ideographs, Hangul or
+    private-use characters, far below 0.9; text read in the right order scores near 1.
+    """
+    sample = text[:_SCORE_SAMPLE_CHARS]
+    if not sample:
+        return 0.0
+    common = _common_cjk()
+    good = 0
+    for ch in sample:
+        cp = ord(ch)
+        if (0x20 <= cp < 0x7F or ch in "\t\n\r\f\v" or 0xA0 <= cp <= 0x6FF or 0x2000 <= cp <= 0x206F
+                or 0x3000 <= cp <= 0x30FF or 0xFF01 <= cp <= 0xFF65 or ch in common):
+            good += 1
+    return good / len(sample)
 
 
 def _decode_utf8(data: bytes) -> tuple[str, str] | None:

@@ -7,6 +7,7 @@ Markdown) or as plain widget/table text.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import time
@@ -19,8 +20,8 @@ import streamlit as st
 from swr import render
 from swr.answer import context_text, count_tokens, safe_url
 from swr.engine import AskResult, Engine, Retrieval
-from swr.errors import LLMUnavailable, SwrError
-from swr.load import SUPPORTED
+from swr.errors import LLMUnavailable, StoreUnavailable, SwrError
+from swr.load import SUPPORTED, safe_name
 from swr.settings import Settings
 from swr.types import FileResult, Passage
 
@@ -93,6 +94,16 @@ def engine_or_stop() -> Engine:
         raise  # unreachable: st.stop raises
 
 
+@contextlib.contextmanager
+def errors_shown():
+    """Show a swr error raised inside (e.g. the Qdrant server went away) as ``st.error`` and go
+    on with the rest of the page, instead of a traceback."""
+    try:
+        yield
+    except SwrError as exc:
+        st.error(md(exc.message))
+
+
 def md(text: object) -> str:
     """Untrusted text as inert Markdown (shown verbatim: no HTML, links or LaTeX)."""
     return render.esc(text)
@@ -139,6 +150,7 @@ class Controls:
     window: int
     params: dict = field(default_factory=dict)
     demo: bool = False
+    error: str | None = None  # the store failed while drawing the sidebar (shown there)
 
 
 def nav() -> None:
@@ -174,7 +186,22 @@ def kb_selector(engine: Engine) -> str | None:
 
 
 def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
-    """Navigation, knowledge base, demo switch and (unless demo mode) the retrieval knobs."""
+    """Navigation, knowledge base, demo switch and (unless demo mode) the retrieval knobs.
+
+    When the store fails (the Qdrant server went away) the sidebar shows the message and the page
+    goes on with the kept settings: a question typed now still reaches :func:`ask`, which shows
+    the failure with the question kept.
+    """
+    try:
+        return _sidebar(engine, knobs=knobs)
+    except SwrError as exc:
+        st.sidebar.error(md(exc.message))
+        ss, s = st.session_state, engine.settings
+        return Controls(ss.get("cfg_kb"), int(ss.get("cfg_window", s.window_size)), _params_from_cfg(s),
+                        bool(ss.get("cfg_demo", False)), error=exc.message)
+
+
+def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
     s = engine.settings
     keep_kb()  # the select box would otherwise fall back to the first KB after a page switch
     nav()
@@ -247,6 +274,7 @@ def _filter_options(engine: Engine, kb: str | None) -> tuple[list[str], list[str
 
 def _clear_history() -> None:
     st.session_state["history"] = []
+    st.session_state.pop("failed", None)
 
 
 def _filters(engine: Engine, kb: str) -> None:
@@ -294,15 +322,32 @@ def take_pending(prompt: str | None) -> dict | None:
     """The question to ask in this run: typed into the chat input, or queued by a button."""
     pending = st.session_state.pop("pending", None)
     if prompt and prompt.strip():
-        return {"question": prompt}
+        pending = {"question": prompt}
+    if pending:
+        st.session_state.pop("failed", None)  # a new question replaces the one that failed
     return pending
 
 
 def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
-    """Every question and answer; the last one follows the current window and knobs when ``live``."""
+    """Every question and answer; the last one follows the current window and knobs when ``live``.
+    Then the last question if it failed (kept with its error until the next question)."""
     items = history()
     for k, entry in enumerate(items):
         _render_entry(engine, entry, ctl if live and k == len(items) - 1 else None)
+    failed = st.session_state.get("failed")
+    if failed:
+        with st.chat_message("user"):
+            _user_bubble(failed["question"], failed.get("note"))
+        with st.chat_message("assistant"):
+            _failure(failed)
+
+
+def _failure(failed: dict) -> None:
+    """A question's error; "Ask again" when it may pass later (the store was unreachable)."""
+    st.error(md(failed["error"]))
+    if failed.get("retry"):
+        st.button("Ask again", key="retry-failed", icon=":material/refresh:", on_click=queue_question,
+                  args=(failed["question"],))
 
 
 def _next_id() -> int:
@@ -332,7 +377,10 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
             result, stream = engine.ask_stream(question, retrieval.kb, window_size=window,
                                                retrieval=retrieval)
         except SwrError as exc:
-            st.error(md(exc.message))
+            failed = {"question": question, "note": pending.get("note"), "error": exc.message,
+                      "retry": isinstance(exc, StoreUnavailable)}
+            st.session_state["failed"] = failed  # kept (with its error) until the next question
+            _failure(failed)
             return
         entry = {"id": _next_id(), "question": question, "kb": retrieval.kb, "result": result,
                  "retrieval": retrieval, "note": pending.get("note")}
@@ -430,7 +478,12 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
         changes.insert(0, f"window {result.settings.get('window_size')} → {ctl.window}")
     if not changes:
         return None
-    return LiveView(retrieval, ctl.window, engine.passages(retrieval, ctl.window), changes)
+    try:
+        passages = engine.passages(retrieval, ctl.window)
+    except SwrError as exc:
+        st.error(md(exc.message))
+        return None
+    return LiveView(retrieval, ctl.window, passages, changes)
 
 
 def _short(v, key: str = "") -> str:
@@ -677,7 +730,8 @@ def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> list
                                           f"{p['done']:,}/{p['total']:,} sentences{speed}")
 
     t0 = time.perf_counter()
-    results = engine.index_files(kb, [(f.name, f.getvalue()) for f in files], tags=tags, progress=progress)
+    # getbuffer(): no copy of the upload; a file above SWR_MAX_FILE_MB is refused before any is made
+    results = engine.index_files(kb, [(f.name, f.getbuffer()) for f in files], tags=tags, progress=progress)
     total = sum(r.sentences for r in results if r.ok and not r.skipped)
     skipped = sum(1 for r in results if r.skipped)
     failed = sum(1 for r in results if not r.ok)
@@ -698,7 +752,7 @@ def file_results(results: list[FileResult]) -> None:
             status, detail = "unchanged", "already indexed: skipped"
         else:
             status, detail = "indexed", "replaced the previous version" if r.replaced else ""
-        rows.append({"file": r.source, "status": status, "sentences": r.sentences, "seconds": r.seconds,
+        rows.append({"file": safe_name(r.source), "status": status, "sentences": r.sentences, "seconds": r.seconds,
                      "detail": detail})
     for r in results:
         if not r.ok:
@@ -708,8 +762,9 @@ def file_results(results: list[FileResult]) -> None:
 
 
 def upload_panel(engine: Engine, kb: str) -> None:
-    st.caption("Upload many files at once: " + ", ".join(UPLOAD_TYPES) + ". An unchanged file is "
-               "skipped at once; a changed file replaces its previous version.")
+    st.caption("Upload many files at once: " + ", ".join(UPLOAD_TYPES) + f", up to "
+               f"{engine.settings.max_file_mb:g} MB each. An unchanged file is skipped at once; a changed "
+               "file replaces its previous version.")
     files = st.file_uploader("Files", type=UPLOAD_TYPES, accept_multiple_files=True, key="uploads",
                              label_visibility="collapsed")
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
