@@ -466,3 +466,61 @@ def test_kb_page_upload_after_qdrant_went_away_shows_the_message(server, page_en
     assert SECRET not in page_dump(at)
     up()
     assert [d.source for d in eng.docs("kb")] == [GOOD[0]]
+
+
+# --------------------------------------------------------------------------------------------
+# questions: empty, 50k characters, only punctuation, other languages (backend and chat page)
+
+QUESTIONS = [  # (id, question, words the error must hold; () = a fine question: evidence comes back)
+    ("empty", "", ("empty",)),
+    ("blank", " \n\t ", ("empty",)),
+    ("50k_chars", "warranty " * 5_556, ("50,003", "4,000")),
+    ("only_punctuation", "?!。？…", ()),
+    ("chinese", "这个搅拌机的保修期是多久？", ()),
+    ("arabic_rtl", "ما هي مدة الضمان؟", ()),
+    ("russian", "Какая гарантия у блендера?", ()),
+    ("japanese", "保証期間はどのくらいですか？", ()),
+    ("emoji_zero_width", "warranty\u200b \U0001F468\u200d\U0001F469\u200d\U0001F467?", ()),
+    ("html_and_script", "<script>alert(1)</script> warranty?", ()),
+]
+
+
+@pytest.mark.parametrize("qid,question,error", QUESTIONS, ids=[q[0] for q in QUESTIONS])
+def test_question_backend(qid, question, error, engine):
+    from swr.errors import BadRequest
+
+    assert engine.index_files("A", [GOOD])[0].ok
+    if error:
+        with pytest.raises(BadRequest) as info:
+            engine.ask(question, "A", llm=False)
+        assert all(w in info.value.message for w in error), info.value.message
+    else:
+        res = engine.ask(question, "A", llm=False)
+        assert res.passages and all(p.text for p in res.passages), "evidence comes back for any language"
+    check_other_kb(engine)
+
+
+@pytest.mark.parametrize("qid,question,error", QUESTIONS, ids=[q[0] for q in QUESTIONS])
+def test_question_chat_page(qid, question, error, engine, page_engine):
+    page_engine(engine)
+    assert engine.index_files("A", [GOOD])[0].ok
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception and at.selectbox(key="w_kb").value == "A"
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    history = at.session_state["history"] if "history" in at.session_state else []
+    if qid == "50k_chars":  # the chat box takes at most 4,000 characters (max_chars), as in a browser
+        assert not page_errors(at) and len(history) == 1
+        assert history[0]["question"] == question[:4000].strip() and history[0]["result"].passages
+    elif error:  # a blank chat input is ignored by the page: nothing asked, nothing broken
+        assert not history and not page_errors(at)
+    else:
+        assert not page_errors(at), page_errors(at)
+        assert len(history) == 1 and history[0]["question"] == question.strip()
+        assert history[0]["result"].passages, "evidence comes back for any language"
+        body = "\n".join(h.value for h in at.html)
+        assert "<script>alert(1)</script>" not in body, "the question is escaped where it is shown"
+        if qid == "html_and_script":
+            assert "<script>alert(1)</script>" in html.unescape(body), "... and shown as text"
+    check_other_kb(engine)
