@@ -76,7 +76,7 @@ def main() -> None:
     te = TorchEmbedder(args.model, device)
     rows.append((f"swr TorchEmbedder ({'fp16' if device == 'cuda' else 'fp32'}, token-sorted, batch "
                  f"{te.batch_size})", timed(te.encode_passages, texts)))
-    print(f"device: {device} ({name}), torch {torch.__version__}, model {Path(args.model).name}, "
+    print(f"device: {device} ({name}), torch {torch.__version__}, model {args.model}, "
           f"{len(texts)} sentences")
     print("| configuration | sentences/s |\n|---|---|")
     for label, sps in rows:
