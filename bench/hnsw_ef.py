@@ -80,7 +80,7 @@ def main() -> None:
             want, floor = {str(p.id) for p in ex}, ex[-1].score - 1e-5
             ids += len({str(p.id) for p in got} & want)
             ties += sum(1 for p in got if p.score >= floor)
-        edge.HNSW_EF = ef
+        edge.HNSW_EF, edge.EF_SCALE_POINTS = ef, 10**12  # this ef at any size
         for v, sv in zip(qv, qs):
             t0 = time.perf_counter()
             store.search(SearchRequest(kb=KB, dense=v, sparse=sv, mode="hybrid", top_k=3))

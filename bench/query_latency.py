@@ -64,7 +64,7 @@ def latency(eng, questions: list[str], window: int = 3) -> dict:
 
 
 def recall(store, qvecs, k: int = 10) -> dict:
-    """recall@k of the engine's dense search (its HNSW_EF) and of Qdrant's default vs an exact scan.
+    """recall@k of the engine's dense search (its hnsw_ef) and of Qdrant's default vs an exact scan.
 
     "recall@10" counts ids; "recall@10 ties" also counts a hit whose score equals the exact 10th
     (the corpus repeats some sentences word for word: equal vectors, either id is right).
@@ -76,7 +76,8 @@ def recall(store, qvecs, k: int = 10) -> dict:
     from swr.store import edge
     from swr.store.edge import _f
 
-    HNSW_EF = getattr(edge, "HNSW_EF", None)  # None: Qdrant's default (older swr versions)
+    # the engine's beam width at this size; None: Qdrant's default (older swr versions)
+    HNSW_EF = store.hnsw_ef() if hasattr(store, "hnsw_ef") else getattr(edge, "HNSW_EF", None)
 
     flt = _f(type="s", kb=KB)
     ids = {"engine": 0, "default": 0}

@@ -666,3 +666,18 @@ def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_ali
     assert all(h.sentence.doc_id == "d1" for h in ask(st_, "a", "about rice", vec=vecs[40], top_k=10))
     assert {h.sentence.kb for h in ask(st_, "b", "kettle", mode="hybrid")} == {"b"}
     st_.close()
+
+
+def test_edge_hnsw_beam_widens_with_the_store(tmp_path, monkeypatch):
+    import swr.store.edge as edge
+
+    st_ = make_store("edge", tmp_path)
+    st_.ensure(META)
+    index(st_, "a", "d1", KETTLE)
+    assert st_.hnsw_ef() == edge.HNSW_EF
+    monkeypatch.setattr(edge, "EF_SCALE_POINTS", 5)  # 9 sentences + records: about 2x
+    assert edge.HNSW_EF < st_.hnsw_ef() <= 4 * edge.HNSW_EF
+    monkeypatch.setattr(edge, "EF_SCALE_POINTS", 1)
+    assert st_.hnsw_ef() == 4 * edge.HNSW_EF
+    assert ask(st_, "a", "kettle")  # and searches still run with it
+    st_.close()

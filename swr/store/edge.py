@@ -37,10 +37,12 @@ OPTIMIZE_MIN_POINTS = 20_000
 # Qdrant's own rule for which segments optimize() gives an HNSW index (KB of vectors; None: its
 # default, 10 000 KB, about 6 700 vectors of 384 floats). Tests lower it to index tiny stores.
 INDEXING_THRESHOLD_KB: int | None = None
-# HNSW beam width of a dense search. Qdrant's default (100) left 0.3 % of the exact top 10 out at
-# 100k e5 vectors (recall 0.997 counting score ties); 200 found all of them for +1 ms
-# (bench/README.md, query latency). A scan ignores it.
+# HNSW beam width of a dense search (bench/README.md, query latency). Qdrant's default (100) left
+# 0.8 % of the exact top 10 out at 100k e5 vectors (counting score ties); 200 found 99.9 % for
+# +1.2 ms. Bigger stores need a wider beam for the same recall: it grows linearly from
+# EF_SCALE_POINTS on, up to 4x (1M synthetic points: 0.76 at 200, 0.94 at 800 for +6 ms).
 HNSW_EF = 200
+EF_SCALE_POINTS = 250_000
 
 
 class EdgeStore(Store):
@@ -193,6 +195,11 @@ class EdgeStore(Store):
         self._optimize_from = 2 * left if left * 2 > unindexed else 0
         return True
 
+    def hnsw_ef(self) -> int:
+        """The dense search's HNSW beam width at this store's size (a scan ignores it)."""
+        points = self._shard.info().points_count  # 0.08 ms at 1M points
+        return int(HNSW_EF * min(4.0, max(1.0, points / EF_SCALE_POINTS)))
+
     def _unindexed(self) -> tuple[int, int]:
         """(dense vectors without HNSW, points); sparse vectors always count as indexed."""
         st = self._shard.info()
@@ -282,7 +289,7 @@ class EdgeStore(Store):
             if req.sparse is not None and req.sparse.indices else None
         # BM25 IDF over this knowledge base only: one tenant's documents never shift another's scores
         idf = q.SearchParams(idf=q.IdfParams(corpus=_f(type="s", kb=req.kb)))
-        ef = q.SearchParams(hnsw_ef=HNSW_EF)
+        ef = q.SearchParams(hnsw_ef=self.hnsw_ef())
         queries, names = [], []
         if dense_q is not None:
             # the candidate lists give ranks and scores; only the top_k hits need their payload
