@@ -39,13 +39,14 @@ _ENV = {
     "SWR_MODE": ("mode", str),
     "SWR_FUSION": ("fusion", str),
     "SWR_MAX_FILE_MB": ("max_file_mb", float),
-    "SWR_SAMPLE_KB": ("sample_kb", str),
+    "SWR_SAMPLE_KB": ("sample_kb", str),  # empty: no sample knowledge base
     "SWR_SPARSE": ("sparse", str),
     "SWR_RERANK_MODEL": ("rerank_model", str),
     "SWR_SHARD_BY_KB": ("qdrant_shard_by_kb", _bool),
     "SWR_SHARD_NUMBER": ("qdrant_shard_number", int),
     "SWR_REPLICATION_FACTOR": ("qdrant_replication_factor", int),
 }
+_EMPTY_IS_A_VALUE = {"SWR_SAMPLE_KB"}
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ class Settings:
             with secrets_file.open("rb") as fh:
                 secrets = {k.upper(): v for k, v in tomllib.load(fh).items() if not isinstance(v, dict)}
             values.update(_convert(secrets))
-        values.update(_convert({k: v for k, v in env.items() if k in _ENV and v != ""}))
+        # an empty variable means "unset", except where empty is a value of its own (README)
+        values.update(_convert({k: v for k, v in env.items() if k in _ENV and (v != "" or k in _EMPTY_IS_A_VALUE)}))
         values.update(overrides)
         return cls(**values)
 

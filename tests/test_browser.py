@@ -68,12 +68,17 @@ def _wait_health(url: str, proc: subprocess.Popen, log: Path, timeout: float = 9
 @pytest.fixture
 def server(tmp_path):
     """``streamlit run app.py`` headless on a free 127.0.0.1 port with a fresh SWR_HOME."""
+    yield from _serve(tmp_path, tmp_path / "home", {})
+
+
+def _serve(tmp_path, home, extra_env: dict):
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, SWR_HOME=str(tmp_path / "home"), SWR_SECRETS=str(tmp_path / "no-secrets.toml"),
+    env = dict(os.environ, SWR_HOME=str(home), SWR_SECRETS=str(tmp_path / "no-secrets.toml"),
                HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL", "QDRANT_API_KEY"):
         env.pop(key, None)  # the sample answer must not depend on the developer's LLM or server
+    env.update(extra_env)
     log = tmp_path / "streamlit.log"
     with log.open("w") as out:
         t0 = time.monotonic()
@@ -162,3 +167,87 @@ def test_ask_and_resize_window_in_chromium(server, capsys):
         print(f"\n[browser] streamlit run -> healthy {timings['health_s']} s, sample KB ready "
               f"{timings['chat_ready_s']} s, first answer {timings['first_answer_s']} s; window "
               f"{start_value}->{start_value + 3}: {before}->{after} chars; screenshots in {ARTIFACTS}")
+
+
+HOSTILE = ("The QZ-7 toaster warranty lasts five years from the date of purchase. "
+           "<script>window.__xss = 1; alert('xss-script')</script> "
+           "<img src=x onerror=\"window.__xss = 2; alert('xss-img')\"> "
+           "[click here](javascript:window.__xss=3) or javascript:alert('xss-url') "
+           "<b>bold</b> <a href=\"javascript:window.__xss=5\">a link</a>. "
+           "Descale the QZ-7 toaster every month with white vinegar.\n")
+_INJECTED = """() => ({
+    xss: window.__xss === undefined ? null : window.__xss,
+    scripts: document.querySelectorAll('.swr-passage script, .swr-split script, .swr-q script').length,
+    imgs: document.querySelectorAll('.swr-passage img, .swr-split img').length,
+    bolds: document.querySelectorAll('.swr-passage b, .swr-split b').length,
+    jsLinks: [...document.querySelectorAll('a')].filter(a => (a.getAttribute('href') || '')
+        .trim().toLowerCase().startsWith('javascript:')).length,
+})"""
+
+
+@pytest.fixture
+def hostile_server(tmp_path):
+    """A server whose only knowledge base holds a document full of markup and script (indexed
+    before the server starts, with the same default engine)."""
+    from swr.engine import Engine
+    from swr.settings import Settings
+
+    home = tmp_path / "home"
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "no-secrets.toml", home=home, sample_kb=""))
+    assert eng.index_files("hostile", [("evil<script>.txt", HOSTILE.encode())])[0].ok
+    eng.close()
+    yield from _serve(tmp_path, home, {"SWR_SAMPLE_KB": ""})
+
+
+def test_document_markup_and_scripts_are_text_everywhere_in_chromium(hostile_server):
+    """Evidence, the question bubble, the split preview and the exported card show the document's
+    <script>, tags, Markdown links and javascript: URLs as text: nothing runs, no element made."""
+    from playwright.sync_api import sync_playwright
+
+    url = hostile_server["url"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        dialogs: list[str] = []
+        page = None
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(url, wait_until="domcontentloaded")
+            chat = page.locator('[data-testid="stChatInputTextArea"]')
+            chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+            assert page.locator('.st-key-w_kb input').input_value().startswith("hostile")
+            chat.fill("How long is the QZ-7 toaster warranty? <script>alert('q')</script>")
+            chat.press("Enter")
+            passage = page.locator(".swr-passage .swr-text").first
+            passage.wait_for(state="visible", timeout=120_000)
+            page.wait_for_timeout(1000)
+            text = passage.inner_text()
+            assert "<script>window.__xss = 1; alert('xss-script')</script>" in text, text
+            assert "[click here](javascript:window.__xss=3)" in text and "<b>bold</b>" in text
+            assert "<script>alert('q')</script>" in page.locator(".swr-q").first.inner_text()
+            assert page.evaluate(_INJECTED) == {"xss": None, "scripts": 0, "imgs": 0, "bolds": 0, "jsLinks": 0}
+
+            with page.expect_download(timeout=60_000) as dl:
+                page.get_by_role("button", name="Export evidence card").first.click()
+            card = Path(dl.value.path()).read_text(encoding="utf-8")
+            assert "five years" in card
+            for raw in ("<script>window.__xss", "<img src=x", "<b>bold</b>", 'href="javascript:', "<script>alert('q')"):
+                assert raw not in card, raw
+            page.screenshot(path=str(ARTIFACTS / "3-hostile-evidence.png"))
+
+            page.goto(f"{url}/Knowledge_bases", wait_until="domcontentloaded")
+            page.get_by_role("tab", name="Documents").click()
+            split = page.locator(".swr-split").first
+            split.wait_for(state="visible", timeout=60_000)
+            assert "<script>window.__xss = 1;" in split.inner_text()
+            assert "evil<script>.txt" in page.locator('.st-key-doc_pick input').input_value()
+            assert page.evaluate(_INJECTED) == {"xss": None, "scripts": 0, "imgs": 0, "bolds": 0, "jsLinks": 0}
+            page.screenshot(path=str(ARTIFACTS / "4-hostile-preview.png"))
+            assert dialogs == [], dialogs
+        except Exception:
+            if page is not None:
+                page.screenshot(path=str(ARTIFACTS / "failure-hostile.png"))
+                (ARTIFACTS / "failure-hostile.html").write_text(page.content())
+            raise
+        finally:
+            browser.close()

@@ -224,3 +224,11 @@ def test_sparse_and_hybrid_find_a_model_number_question_dense_misses(e5_engine):
         found[mode] = any("E6" in h.sentence.text for h in r.hits)
         assert all(h.sentence.kb == "sample" for h in r.hits)
     assert found == {"dense": False, "sparse": True, "hybrid": True}, found
+
+
+def test_empty_sample_kb_variable_turns_the_sample_off(tmp_path):
+    from swr.settings import Settings
+
+    assert Settings.from_env(env={"SWR_SAMPLE_KB": ""}, secrets_path=tmp_path / "x.toml").sample_kb == ""
+    assert Settings.from_env(env={}, secrets_path=tmp_path / "x.toml").sample_kb == "sample"
+    assert Settings.from_env(env={"SWR_TOP_K": ""}, secrets_path=tmp_path / "x.toml").top_k == 3  # empty: unset
