@@ -12,13 +12,7 @@ engine = ui.engine_or_stop()
 ctl = ui.sidebar(engine)
 
 st.markdown("#### 💬 Ask your documents")
-if not ctl.kb:
-    if ctl.error:  # the store failed before any knowledge base was known (message in the sidebar too)
-        st.error(ui.md(ctl.error))
-        st.stop()
-    st.info("There is no knowledge base yet.")
-    st.page_link(ui.KB_PAGE, label="Create one and upload files", icon="📚")
-    st.stop()
+ui.require_kb(ctl)
 
 prompt = st.chat_input("Ask a question about the selected knowledge base…", max_chars=4000, key="chat")
 pending = ui.take_pending(prompt)

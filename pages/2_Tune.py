@@ -9,14 +9,10 @@ from swr import ui
 
 ui.setup_page("Tune", "🎛️")
 engine = ui.engine_or_stop()
-ui.keep_kb()
 ctl = ui.sidebar(engine, knobs=False)
 
 st.markdown("#### 🎛️ Tune retrieval on your own questions")
-if not ctl.kb:
-    st.info("There is no knowledge base yet.")
-    st.page_link(ui.KB_PAGE, label="Create one and upload files", icon="📚")
-    st.stop()
+ui.require_kb(ctl)
 
 st.caption("Each question needs expected answer snippets; a question is a hit when one of them occurs in the "
            "context that would be sent to the LLM. Every window x top-k is derived from one search per "

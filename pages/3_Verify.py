@@ -32,10 +32,7 @@ ctl = ui.sidebar(engine, knobs=False)
 ss = st.session_state
 
 st.markdown("#### ✅ Verify claims")
-if not ctl.kb:
-    st.info("There is no knowledge base yet.")
-    st.page_link(ui.KB_PAGE, label="Create one and upload files", icon="📚")
-    st.stop()
+ui.require_kb(ctl)
 
 st.caption("Each claim is checked three ways: semantic retrieval (hybrid), literal containment of its key terms, "
            "and windows of a few sentences sliding over the best chunks (all windows of all claims embedded in "

@@ -9,14 +9,10 @@ from swr import ui
 
 ui.setup_page("Compare", "⚖️")
 engine = ui.engine_or_stop()
-ui.keep_kb()
 ctl = ui.sidebar(engine, knobs=False)
 
 st.markdown("#### ⚖️ Compare two configurations")
-if not ctl.kb:
-    st.info("There is no knowledge base yet.")
-    st.page_link(ui.KB_PAGE, label="Create one and upload files", icon="📚")
-    st.stop()
+ui.require_kb(ctl)
 
 question = ui.compare_question(engine, ctl.kb)
 left, right = st.columns(2, gap="medium")

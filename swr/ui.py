@@ -94,6 +94,19 @@ def engine_or_stop() -> Engine:
         raise  # unreachable: st.stop raises
 
 
+def require_kb(ctl: "Controls") -> str:
+    """The selected knowledge base; else the page stops with the store's error, or with a
+    pointer to create a knowledge base when there is none yet."""
+    if not ctl.kb:
+        if ctl.error:  # the store failed before any knowledge base was known (also in the sidebar)
+            st.error(md(ctl.error))
+        else:
+            st.info("There is no knowledge base yet.")
+            st.page_link(KB_PAGE, label="Create one and upload files", icon="📚")
+        st.stop()
+    return ctl.kb
+
+
 @contextlib.contextmanager
 def errors_shown():
     """Show a swr error raised inside (e.g. the Qdrant server went away) as ``st.error`` and go

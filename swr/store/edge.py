@@ -55,10 +55,12 @@ class EdgeStore(Store):
         self._lock = threading.Lock()  # guards creation only; Edge itself is thread-safe
         self._flushed_at = time.monotonic()
         self._optimize_from = 0  # un-indexed points below which optimize() is not worth a call
+        self._points = 0  # points at the last count (open, or the last upsert): sets hnsw_ef
         self._lockfd = self._acquire_folder_lock()
         try:
             if (self.path / "edge_config.json").exists() or (self.path / "wal").exists():
                 self._shard = self._load()
+                self._points = self._shard.info().points_count
         except BaseException:
             self._release_folder_lock()
             raise
@@ -196,9 +198,9 @@ class EdgeStore(Store):
         return True
 
     def hnsw_ef(self) -> int:
-        """The dense search's HNSW beam width at this store's size (a scan ignores it)."""
-        points = self._shard.info().points_count  # 0.08 ms at 1M points
-        return int(HNSW_EF * min(4.0, max(1.0, points / EF_SCALE_POINTS)))
+        """The dense search's HNSW beam width at this store's size (a scan ignores it). The size is
+        the count taken when the store opened or after the last upsert, not a call per search."""
+        return int(HNSW_EF * min(4.0, max(1.0, self._points / EF_SCALE_POINTS)))
 
     def _unindexed(self) -> tuple[int, int]:
         """(dense vectors without HNSW, points); sparse vectors always count as indexed."""
@@ -243,6 +245,7 @@ class EdgeStore(Store):
             points.append(q.Point(sentence_id(s.kb, s.doc_id, s.i), vec, {"type": "s", **s.payload()}))
         for k in range(0, len(points), 512):
             self._shard.update(q.UpdateOperation.upsert_points(points[k:k + 512]))
+        self._points = self._shard.info().points_count  # once per batch, not per search (hnsw_ef)
 
     def get(self, ids: list[str]) -> list[Sentence]:
         if self._shard is None or not ids:
