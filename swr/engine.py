@@ -20,6 +20,7 @@ from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound, SwrError
 from .load import SUPPORTED, load_bytes, load_path, safe_name
 from .nodes import build_nodes, embed_text, to_sentence
+from .params import RetrievalParams
 from .settings import Settings
 from .sparse import SparseEncoder
 from .split import SPLITTER_VERSION, split_spans
@@ -143,15 +144,15 @@ class Engine:
         self.store.create_kb(kb)
 
     def delete_kb(self, kb: str) -> int:
-        self._require_kb(kb)
+        self.require_kb(kb)
         return self.store.delete_kb(kb)
 
     def docs(self, kb: str) -> list[DocInfo]:
-        self._require_kb(kb)
+        self.require_kb(kb)
         return self.store.docs(kb)
 
     def delete_doc(self, kb: str, doc_id: str) -> int:
-        self._require_kb(kb)
+        self.require_kb(kb)
         if not any(d.doc_id == doc_id for d in self.store.docs(kb)):
             raise NotFound(f"No document {doc_id!r} in knowledge base {kb!r}.")
         with self._doc_lock(kb, doc_id):
@@ -159,13 +160,16 @@ class Engine:
 
     def doc_sentences(self, kb: str, doc_id: str):
         """The stored sentences of one document, in order (for the split preview)."""
-        self._require_kb(kb)
+        self.require_kb(kb)
         return self.store.scroll_doc(kb, doc_id)
 
-    def _require_kb(self, kb: str) -> None:
+    def require_kb(self, kb: str) -> None:
+        """Raise :class:`NotFound` (naming the known ones) unless knowledge base ``kb`` exists."""
         if kb not in self.store.kbs():
             known = ", ".join(self.store.kbs()) or "none yet"
             raise NotFound(f"No knowledge base named {kb!r} (known: {known}). Index files into it first.")
+
+    _require_kb = require_kb  # old private name, kept until every caller uses require_kb
 
     def _doc_lock(self, kb: str, doc_id: str) -> threading.Lock:
         with self._locks_lock:
@@ -310,25 +314,25 @@ class Engine:
         return self.index_files(kb, files)
 
     # -- asking ----------------------------------------------------------------------------
-    def retrieve(self, question: str, kb: str, *, top_k: int | None = None, mode: str | None = None,
-                 fusion: str | None = None, dense_weight: float = 0.5, dense_k: int | None = None,
-                 sparse_k: int | None = None, sources: list[str] | None = None, tags: list[str] | None = None,
-                 lang: str | None = None, min_score: float | None = None, stages: list[str] | None = None
-                 ) -> Retrieval:
+    def default_params(self, **changes) -> RetrievalParams:
+        """The retrieval defaults of this engine's settings, with ``changes`` applied."""
+        return RetrievalParams.from_settings(self.settings, **changes)
+
+    def retrieve(self, question: str, kb: str, params: RetrievalParams | None = None, **changes) -> Retrieval:
         """Search ``kb`` for ``question``: the hits, no windows yet.
 
+        ``params`` (default: :meth:`default_params`) with ``changes`` applied (any
+        :class:`swr.params.RetrievalParams` field: ``top_k``, ``mode``, ``fusion``, ...).
         ``stages`` are the post-fusion stages in order (``cutoff`` by ``min_score``, ``rerank``
         with the cross-encoder); by default a cutoff runs when ``min_score`` is given.
         """
         question = _clean_question(question)
-        self._require_kb(kb)
+        self.require_kb(kb)
         self._ensure()
-        s = self.settings
-        params = {"top_k": top_k or s.top_k, "mode": mode or s.mode, "fusion": fusion or s.fusion,
-                  "dense_weight": dense_weight, "dense_k": dense_k or s.dense_k, "sparse_k": sparse_k or s.sparse_k,
-                  "sources": list(sources or []), "tags": list(tags or []), "lang": lang,
-                  "min_score": min_score,
-                  "stages": list(stages if stages is not None else (["cutoff"] if min_score is not None else []))}
+        rp = (params or self.default_params()).with_(**changes).validate()
+        min_score = rp.min_score
+        params = rp.to_dict()
+        params.pop("window_size")
         t0 = time.perf_counter()
         # both vectors in every mode, so every hit can show its dense and its sparse rank
         dense = self.embedder.encode_query(question)
@@ -362,23 +366,27 @@ class Engine:
 
         return win.build(retrieval.hits, w, fetch)
 
-    def ask(self, question: str, kb: str, *, window_size: int | None = None, llm: bool = True,
-            **knobs) -> AskResult:
+    def ask(self, question: str, kb: str, params: RetrievalParams | None = None, *, window_size: int | None = None,
+            llm: bool = True, **changes) -> AskResult:
         """Retrieve, build windows, answer (LLM when configured, else extractive). Not streamed."""
-        result, stream = self.ask_stream(question, kb, window_size=window_size, llm=llm, **knobs)
+        result, stream = self.ask_stream(question, kb, params, window_size=window_size, llm=llm, **changes)
         if stream is not None:
             result.answer = self.finish(result, stream)
         return result
 
-    def ask_stream(self, question: str, kb: str, *, window_size: int | None = None, llm: bool = True,
-                   retrieval: Retrieval | None = None, **knobs) -> tuple[AskResult, Iterator[str] | None]:
+    def ask_stream(self, question: str, kb: str, params: RetrievalParams | None = None, *,
+                   window_size: int | None = None, llm: bool = True, retrieval: Retrieval | None = None,
+                   **changes) -> tuple[AskResult, Iterator[str] | None]:
         """Evidence at once, and the answer as a stream of text deltas (None when extractive).
 
-        Consume the stream through :meth:`finish` (or catch ``LLMUnavailable`` yourself): on an
-        LLM failure the result falls back to the extractive answer and carries ``llm_error``.
+        ``params`` (default :meth:`default_params`) with ``changes``; ``window_size`` overrides
+        ``params.window_size``. Consume the stream through :meth:`finish` (or catch
+        ``LLMUnavailable`` yourself): on an LLM failure the result falls back to the extractive
+        answer and carries ``llm_error``.
         """
-        retrieval = retrieval or self.retrieve(question, kb, **knobs)
-        w = self.settings.window_size if window_size is None else window_size
+        rp = (params or self.default_params()).with_(window_size=window_size, **changes)
+        retrieval = retrieval or self.retrieve(question, kb, rp)
+        w = rp.window_size
         t0 = time.perf_counter()
         passages = self.passages(retrieval, w)
         timings = dict(retrieval.timings, window_ms=round((time.perf_counter() - t0) * 1000, 2))
