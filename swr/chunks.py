@@ -14,11 +14,11 @@ which tile each document exactly, so both methods see the same characters.
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import time
 from collections.abc import Callable
 
-from .split import detect_lang
+from .lang import detect_lang
+from .tokens import tokenizer
 from .types import DocInfo, Hit, Passage, PassageHit, Sentence
 
 PREFIX = "~chunks:"
@@ -30,17 +30,6 @@ def chunk_kb_name(kb: str, chunk_size: int, chunk_overlap: int) -> str:
     return f"{PREFIX}{kb}:{int(chunk_size)}:{int(chunk_overlap)}"
 
 
-@functools.lru_cache(maxsize=1)
-def _tokenizer() -> Callable[[str], list]:
-    """cl100k_base from the copy llama-index ships (never the network), else a heuristic."""
-    from .answer import _offline_encoding, heuristic_tokens
-
-    enc = _offline_encoding()
-    if enc is not None:
-        return enc.encode_ordinary
-    return lambda text: [0] * heuristic_tokens(text)
-
-
 def split_chunks(text: str, chunk_size: int, chunk_overlap: int) -> list[tuple[int, int, str]]:
     """``(start, end, chunk text)`` of ``text`` cut by llama-index's ``SentenceSplitter``."""
     from llama_index.core import Document as LIDocument
@@ -48,7 +37,7 @@ def split_chunks(text: str, chunk_size: int, chunk_overlap: int) -> list[tuple[i
 
     if chunk_size < 1 or not 0 <= chunk_overlap < chunk_size:
         raise ValueError("need chunk_size >= 1 and 0 <= chunk_overlap < chunk_size")
-    splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap, tokenizer=_tokenizer())
+    splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap, tokenizer=tokenizer())
     nodes = splitter.get_nodes_from_documents([LIDocument(text=text)])
     out = []
     for node in nodes:
@@ -75,8 +64,8 @@ def ensure_chunks(engine, kb: str, chunk_size: int, chunk_overlap: int,
     """
     name = chunk_kb_name(kb, chunk_size, chunk_overlap)
     store = engine.store
-    engine._require_kb(kb)
-    engine._ensure()
+    engine.require_kb(kb)
+    engine.ensure_collection()
     store.create_kb(name)
     src_docs = [d for d in store.docs(kb) if d.complete]
     src_ids = {d.doc_id for d in src_docs}

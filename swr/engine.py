@@ -112,10 +112,11 @@ class Engine:
         self._checked = False
         self.reranker = rerank.CrossEncoderReranker(settings.rerank_model) if settings.rerank_model else None
         if self.store.meta() is not None:
-            self._ensure()
+            self.ensure_collection()
 
     # -- collection ------------------------------------------------------------------------
-    def _ensure(self) -> None:
+    def ensure_collection(self) -> None:
+        """Create the collection for this engine's model (or check the stored one matches it)."""
         if not self._checked:
             self.store.ensure(self._meta)
             self._checked = True
@@ -140,7 +141,7 @@ class Engine:
 
     def create_kb(self, kb: str) -> None:
         kb = _kb_name(kb)
-        self._ensure()
+        self.ensure_collection()
         self.store.create_kb(kb)
 
     def delete_kb(self, kb: str) -> int:
@@ -185,7 +186,7 @@ class Engine:
         one large call by length and pads far less than many small calls (bench/README.md).
         """
         kb = _kb_name(kb)
-        self._ensure()
+        self.ensure_collection()
         self.store.create_kb(kb)
         files = list(files)
         results: list = [None] * len(files)
@@ -328,7 +329,7 @@ class Engine:
         """
         question = _clean_question(question)
         self.require_kb(kb)
-        self._ensure()
+        self.ensure_collection()
         rp = (params or self.default_params()).with_(**changes).validate()
         min_score = rp.min_score
         params = rp.to_dict()

@@ -36,6 +36,7 @@ from .answer import context_text, count_tokens
 from .chunks import chunk_passages, ensure_chunks
 from .engine import Retrieval
 from .errors import BadRequest
+from .lang import drop_cjk_spaces
 from .questions import Question, load_squad, load_table
 from .store.base import sentence_id
 from .window import MAX_WINDOW
@@ -105,15 +106,13 @@ class Row:
 
 # -- metrics of one question ----------------------------------------------------------------
 _WS = re.compile(r"\s+")
-_CJK = "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
-_CJK_GAP = re.compile(f"(?<=[{_CJK}]) | (?=[{_CJK}])")
 
 
 def normalize(text: str) -> str:
     """Whitespace normalisation for matching: runs of whitespace become one space (so "cats" does
     not match "cat sat"), and a space next to a CJK character is dropped (a line break inside
     Chinese text is no word boundary)."""
-    return _CJK_GAP.sub("", _WS.sub(" ", text or "").strip())
+    return drop_cjk_spaces(_WS.sub(" ", text or "").strip())
 
 
 @dataclass
@@ -384,7 +383,7 @@ def probe(engine, retrieval_params: dict | None, question: str, kb: str, doc_id:
               "dense_weight": 0.5 if p.get("dense_weight") is None else p["dense_weight"],
               "dense_k": p.get("dense_k") or s.dense_k, "sparse_k": p.get("sparse_k") or s.sparse_k,
               "sources": list(p.get("sources") or []), "tags": list(p.get("tags") or []), "lang": p.get("lang")}
-    engine._require_kb(kb)
+    engine.require_kb(kb)
     found = engine.store.get([sentence_id(kb, doc_id, int(i))])
     out = {"kb": kb, "doc_id": doc_id, "i": int(i), "question": question, "params": params, "text": None,
            "source": None, "retrieved": False, "rank": None, "dense_rank": None, "dense_score": None,

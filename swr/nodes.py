@@ -12,7 +12,8 @@ from llama_index.core import Document as LIDocument
 from llama_index.core.node_parser import SentenceWindowNodeParser
 from llama_index.core.schema import MetadataMode, TextNode
 
-from .split import detect_lang, split_spans
+from .lang import detect_lang
+from .split import split_spans
 from .store.base import sentence_id
 from .types import Document, Sentence
 

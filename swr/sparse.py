@@ -31,6 +31,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .lang import HAN_BMP
+
 AVG_SENTENCE_TOKENS = 20.0
 K1, B = 1.2, 0.75
 
@@ -41,17 +43,18 @@ class SparseVec:
     values: list[float]
 
 
-_EN_STOP = frozenset("""a an the and or but if then else of to in on at by for with from into onto about as is are
+EN_STOP = frozenset("""a an the and or but if then else of to in on at by for with from into onto about as is are
 was were be been being am do does did doing have has had having it its this that these those there here what which
 who whom whose when where why how i me my we our you your he him his she her they them their not no nor so than too
 very can could should would will shall may might must just also only own same such both each few more most other some
 any all s t don doesn didn isn aren wasn weren won wouldn shouldn couldn up down out over under again further once
 """.split())
-_ZH_STOP = frozenset("""的 了 是 在 和 与 及 或 吗 呢 吧 啊 呀 么 什么 怎么 怎样 怎么样 如何 为什么 哪 哪个 哪些 哪里 多少 几 几个
+ZH_STOP = frozenset("""的 了 是 在 和 与 及 或 吗 呢 吧 啊 呀 么 什么 怎么 怎样 怎么样 如何 为什么 哪 哪个 哪些 哪里 多少 几 几个
 请问 一下 可以 能 能否 会 要 需要 应该 这 那 这个 那个 这些 那些 有 没有 我 你 他 她 它 我们 你们 他们 就 都 也 还 又 被 把 让 给
 对 从 向 到 将 以 之 其 该 为 而 并 等 则 但 如果 所以 因为 是否 呢 么 个 上 下 中 时 后 前 里""".split())
+_EN_STOP, _ZH_STOP = EN_STOP, ZH_STOP  # old names: swr/verify.py imports them until its owner switches
 _TOKEN = re.compile(
-    r"(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
+    f"(?P<cjk>[{HAN_BMP}]+)"
     r"|(?P<word>[0-9a-z\u00c0-\u024f]+(?:[-._/+][0-9a-z\u00c0-\u024f]+)*)")
 _PARTS = re.compile(r"[-._/+]")
 _NUM_UNIT = re.compile(r"^(\d+)[a-z]{1,3}$")
@@ -90,7 +93,7 @@ class JiebaBm25:
                 run = m.group("cjk")
                 words = self._jieba.cut(run, HMM=False) if query and self.query_precise \
                     else self._jieba.cut_for_search(run, HMM=False)
-                out.extend(t for t in words if t not in _ZH_STOP)
+                out.extend(t for t in words if t not in ZH_STOP)
                 continue
             word = m.group("word")
             parts = _PARTS.split(word)
@@ -98,9 +101,9 @@ class JiebaBm25:
                 out.append(word)
                 if not query:  # documents also index its parts and its joined form, so a question
                     # saying "2000" or "KX2000" finds "KX-2000"; a question's code counts once
-                    out.extend(p for p in parts if p and p not in _EN_STOP)
+                    out.extend(p for p in parts if p and p not in EN_STOP)
                     out.append("".join(parts))
-            elif word not in _EN_STOP:
+            elif word not in EN_STOP:
                 out.append(self._stem(word) if word.isalpha() else word)
                 unit = _NUM_UNIT.match(word)
                 if unit:  # "1800w" is also "1800"

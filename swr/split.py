@@ -49,6 +49,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .lang import detect_lang  # noqa: F401  (re-exported: swr.split.detect_lang)
+
 SPLITTER_VERSION = "zh-en-1"
 
 _CJK_TERMINATORS = "。！？；…‼⁇⁈⁉｡"
@@ -80,11 +82,6 @@ _LAST_SOFT_BREAK = re.compile(r"[\s\S]*(?:[，；、]|[,;](?![0-9]))")
 _LAST_WS = re.compile(r"[\s\S]*\s")
 _HARD_CUT_BACKOFF = 32
 
-_CJK_IDEOGRAPH = re.compile(
-    "[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]"
-)
-_LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f]+")
-_LANG_SAMPLE = 4000
 
 
 def split_spans(text: str, max_chars: int = 300) -> list[tuple[int, int]]:
@@ -120,21 +117,6 @@ def split_sentences(text: str) -> list[str]:
     ``"".join(split_sentences(t)) == t`` always holds.
     """
     return [text[a:b] for a, b in split_spans(text)]
-
-
-def detect_lang(text: str) -> str:
-    """``"zh"`` or ``"en"``: a cheap tag for the payload, not a language identifier.
-
-    Looks at the first 4000 characters; counts CJK ideographs (each roughly one morpheme) and
-    Latin words. ``"zh"`` when ideographs are at least half of ``ideographs + Latin words``,
-    else ``"en"`` (also for text with neither).
-    """
-    sample = text[:_LANG_SAMPLE]
-    cjk = len(_CJK_IDEOGRAPH.findall(sample))
-    if cjk == 0:
-        return "en"
-    words = len(_LATIN_WORD.findall(sample))
-    return "zh" if cjk >= words else "en"
 
 
 # --------------------------------------------------------------------------------------------

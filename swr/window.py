@@ -1,9 +1,15 @@
-"""Hits -> passages: the window of each hit, merged per document. Pure functions.
+"""Hits -> passages: the window of each hit, merged per document. Pure functions: the hits
+passed in are never changed (a hit's rank is its position in the list when it has none).
 
 llama-index's MetadataReplacementPostProcessor swaps each hit for its own stored window, so
 adjacent hits repeat the same sentences in the prompt; and its window is baked in at parse time.
 Here a window is an interval [i-w, i+w] computed at query time; intervals of one document that
 overlap or touch are merged, so no sentence appears twice in the context.
+
+Two helpers are shared with the other stages: :func:`join_sentences` (the one place a run of
+stored sentences becomes a passage text with the offsets of each sentence in it; the claim
+verifier builds its chunks with it) and :func:`hit_spans` (the one span merger: highlight spans of
+hits in a passage text, used for the extractive answer's marks and the evidence HTML).
 """
 from __future__ import annotations
 
@@ -23,33 +29,33 @@ class Interval:
     lo: int
     hi: int
     hits: list[Hit] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)  # each hit's rank (its own, else its list position)
 
     @property
     def best_rank(self) -> int:
-        return min(h.rank for h in self.hits)
+        return min(self.ranks)
 
 
 def plan(hits: list[Hit], window_size: int) -> list[Interval]:
     """Merged intervals for ``hits`` at ``window_size``, ordered by their best hit's rank."""
     if not 0 <= window_size <= MAX_WINDOW:
         raise ValueError(f"window_size must be between 0 and {MAX_WINDOW}")
-    by_doc: dict[str, list[Hit]] = {}
-    for rank, h in enumerate(hits, start=1):
-        if not h.rank:
-            h.rank = rank
-        by_doc.setdefault(h.sentence.doc_id, []).append(h)
+    by_doc: dict[str, list[tuple[Hit, int]]] = {}
+    for pos, h in enumerate(hits, start=1):
+        by_doc.setdefault(h.sentence.doc_id, []).append((h, h.rank or pos))
     out: list[Interval] = []
     for doc_hits in by_doc.values():
-        doc_hits.sort(key=lambda h: h.sentence.i)
+        doc_hits.sort(key=lambda hr: hr[0].sentence.i)
         cur: Interval | None = None
-        for h in doc_hits:
+        for h, rank in doc_hits:
             s = h.sentence
             lo, hi = max(0, s.i - window_size), min(max(s.n - 1, s.i), s.i + window_size)
             if cur is not None and lo <= cur.hi + 1:
                 cur.hi = max(cur.hi, hi)
                 cur.hits.append(h)
+                cur.ranks.append(rank)
             else:
-                cur = Interval(s.doc_id, s.source, lo, hi, [h])
+                cur = Interval(s.doc_id, s.source, lo, hi, [h], [rank])
                 out.append(cur)
     out.sort(key=lambda iv: iv.best_rank)
     return out
@@ -70,7 +76,7 @@ def assemble(intervals: list[Interval], sentences: dict[tuple[str, int], Sentenc
     """
     passages = []
     for iv in intervals:
-        hit_at = {h.sentence.i: h for h in iv.hits}
+        hit_at = {h.sentence.i: (h, r) for h, r in zip(iv.hits, iv.ranks)}
         run: list[Sentence] = []
         for i in range(iv.lo, iv.hi + 2):
             s = sentences.get((iv.doc_id, i)) if i <= iv.hi else None
@@ -83,22 +89,32 @@ def assemble(intervals: list[Interval], sentences: dict[tuple[str, int], Sentenc
     return passages
 
 
-def _passage(iv: Interval, run: list[Sentence], hit_at: dict[int, Hit]) -> Passage:
+def join_sentences(run: list[Sentence]) -> tuple[str, list[tuple[int, int]]]:
+    """The text of consecutive stored sentences, stripped, and each sentence's ``(start, end)`` in
+    it (its content without surrounding whitespace; clamped to the text)."""
     raw = "".join(s.text for s in run)
     lead = len(raw) - len(raw.lstrip())
     text = raw.strip()
-    phits, pos = [], -lead
+    spans, pos = [], -lead
     for s in run:
-        h = hit_at.get(s.i)
-        if h is not None:
-            start = pos + len(s.text) - len(s.text.lstrip())
-            end = pos + len(s.text.rstrip())
-            phits.append(PassageHit(i=s.i, sentence=s.text.strip(), score=h.score, start=max(0, start),
-                                    end=max(0, min(end, len(text))), page=s.page, rank=h.rank,
-                                    dense_score=h.dense_score, dense_rank=h.dense_rank,
-                                    sparse_score=h.sparse_score, sparse_rank=h.sparse_rank,
-                                    fused_score=h.fused_score, rerank_score=h.rerank_score))
+        start = pos + len(s.text) - len(s.text.lstrip())
+        end = pos + len(s.text.rstrip())
+        spans.append((max(0, start), max(0, min(end, len(text)))))
         pos += len(s.text)
+    return text, spans
+
+
+def _passage(iv: Interval, run: list[Sentence], hit_at: dict[int, tuple[Hit, int]]) -> Passage:
+    text, spans = join_sentences(run)
+    phits = []
+    for s, (start, end) in zip(run, spans):
+        if s.i not in hit_at:
+            continue
+        h, rank = hit_at[s.i]
+        phits.append(PassageHit(i=s.i, sentence=s.text.strip(), score=h.score, start=start, end=end, page=s.page,
+                                rank=rank, dense_score=h.dense_score, dense_rank=h.dense_rank,
+                                sparse_score=h.sparse_score, sparse_rank=h.sparse_rank,
+                                fused_score=h.fused_score, rerank_score=h.rerank_score))
     pages = sorted({s.page for s in run if s.page is not None})
     return Passage(doc_id=iv.doc_id, source=iv.source, first=run[0].i, last=run[-1].i, text=text,
                    hits=phits, score=max(h.score for h in phits), pages=pages)
@@ -113,3 +129,36 @@ def build(hits: list[Hit], window_size: int, fetch) -> list[Passage]:
     if missing:
         have.update(fetch(missing))
     return assemble(intervals, have)
+
+
+def hit_span(text: str, hit: PassageHit) -> tuple[int, int]:
+    """The hit's span in ``text``, trimmed of surrounding whitespace (falls back to a search for
+    the sentence when the given span does not hold it)."""
+    start, end = max(0, hit.start), min(len(text), hit.end)
+    wanted = (hit.sentence or "").strip()
+    if wanted and wanted not in text[start:end]:
+        found = text.find(wanted)
+        if found >= 0:
+            start, end = found, found + len(wanted)
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def hit_spans(text: str, hits: list[PassageHit], *,
+              merge_touching: bool = False) -> list[tuple[int, int, list[PassageHit]]]:
+    """Non-overlapping highlight spans of ``hits`` in ``text``, each with the hits it covers, in
+    text order. Overlapping spans merge; with ``merge_touching`` also spans that touch."""
+    spans: list[tuple[int, int, list[PassageHit]]] = []
+    located = sorted(((*hit_span(text, h), h) for h in hits), key=lambda t: (t[0], t[1]))
+    for start, end, hit in located:
+        if end <= start:
+            continue
+        if spans and (start < spans[-1][1] or (merge_touching and start == spans[-1][1])):
+            s, e, hs = spans[-1]
+            spans[-1] = (s, max(e, end), hs + [hit])
+        else:
+            spans.append((start, end, [hit]))
+    return spans

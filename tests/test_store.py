@@ -245,7 +245,7 @@ def test_sparse_search_ranks_by_bm25_with_annotations(store):
 
 def test_hybrid_rrf_scores_are_rrf_with_k60(store):
     index(store, "a", "d1", KETTLE)
-    hits = ask(store, "a", "kettle water", mode="hybrid", top_k=6)
+    hits = ask(store, "a", "kettle water", mode="hybrid", fusion="rrf", top_k=6)
     assert [h.rank for h in hits] == list(range(1, len(hits) + 1)) and len(hits) == 6
     for h in hits:
         expect = sum(1.0 / (RRF_K + r - 1) for r in (h.dense_rank, h.sparse_rank) if r is not None)

@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import BadRequest, ModelMismatch
+from ..params import FUSIONS, MAX_TOP_K, MODES, RetrievalParams
 from ..sparse import SparseVec
 from ..types import DocInfo, Hit, Sentence
 
 NS = uuid.UUID("5b7f1f0e-3c1d-4f0e-9a59-2f6f6c0c5a11")
 DENSE, SPARSE = "dense", "bm25"
-MODES = ("dense", "sparse", "hybrid")
-FUSIONS = ("rrf", "weighted", "dbsf")
 RRF_K = 60
 SENTENCE_FIELDS = set(Sentence.__dataclass_fields__)
 
@@ -45,30 +44,46 @@ def kb_record_id(kb: str) -> str:
 META_ID = str(uuid.uuid5(NS, "meta"))
 
 
+_D = RetrievalParams()  # the defaults are written once, in swr/params.py
+
+
 @dataclass
 class SearchRequest:
-    """One retrieval: vectors of the question, mode, sizes, fusion and filters."""
+    """One retrieval: vectors of the question, mode, sizes, fusion and filters.
+
+    Build it with :meth:`from_params`; the field defaults are :class:`swr.params.RetrievalParams`'
+    (tests and benchmarks that build one by hand get the same ones as the chat).
+    """
 
     kb: str
     dense: np.ndarray | None
     sparse: SparseVec | None
-    mode: str = "hybrid"
-    top_k: int = 3
-    dense_k: int = 50
-    sparse_k: int = 50
-    fusion: str = "rrf"
-    dense_weight: float = 0.5
+    mode: str = _D.mode
+    top_k: int = _D.top_k
+    dense_k: int = _D.dense_k
+    sparse_k: int = _D.sparse_k
+    fusion: str = _D.fusion
+    dense_weight: float = _D.dense_weight
     sources: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     lang: str | None = None
+
+    @classmethod
+    def from_params(cls, kb: str, dense, sparse, params: RetrievalParams, *,
+                    top_k: int | None = None) -> "SearchRequest":
+        """The request of ``params`` (``top_k`` overrides its top_k: a reranker's larger pool)."""
+        return cls(kb=kb, dense=dense, sparse=sparse, mode=params.mode, top_k=top_k or params.top_k,
+                   dense_k=params.dense_k, sparse_k=params.sparse_k, fusion=params.fusion,
+                   dense_weight=params.dense_weight, sources=list(params.sources), tags=list(params.tags),
+                   lang=params.lang)
 
     def validate(self) -> None:
         if self.mode not in MODES:
             raise BadRequest(f"Unknown retrieval mode {self.mode!r}: use one of {', '.join(MODES)}.")
         if self.fusion not in FUSIONS:
             raise BadRequest(f"Unknown fusion {self.fusion!r}: use one of {', '.join(FUSIONS)}.")
-        if not 1 <= self.top_k <= 100:
-            raise BadRequest("top_k must be between 1 and 100.")
+        if not 1 <= self.top_k <= MAX_TOP_K:
+            raise BadRequest(f"top_k must be between 1 and {MAX_TOP_K}.")
         if not 0.0 <= self.dense_weight <= 1.0:
             raise BadRequest("The dense weight must be between 0 and 1.")
 
@@ -160,6 +175,12 @@ class Store(ABC):
     @abstractmethod
     def get(self, ids: list[str]) -> list[Sentence]:
         """Sentences by point id (missing ids are skipped)."""
+
+    def fetch_sentences(self, kb: str, keys) -> dict[tuple[str, int], Sentence]:
+        """Sentences of ``kb`` by ``(doc_id, i)``, keyed so (missing ones are skipped): the
+        neighbour fetch of window building (:func:`swr.window.build`)."""
+        ids = [sentence_id(kb, d, i) for d, i in keys]
+        return {(s.doc_id, s.i): s for s in self.get(ids)} if ids else {}
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored dense vectors by point id (missing ids are skipped). A backend that cannot

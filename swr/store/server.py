@@ -51,7 +51,8 @@ payload indexes (local mode ignores them), nothing persisted, one lock around ev
 (local mode is not thread-safe). One known difference: local mode drops deleted points from the
 BM25 IDF statistics at once, while Qdrant Edge and a Qdrant server go on counting them until
 their segments are optimized, so after deletions sparse scores (rarely the order) can differ.
-IDF is collection-wide in every backend: one knowledge base's BM25 scores depend on the others'.
+IDF is per knowledge base in every backend (the IDF corpus of a search is the filter ``type=s,
+kb=<kb>``): one knowledge base's documents never shift another's BM25 scores.
 """
 from __future__ import annotations
 
@@ -60,7 +61,6 @@ import json
 import logging
 import threading
 from collections import defaultdict
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import numpy as np
@@ -68,6 +68,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException, ResponseHandlingException, UnexpectedResponse
 
 from ..errors import BadRequest, ModelMismatch, StoreUnavailable
+from ..redact import redact, safe_url
 from ..settings import Settings
 from ..sparse import SparseVec
 from ..types import DocInfo, Hit, Sentence
@@ -87,20 +88,6 @@ INDEXES = (("kb", models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD
            ("tags", models.PayloadSchemaType.KEYWORD),
            ("lang", models.PayloadSchemaType.KEYWORD),
            ("i", models.PayloadSchemaType.INTEGER))
-
-
-def safe_url(url: str) -> str:
-    """The URL without user info (``https://user:pass@host`` -> ``https://host``), for messages."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<invalid QDRANT_URL>"
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
 class ServerStore(Store):
@@ -146,7 +133,7 @@ class ServerStore(Store):
         """Never show the API key, nor the URL's user info."""
         if self._raw_url != self.location:
             text = text.replace(self._raw_url, self.location)
-        return text.replace(self._api_key, "***") if self._api_key else text
+        return redact(text, self._api_key)
 
     def _call(self, what: str, fn, *args, **kwargs):
         """Run one client call; turn transport and server errors into StoreUnavailable."""
