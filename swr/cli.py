@@ -9,6 +9,21 @@ import sys
 from pathlib import Path
 
 from .errors import SwrError
+from .params import FUSIONS, MODES, SWEEP_BUDGETS, SWEEP_MODES, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams, VerifyParams
+
+
+def _csv(xs) -> str:
+    return ",".join(str(x) for x in xs)
+
+
+def _retrieval_flags(p: argparse.ArgumentParser, *, filters: bool = True) -> None:
+    """The retrieval flags ask, eval and verify share; None everywhere = the settings' default."""
+    p.add_argument("--fusion", choices=FUSIONS, default=None, help="hybrid fusion (default from SWR_FUSION)")
+    p.add_argument("--dense-weight", type=float, default=None, help="weighted fusion: dense share 0..1 (default 0.5)")
+    p.add_argument("--source", action="append", default=[], help="only this source file (repeatable)")
+    if filters:
+        p.add_argument("--tag", action="append", default=[], help="only sentences with this tag (repeatable)")
+        p.add_argument("--lang", default=None, help="only sentences of this language (zh, en)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,13 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--kb", required=True)
     ask.add_argument("--window-size", type=int, default=None)
     ask.add_argument("--top-k", type=int, default=None)
-    ask.add_argument("--mode", choices=["dense", "sparse", "hybrid"], default=None)
-    ask.add_argument("--fusion", choices=["rrf", "weighted", "dbsf"], default=None,
-                     help="hybrid fusion (default from SWR_FUSION)")
-    ask.add_argument("--dense-weight", type=float, default=0.5)
-    ask.add_argument("--source", action="append", default=[], help="only this source file (repeatable)")
-    ask.add_argument("--tag", action="append", default=[], help="only sentences with this tag (repeatable)")
-    ask.add_argument("--lang", default=None, help="only sentences of this language (zh, en)")
+    ask.add_argument("--mode", choices=MODES, default=None)
+    _retrieval_flags(ask)
     ask.add_argument("--no-llm", action="store_true", help="extractive answer even when an LLM is configured")
     ask.add_argument("--json", action="store_true")
 
@@ -53,16 +63,17 @@ def _parser() -> argparse.ArgumentParser:
                     help="question-set format (default: from the file)")
     ev.add_argument("--docs", action="append", type=Path, default=[],
                     help="a file or folder to index into --kb first (repeatable)")
-    ev.add_argument("--windows", default="0,1,2,3,5", help="window sizes to sweep (comma-separated)")
-    ev.add_argument("--top-k", default="1,2,3,5,10", help="top_k values to sweep (comma-separated)")
-    ev.add_argument("--modes", default="hybrid", help="retrieval modes to sweep: dense,sparse,hybrid")
+    ev.add_argument("--windows", default=_csv(SWEEP_WINDOWS), help="window sizes to sweep (comma-separated)")
+    ev.add_argument("--top-k", default=_csv(SWEEP_TOP_KS), help="top_k values to sweep (comma-separated)")
+    ev.add_argument("--modes", default=_csv(SWEEP_MODES), help="retrieval modes to sweep: dense,sparse,hybrid")
     ev.add_argument("--chunk-sizes", default="256,512",
                     help="chunk sizes (tokens) of the plain-chunk baseline; 'none' for no baseline")
     ev.add_argument("--chunk-overlap", type=int, default=20, help="chunk overlap (tokens) of the baseline")
-    ev.add_argument("--budgets", default="500,1000,2000", help="context budgets (characters) to compare at")
+    ev.add_argument("--budgets", default=_csv(SWEEP_BUDGETS), help="context budgets (characters) to compare at")
     ev.add_argument("--max-articles", type=int, default=None, help="SQuAD: only the first N articles")
     ev.add_argument("--max-questions", type=int, default=None,
                     help="a seeded random sample of N questions (seed 0), in file order")
+    _retrieval_flags(ev)
     ev.add_argument("--json", action="store_true")
 
     vf = sub.add_parser("verify", help="check claims against a knowledge base with sliding windows")
@@ -70,18 +81,39 @@ def _parser() -> argparse.ArgumentParser:
     vf.add_argument("--kb", required=True)
     vf.add_argument("--file", type=Path, default=None,
                     help="more claims: .txt (one per line), .csv (a 'claim' column) or .jsonl ('claim' key)")
-    vf.add_argument("--candidates", type=int, default=5, help="sentences retrieved per claim (default 5)")
-    vf.add_argument("--use-top", type=int, default=2, help="chunks the windows slide over (default 2)")
-    vf.add_argument("--window", type=int, default=2, help="sentences per sliding window (default 2)")
-    vf.add_argument("--step", type=int, default=1, help="sentences the window moves each step (default 1)")
-    vf.add_argument("--passage-window", type=int, default=3, help="chunk = hits +- this many sentences (default 3)")
+    d = VerifyParams()  # the defaults named in the help; the values come from VerifyParams.from_settings
+    vf.add_argument("--candidates", type=int, default=None, help=f"chunks retrieved per claim (default {d.candidates})")
+    vf.add_argument("--use-top", type=int, default=None, help=f"chunks the windows slide over (default {d.use_top})")
+    vf.add_argument("--window", type=int, default=None, help=f"sentences per sliding window (default {d.window})")
+    vf.add_argument("--step", type=int, default=None, help=f"sentences the window moves each step (default {d.step})")
+    vf.add_argument("--passage-window", type=int, default=None,
+                    help=f"chunk = hits +- this many sentences (default {d.passage_window})")
     vf.add_argument("--threshold", type=float, default=None,
                     help="support threshold (default: 0.88 for e5 models, 0.6 for others; see swr/verify.py)")
-    vf.add_argument("--top-k", type=int, default=3, help="entries per claim, one per chunk (default 3)")
-    vf.add_argument("--mode", choices=["dense", "sparse", "hybrid"], default="hybrid")
+    vf.add_argument("--top-k", type=int, default=None, help=f"entries per claim, one per chunk (default {d.top_k})")
+    vf.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default from SWR_MODE)")
+    vf.add_argument("--fusion", choices=FUSIONS, default=None, help="hybrid fusion (default from SWR_FUSION)")
     vf.add_argument("--source", action="append", default=[], help="only this source file (repeatable)")
     vf.add_argument("--json", action="store_true")
     return p
+
+
+def ask_params(default_params, a) -> RetrievalParams:
+    """The retrieval params of ``ask``'s flags over ``default_params()`` (``engine.default_params``)."""
+    return default_params(window_size=a.window_size, top_k=a.top_k, mode=a.mode, fusion=a.fusion,
+                          dense_weight=a.dense_weight, sources=a.source, tags=a.tag, lang=a.lang)
+
+
+def eval_params(default_params, a) -> RetrievalParams:
+    """The fixed (not swept) retrieval params of ``eval``'s flags over ``default_params()``."""
+    return default_params(fusion=a.fusion, dense_weight=a.dense_weight, sources=a.source, tags=a.tag, lang=a.lang)
+
+
+def verify_params(settings, a) -> VerifyParams:
+    """The verification params of ``verify``'s flags over the settings' defaults."""
+    return VerifyParams.from_settings(settings, candidates=a.candidates, use_top=a.use_top, window=a.window,
+                                      step=a.step, passage_window=a.passage_window, threshold=a.threshold,
+                                      top_k=a.top_k, mode=a.mode, fusion=a.fusion)
 
 
 def _expand(paths: list[Path]) -> list[Path]:
@@ -132,8 +164,7 @@ def cmd_index(a) -> dict:
 
 def cmd_ask(a) -> dict:
     eng = _engine()
-    res = eng.ask(a.question, a.kb, window_size=a.window_size, llm=not a.no_llm, top_k=a.top_k, mode=a.mode,
-                  fusion=a.fusion, dense_weight=a.dense_weight, sources=a.source, tags=a.tag, lang=a.lang)
+    res = eng.ask(a.question, a.kb, ask_params(eng.default_params, a), llm=not a.no_llm)
     eng.close()
     return res.to_dict()
 
@@ -179,7 +210,7 @@ def cmd_eval(a) -> dict:
     windows, top_ks = _int_list(a.windows, "--windows"), _int_list(a.top_k, "--top-k")
     chunk_sizes, budgets = _int_list(a.chunk_sizes, "--chunk-sizes"), _int_list(a.budgets, "--budgets")
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
-    if any(m not in ("dense", "sparse", "hybrid") for m in modes):
+    if any(m not in MODES for m in modes):
         raise SwrError(f"--modes takes dense, sparse and/or hybrid, not {a.modes!r}.")
     fmt = a.format or ev.guess_format(a.questions)
     docs, questions = ev.load_set(a.questions, fmt, max_articles=a.max_articles)
@@ -211,7 +242,7 @@ def cmd_eval(a) -> dict:
                   + "; ".join(r.error["message"] for r in bad[:3]), file=sys.stderr)
     t_index = time.perf_counter() - t0
     rows = ev.sweep(eng, a.kb, questions, windows=windows, top_ks=top_ks, modes=modes, chunk_sizes=chunk_sizes,
-                    chunk_overlap=a.chunk_overlap, progress=progress)
+                    chunk_overlap=a.chunk_overlap, progress=progress, params=eval_params(eng.default_params, a))
     bar.close()
     table = ev.budget_table(rows, budgets)
     info = eng.embedder.info()
@@ -243,9 +274,11 @@ def cmd_verify(a) -> dict:
         raise SwrError("Give a claim to verify (or --file with one claim per line).")
     eng = _engine()
     try:
-        results = vf.verify_many(eng, claims, a.kb, candidates=a.candidates, use_top=a.use_top, window=a.window,
-                                 step=a.step, passage_window=a.passage_window, threshold=a.threshold,
-                                 top_k=a.top_k, mode=a.mode, sources=a.source or None)
+        vp = verify_params(eng.settings, a)
+        # verify.py takes the knobs as keywords (fusion and sources go through to engine.retrieve)
+        results = vf.verify_many(eng, claims, a.kb, candidates=vp.candidates, use_top=vp.use_top, window=vp.window,
+                                 step=vp.step, passage_window=vp.passage_window, threshold=vp.threshold,
+                                 top_k=vp.top_k, mode=vp.mode, fusion=vp.fusion, sources=a.source or None)
     finally:
         eng.close()
     if not a.json:

@@ -20,13 +20,12 @@ from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound, SwrError
 from .load import SUPPORTED, load_bytes, load_path, safe_name
 from .nodes import build_nodes, embed_text, to_sentence
-from .params import RetrievalParams
+from .params import MAX_TOP_K, RetrievalParams
 from .settings import Settings
 from .sparse import SparseEncoder
 from .split import SPLITTER_VERSION, split_spans
 from .store import SearchRequest, Store, open_store
-from .store.base import sentence_id
-from .types import DocInfo, FileResult, Hit, Passage
+from .types import DocInfo, FileResult, Hit, Passage, Sentence
 
 log = logging.getLogger("swr.engine")
 
@@ -44,8 +43,15 @@ class Retrieval:
     question: str
     kb: str
     hits: list[Hit]
-    params: dict
+    params: dict  # request.to_dict() without window_size: the "settings" of an answer
     timings: dict = field(default_factory=dict)
+    request: RetrievalParams | None = None  # the typed knobs (None only for hand-built retrievals)
+
+    def prefix(self, k: int) -> "Retrieval":
+        """The first ``k`` hits, as if searched with ``top_k=k`` (the store guarantees the top-k
+        list is a prefix of the top-K list)."""
+        req = self.request.with_(top_k=k) if self.request is not None else None
+        return Retrieval(self.question, self.kb, self.hits[:k], {**self.params, "top_k": k}, dict(self.timings), req)
 
 
 @dataclass
@@ -331,41 +337,37 @@ class Engine:
         self.require_kb(kb)
         self.ensure_collection()
         rp = (params or self.default_params()).with_(**changes).validate()
-        min_score = rp.min_score
-        params = rp.to_dict()
-        params.pop("window_size")
         t0 = time.perf_counter()
         # both vectors in every mode, so every hit can show its dense and its sparse rank
         dense = self.embedder.encode_query(question)
         t1 = time.perf_counter()
         sparse = self.sparse.encode_query(question)
-        search = {k: v for k, v in params.items() if k not in ("min_score", "stages")}
-        if "rerank" in params["stages"]:  # the reranker sees a larger pool than top-k
-            search["top_k"] = max(params["top_k"] * 3, 20)
-        hits = self.store.search(SearchRequest(kb=kb, dense=dense, sparse=sparse, **search))
+        pool = min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None  # the reranker sees a larger pool
+        hits = self.store.search(SearchRequest.from_params(kb, dense, sparse, rp, top_k=pool))
         for h in hits:
             h.fused_score = h.score
-        if params["stages"]:
-            hits = rerank.apply(params["stages"], hits, question, min_score=min_score, reranker=self.reranker)
-            hits = hits[:params["top_k"]]
+        if rp.stages:
+            hits = rerank.apply(list(rp.stages), hits, question, min_score=rp.min_score, reranker=self.reranker)
+            hits = hits[:rp.top_k]
             for r, h in enumerate(hits, start=1):
                 h.rank = r
         t2 = time.perf_counter()
-        return Retrieval(question, kb, hits, params,
-                         {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)})
+        stamp = rp.to_dict()
+        stamp.pop("window_size")
+        return Retrieval(question, kb, hits, stamp,
+                         {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)}, rp)
 
     def passages(self, retrieval: Retrieval, window_size: int | None = None) -> list[Passage]:
         """The hits' windows at ``window_size``: fetched neighbours, merged. Never embeds."""
         w = self.settings.window_size if window_size is None else window_size
         if not 0 <= w <= win.MAX_WINDOW:
             raise BadRequest(f"window_size must be between 0 and {win.MAX_WINDOW}.")
-        kb = retrieval.kb
+        return win.build(retrieval.hits, w, lambda keys: self.fetch_sentences(retrieval.kb, keys))
 
-        def fetch(keys):
-            ids = [sentence_id(kb, d, i) for d, i in keys]
-            return {(s.doc_id, s.i): s for s in self.store.get(ids)}
-
-        return win.build(retrieval.hits, w, fetch)
+    def fetch_sentences(self, kb: str, keys) -> dict[tuple[str, int], Sentence]:
+        """Stored sentences of ``kb`` by ``(doc_id, i)`` (missing ones skipped): the neighbour
+        fetch of window building, for any stage that widens hits into windows."""
+        return self.store.fetch_sentences(kb, keys)
 
     def ask(self, question: str, kb: str, params: RetrievalParams | None = None, *, window_size: int | None = None,
             llm: bool = True, **changes) -> AskResult:

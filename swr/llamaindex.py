@@ -18,7 +18,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from . import window as win
-from .store.base import sentence_id
+from .params import RetrievalParams
 from .types import Hit, Passage, Sentence
 
 
@@ -33,15 +33,22 @@ def passage_node(p: Passage) -> TextNode:
 
 
 class SentenceWindowRetriever(BaseRetriever):
-    """Retrieve merged sentence windows from an swr knowledge base."""
+    """Retrieve merged sentence windows from an swr knowledge base.
 
-    def __init__(self, engine, kb: str, *, window_size: int | None = None, **knobs: Any) -> None:
+    ``params`` (default ``engine.default_params()``: the chat's) with ``window_size`` and
+    ``knobs`` (any :class:`swr.params.RetrievalParams` field) applied; kept as :attr:`params`.
+    """
+
+    def __init__(self, engine, kb: str, params: RetrievalParams | None = None, *, window_size: int | None = None,
+                 **knobs: Any) -> None:
         super().__init__()
-        self._engine, self._kb, self._w, self._knobs = engine, kb, window_size, knobs
+        self._engine, self._kb = engine, kb
+        self.params = (params or engine.default_params()).with_(window_size=window_size, **knobs).validate()
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        r = self._engine.retrieve(query_bundle.query_str, self._kb, **self._knobs)
-        return [NodeWithScore(node=passage_node(p), score=p.score) for p in self._engine.passages(r, self._w)]
+        r = self._engine.retrieve(query_bundle.query_str, self._kb, self.params)
+        passages = self._engine.passages(r, self.params.window_size)
+        return [NodeWithScore(node=passage_node(p), score=p.score) for p in passages]
 
 
 class MergingWindowPostprocessor(BaseNodePostprocessor):
@@ -73,10 +80,5 @@ class MergingWindowPostprocessor(BaseNodePostprocessor):
         if not hits:
             return nodes
         kb = hits[0].sentence.kb
-
-        def fetch(keys):
-            got = self._store.get([sentence_id(kb, d, i) for d, i in keys])
-            return {(s.doc_id, s.i): s for s in got}
-
-        passages = win.build(hits, self.window_size, fetch)
+        passages = win.build(hits, self.window_size, lambda keys: self._store.fetch_sentences(kb, keys))
         return [NodeWithScore(node=passage_node(p), score=p.score) for p in passages]

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .params import MAX_WINDOW
 from .types import Hit, Passage, PassageHit, Sentence
 
-MAX_WINDOW = 10
+__all__ = ["MAX_WINDOW", "Interval", "plan", "needed", "assemble", "build", "join_sentences", "hit_span",
+           "hit_spans"]
 
 
 @dataclass

@@ -1,0 +1,116 @@
+"""Why was this sentence (not) retrieved? :func:`probe` ranks one sentence under the chat's own
+:class:`swr.params.RetrievalParams` and names the limit that cut it."""
+from __future__ import annotations
+
+from dataclasses import fields
+
+from ..params import MAX_TOP_K, RetrievalParams
+
+PROBE_LIMIT = MAX_TOP_K  # deepest rank a probe looks at (the store's top_k limit)
+_FIELDS = {f.name for f in fields(RetrievalParams)}
+
+
+def probe_params(engine, params: RetrievalParams | dict | None) -> RetrievalParams:
+    """The params a probe explains: ``params`` as they are, or a dict of fields (those of a
+    :class:`swr.engine.Retrieval`, or of the chat's knobs) over the engine's defaults: the same
+    defaults, fusion included, as the chat's."""
+    if isinstance(params, RetrievalParams):
+        return params.validate()
+    known = {k: v for k, v in (params or {}).items() if k in _FIELDS}
+    return engine.default_params(**known).validate()
+
+
+def _filter_reason(s, rp: RetrievalParams) -> str | None:
+    if rp.sources and s.source not in rp.sources:
+        return f"its source {s.source!r} is not among the selected sources"
+    if rp.tags and not set(s.tags or []) & set(rp.tags):
+        return f"it has none of the selected tags ({', '.join(rp.tags)})"
+    if rp.lang and s.lang != rp.lang:
+        return f"its language is {s.lang!r}, not {rp.lang!r}"
+    return None
+
+
+def probe(engine, retrieval_params: RetrievalParams | dict | None, question: str, kb: str, doc_id: str,
+          i: int) -> dict:
+    """Why sentence ``i`` of ``doc_id`` was (not) retrieved for ``question`` with these params.
+
+    ``retrieval_params``: see :func:`probe_params` (None: the chat's defaults). Returns the
+    sentence's rank in the mode's result list and in the dense and the sparse lists (1-based,
+    None beyond :data:`PROBE_LIMIT`), its dense score (computed directly, so known at any rank)
+    and sparse score, and ``cut_by``: None (retrieved), ``"missing"``, ``"filter"``,
+    ``"candidates"`` (in neither the dense_k nor the sparse_k candidate list of hybrid),
+    ``"no_shared_terms"`` (sparse: no query term in it) or ``"top_k"``; ``reason`` says it in
+    words.
+    """
+    rp = probe_params(engine, retrieval_params)
+    engine.require_kb(kb)
+    found = engine.fetch_sentences(kb, [(doc_id, int(i))])
+    out = {"kb": kb, "doc_id": doc_id, "i": int(i), "question": question, "params": rp.to_dict(), "text": None,
+           "source": None, "retrieved": False, "rank": None, "dense_rank": None, "dense_score": None,
+           "sparse_rank": None, "sparse_score": None, "shared_terms": 0, "in_dense_candidates": False,
+           "in_sparse_candidates": False, "cutoff_score": None, "filter": None, "cut_by": "missing",
+           "reason": f"Sentence {i} of document {doc_id} is not in knowledge base {kb!r}.",
+           "probe_limit": PROBE_LIMIT}
+    if not found:
+        return out
+    sent = next(iter(found.values()))
+    out.update(text=sent.text.strip(), source=sent.source)
+    filt = _filter_reason(sent, rp)
+    out["filter"] = filt
+    _rank(engine, question, kb, sent, rp, filt, out)
+    out["reason"], out["cut_by"], out["retrieved"] = _verdict(rp, filt, out)
+    return out
+
+
+def _rank(engine, question: str, kb: str, sent, rp: RetrievalParams, filt: str | None, out: dict) -> None:
+    """The sentence's ranks and scores: dense list, sparse list, and the chat's own ranking."""
+    # rank it where the filter lets it compete (else without the filter: where it would have been)
+    chat = rp.with_(sources=(), tags=(), lang=None) if filt else rp
+    key = (sent.doc_id, sent.i)
+
+    def find(hits):
+        for r, h in enumerate(hits, 1):
+            if (h.sentence.doc_id, h.sentence.i) == key:
+                return r, h
+        return None, None
+
+    deep = max(PROBE_LIMIT, rp.dense_k, rp.sparse_k)
+    single = chat.with_(top_k=PROBE_LIMIT, dense_k=deep, sparse_k=deep, min_score=None, stages=())
+    dense = engine.retrieve(question, kb, single, mode="dense")
+    sparse = engine.retrieve(question, kb, single, mode="sparse")
+    final = engine.retrieve(question, kb, chat, top_k=PROBE_LIMIT)  # the chat's ranking, deeper
+    out["dense_rank"], dh = find(dense.hits)
+    out["sparse_rank"], sh = find(sparse.hits)
+    out["rank"], _ = find(final.hits)
+    qv = engine.embedder.encode_query(question.strip())
+    pv = engine.embedder.encode_passages([sent.text.strip()])[0]
+    out["dense_score"] = float(dh.score) if dh else round(float(qv @ pv), 6)
+    out["sparse_score"] = float(sh.score) if sh else None
+    q_terms = set(engine.sparse.encode_query(question).indices)
+    d_terms = set(engine.sparse.encode_documents([sent.text.strip()])[0].indices)
+    out["shared_terms"] = len(q_terms & d_terms)
+    if out["sparse_score"] is None and not out["shared_terms"]:
+        out["sparse_score"] = 0.0
+    out["in_dense_candidates"] = out["dense_rank"] is not None and out["dense_rank"] <= rp.dense_k
+    out["in_sparse_candidates"] = out["sparse_rank"] is not None and out["sparse_rank"] <= rp.sparse_k
+    k = rp.top_k
+    out["cutoff_score"] = float(final.hits[k - 1].score) if len(final.hits) >= k else None
+
+
+def _verdict(rp: RetrievalParams, filt: str | None, out: dict) -> tuple[str, str | None, bool]:
+    """(reason, cut_by, retrieved) from the ranks."""
+    k, mode = rp.top_k, rp.mode
+    rank_txt = f"rank {out['rank']}" if out["rank"] else f"below rank {PROBE_LIMIT}"
+    if filt:
+        return (f"Filtered out: {filt}. Without the filter it would rank "
+                f"{out['rank'] or '>' + str(PROBE_LIMIT)} in {mode} mode.", "filter", False)
+    if out["rank"] is not None and out["rank"] <= k:
+        return f"Retrieved at rank {out['rank']} of top_k {k}.", None, True
+    if mode == "sparse" and not out["shared_terms"]:
+        return "BM25 cannot find it: it shares no term with the question.", "no_shared_terms", False
+    if mode == "hybrid" and not (out["in_dense_candidates"] or out["in_sparse_candidates"]):
+        dr = out["dense_rank"] or f">{PROBE_LIMIT}"
+        sr = out["sparse_rank"] or (f">{PROBE_LIMIT}" if out["shared_terms"] else "none (no shared term)")
+        return (f"Not among the fusion candidates: dense rank {dr} (dense_k {rp.dense_k}), "
+                f"sparse rank {sr} (sparse_k {rp.sparse_k}).", "candidates", False)
+    return f"Ranked too low: {rank_txt} in {mode} mode, top_k is {k}.", "top_k", False
