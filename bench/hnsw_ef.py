@@ -17,8 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+import common as C
 
 WORK = C.OUT / "hnsw_ef"
 KB = "bench"
@@ -37,7 +36,7 @@ def main() -> None:
     from swr.store import SearchRequest
     from swr.store import edge
     from swr.store.base import DENSE
-    from swr.store.edge import EdgeStore, _f
+    from swr.store.edge import EdgeStore
     from swr.settings import Settings
     from swr.sparse import SparseEncoder
 
@@ -53,20 +52,18 @@ def main() -> None:
         store.create_kb(KB)
         fill = C.fill_store(store, KB, args.points, docs, per_doc, svecs, sparse)
         t0 = time.perf_counter()
-        store._shard.optimize()
+        store.build_index()
         print(f"wrote {args.points:,} points at {fill['points_per_s']:,.0f}/s; optimize() "
               f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)
     else:
         store = EdgeStore(s)
-    info = store._shard.info()
-    flt = _f(type="s", kb=KB)
+    points = store.points_count()
     qv = qvecs[:args.queries]
     qs = [sparse.encode_query(t) for t in qtexts[:args.queries]]
     exact, t_ex = [], []
     for v in qv:
         t0 = time.perf_counter()
-        exact.append(store._shard.query(q.QueryRequest(limit=10, query=q.Query.Nearest(v.tolist(), using=DENSE),
-                                                       filter=flt, params=q.SearchParams(exact=True))))
+        exact.append(store.dense_query(KB, v, 10, exact=True))
         t_ex.append((time.perf_counter() - t0) * 1000)
     rows = [{"ef": "exact scan", "recall@10": 1.0, "with ties": 1.0, "dense ms p50": C.pct(t_ex, 50)}]
     for ef in args.ef:
@@ -74,12 +71,11 @@ def main() -> None:
         t_d, t_h = [], []
         for v, ex in zip(qv, exact):
             t0 = time.perf_counter()
-            got = store._shard.query(q.QueryRequest(limit=10, query=q.Query.Nearest(v.tolist(), using=DENSE),
-                                                    filter=flt, params=q.SearchParams(hnsw_ef=ef)))
+            got = store.dense_query(KB, v, 10, hnsw_ef=ef)
             t_d.append((time.perf_counter() - t0) * 1000)
-            want, floor = {str(p.id) for p in ex}, ex[-1].score - 1e-5
-            ids += len({str(p.id) for p in got} & want)
-            ties += sum(1 for p in got if p.score >= floor)
+            want, floor = {pid for pid, _ in ex}, ex[-1][1] - 1e-5
+            ids += len({pid for pid, _ in got} & want)
+            ties += sum(1 for _, score in got if score >= floor)
         edge.HNSW_EF, edge.EF_SCALE_POINTS = ef, 10**12  # this ef at any size
         for v, sv in zip(qv, qs):
             t0 = time.perf_counter()
@@ -91,7 +87,7 @@ def main() -> None:
                      "hybrid search ms p95": C.pct(t_h, 95)})
         print(rows[-1], file=sys.stderr)
     store.close()
-    print(f"\n### hnsw_ef at {info.points_count:,} points ({len(qv)} real questions, kb filter, "
+    print(f"\n### hnsw_ef at {points:,} points ({len(qv)} real questions, kb filter, "
           f"Qdrant Edge HNSW m=16, ef_construct=100)\n")
     print(C.table(rows, ["ef", "recall@10", "with ties", "dense ms p50", "dense ms p95", "hybrid search ms p50",
                          "hybrid search ms p95"]))

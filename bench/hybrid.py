@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from swr.engine import Engine  # noqa: E402
 from swr.questions import load_squad  # noqa: E402
@@ -36,8 +35,7 @@ def norm(s: str) -> str:
 def run_set(name: str, path: Path, sparse: str, args) -> list[dict]:
     s = Settings.from_env(home=args.home, collection=f"bench_{sparse}", sparse=sparse, sample_kb="")
     eng = Engine(s)
-    if hasattr(eng.sparse._impl, "query_precise"):
-        eng.sparse._impl.query_precise = args.zh_query == "precise"
+    eng.sparse.query_precise = args.zh_query == "precise"
     docs, qs = load_squad(path, max_articles=args.max_articles)
     t0 = time.perf_counter()
     res = eng.index_files(name, [(n, t.encode("utf-8")) for n, t in docs],

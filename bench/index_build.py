@@ -28,8 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402  (sets thread variables before torch is imported)
+import common as C  # sets thread variables before torch is imported
 
 WORK = C.OUT / "index_build"
 CORPUS = WORK / "corpus"
@@ -68,8 +67,8 @@ def row_swr(args) -> dict:
     st = C.Stage()
     texts: list[str] = []
     inner = eng.embedder.inner
-    enc = inner._encode
-    inner._encode = lambda t, q: (texts.extend(t), enc(t, q))[1]
+    enc = inner.encode_passages
+    inner.encode_passages = lambda t: (texts.extend(t), enc(t))[1]
     eng.embedder.encode_passages = st.wrap("embed (with cache)", eng.embedder.encode_passages)
     eng.sparse.encode_documents = st.wrap("sparse", eng.sparse.encode_documents)
     eng.store.upsert = st.wrap("store", eng.store.upsert)
@@ -87,7 +86,7 @@ def row_swr(args) -> dict:
     stages["load+split+nodes+rest"] = c.wall - sum(stages.values())
     return {"row": "swr", "sentences": n, "points": n, "wall_s": c.wall, "cpu_s": c.cpu, "stages": stages,
             "embed_calls": eng.embedder.calls - calls0,
-            "tokens_per_sentence": _tokens(inner._st.tokenizer, texts)}
+            "tokens_per_sentence": _tokens(inner.tokenizer, texts)}
 
 
 def row_stock(args, exclude_metadata: bool = False) -> dict:

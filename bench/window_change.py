@@ -25,8 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _common as C  # noqa: E402
+import common as C
 
 WORK = C.OUT / "window_change"
 CORPUS = WORK / "corpus"

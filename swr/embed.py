@@ -146,6 +146,11 @@ class TorchEmbedder(Embedder):
             self.device = f"{self.device} ({torch.cuda.get_device_name(0)}, fp16)"
 
     @property
+    def tokenizer(self):
+        """The model's Hugging Face tokenizer (token counts in benchmarks)."""
+        return self._st.tokenizer
+
+    @property
     def llama_index_embedding(self):
         """The underlying llama-index embedding object, for LlamaIndex users."""
         return self._li

@@ -101,7 +101,20 @@ def _failed(name: str, exc: Exception) -> FileResult:
 
 
 class Engine:
-    """Index files into knowledge bases and answer questions from them."""
+    """Index files into knowledge bases and answer questions from them.
+
+    The public surface the other stages (evaluation, chunk baseline, verification, LlamaIndex)
+    use, and nothing else:
+
+    - attributes: ``settings``; ``store`` (:class:`swr.store.Store`); ``embedder``
+      (:class:`swr.embed.Embedder`: ``encode_query``, ``encode_passages``, ``name``, ``dim``;
+      cached on disk); ``sparse`` (:class:`swr.sparse.SparseEncoder`); ``answerer``; ``reranker``
+      (None unless ``SWR_RERANK_MODEL``);
+    - :meth:`default_params`, :meth:`retrieve`, :meth:`passages`, :meth:`fetch_sentences`,
+      :meth:`ask` / :meth:`ask_stream` / :meth:`finish`;
+    - :meth:`require_kb`, :meth:`ensure_collection`, :meth:`kbs`, :meth:`docs`,
+      :meth:`doc_sentences`, :meth:`index_files`, :meth:`delete_kb`, :meth:`delete_doc`.
+    """
 
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None, store: Store | None = None,
                  answerer: Answerer | None = None) -> None:

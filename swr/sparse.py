@@ -161,6 +161,17 @@ class SparseEncoder:
         self._impl = TOKENIZERS[kind](avg_len)
         self.version = self._impl.version
 
+    @property
+    def query_precise(self) -> bool | None:
+        """jieba: questions cut in precise mode (True, the default) or search mode (False);
+        None for a tokenizer without the choice."""
+        return getattr(self._impl, "query_precise", None)
+
+    @query_precise.setter
+    def query_precise(self, value: bool) -> None:
+        if hasattr(self._impl, "query_precise"):
+            self._impl.query_precise = bool(value)
+
     def encode_documents(self, texts: list[str]) -> list[SparseVec]:
         """One vector per sentence (saturated term frequencies)."""
         return [self._impl.embed_document(t) for t in texts]

@@ -651,11 +651,10 @@ def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_ali
     texts = [f"sentence number {k} about {w}" for k, w in enumerate(["kettles", "lamps", "filters", "rice"] * 15)]
     vecs = rng.normal(size=(len(texts), DIM)).astype(np.float32)
     index(st_, "a", "d1", texts[:30], vecs[:30])
-    assert st_._shard.info().indexed_vectors_count <= 30, "30 < 40 points: still scanned"
+    assert st_.indexed_vectors() <= 30, "30 < 40 points: still scanned"
     index(st_, "b", "other", KETTLE)
     index(st_, "a", "d2", texts[30:], vecs[30:])  # 69 un-indexed points >= 40: optimize
-    info = st_._shard.info()
-    assert info.indexed_vectors_count == 2 * 69, "all 69 dense vectors got their HNSW index (sparse: 69)"
+    assert st_.indexed_vectors() == 2 * 69, "all 69 dense vectors got their HNSW index (sparse: 69)"
     unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
     for qv in vecs[[3, 17, 42, 59]]:  # the HNSW answer is the exact cosine top 5 of kb "a"
         exact = np.argsort(-(unit @ (qv / np.linalg.norm(qv))))[:5]

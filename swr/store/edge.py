@@ -51,7 +51,7 @@ class EdgeStore(Store):
     def __init__(self, settings: Settings) -> None:
         self.path = settings.store_path
         self.location = str(self.path.resolve())
-        self._shard: q.EdgeShard | None = None
+        self._edge: q.EdgeShard | None = None
         self._lock = threading.Lock()  # guards creation only; Edge itself is thread-safe
         self._flushed_at = time.monotonic()
         self._optimize_from = 0  # un-indexed points below which optimize() is not worth a call
@@ -59,8 +59,8 @@ class EdgeStore(Store):
         self._lockfd = self._acquire_folder_lock()
         try:
             if (self.path / "edge_config.json").exists() or (self.path / "wal").exists():
-                self._shard = self._load()
-                self._points = self._shard.info().points_count
+                self._edge = self._load()
+                self._points = self._edge.info().points_count
         except BaseException:
             self._release_folder_lock()
             raise
@@ -103,14 +103,14 @@ class EdgeStore(Store):
 
     def ensure(self, meta: dict) -> None:
         with self._lock:
-            if self._shard is None:
+            if self._edge is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 cfg = q.EdgeConfig(
                     vectors={DENSE: q.EdgeVectorParams(size=int(meta["dim"]), distance=q.Distance.Cosine)},
                     sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
                     optimizers=q.EdgeOptimizersConfig(indexing_threshold=INDEXING_THRESHOLD_KB))
                 try:
-                    self._shard = q.EdgeShard.create(str(self.path), cfg)
+                    self._edge = q.EdgeShard.create(str(self.path), cfg)
                 except Exception as exc:
                     if "WouldBlock" in str(exc):
                         raise StoreLocked(f"The embedded store at {self.location} is in use by another process.") from exc
@@ -122,38 +122,38 @@ class EdgeStore(Store):
                                      ("tags", q.PayloadSchemaType.Keyword),
                                      ("lang", q.PayloadSchemaType.Keyword),
                                      ("i", q.PayloadSchemaType.Integer)):
-                    self._shard.update(q.UpdateOperation.create_field_index(name, schema))
+                    self._edge.update(q.UpdateOperation.create_field_index(name, schema))
         stored = self.meta()
         if stored is None:
             self._put(META_ID, {"type": "m", "meta": json.dumps(meta)})
-            self._shard.flush()
+            self._edge.flush()
         else:
             check_meta(stored, meta)
 
     def close(self) -> None:
         try:
-            if self._shard is not None:
+            if self._edge is not None:
                 try:
-                    self._shard.flush()
+                    self._edge.flush()
                 finally:
-                    self._shard.close()
-                    self._shard = None
+                    self._edge.close()
+                    self._edge = None
         finally:
             self._release_folder_lock()
 
     # -- records ---------------------------------------------------------------------------
     def _require(self) -> None:
-        if self._shard is None:
+        if self._edge is None:
             raise StoreUnavailable("The embedded store has no collection yet: call ensure() before writing.")
 
     def _put(self, pid: str, payload: dict) -> None:
         self._require()
-        self._shard.update(q.UpdateOperation.upsert_points([q.Point(pid, {}, payload)]))
+        self._edge.update(q.UpdateOperation.upsert_points([q.Point(pid, {}, payload)]))
 
     def meta(self) -> dict | None:
-        if self._shard is None:
+        if self._edge is None:
             return None
-        recs = self._shard.retrieve([META_ID], with_payload=True, with_vector=False)
+        recs = self._edge.retrieve([META_ID], with_payload=True, with_vector=False)
         return json.loads(recs[0].payload["meta"]) if recs else None
 
     # No flush() after every record: the WAL already makes each update survive a killed process,
@@ -163,16 +163,16 @@ class EdgeStore(Store):
         self._put(kb_record_id(kb), {"type": "k", "kb": kb})
 
     def kbs(self) -> list[str]:
-        if self._shard is None:
+        if self._edge is None:
             return []
-        return sorted(r.payload["kb"] for r in self._scroll(_f(type="k"), ["kb"]))
+        return sorted(r.payload["kb"] for r in self._scroll(match_filter(type="k"), ["kb"]))
 
     def put_doc(self, kb: str, info: DocInfo) -> None:
         self._put(doc_record_id(kb, info.doc_id), {"type": "d", "kb": kb, **info.to_dict()})
         if info.complete:
             self._maybe_optimize()
             if time.monotonic() - self._flushed_at > FLUSH_EVERY_S:
-                self._shard.flush()
+                self._edge.flush()
                 self._flushed_at = time.monotonic()
 
     def _maybe_optimize(self) -> bool:
@@ -189,7 +189,7 @@ class EdgeStore(Store):
         if unindexed < max(OPTIMIZE_MIN_POINTS, points - unindexed, self._optimize_from):
             return False
         t0 = time.monotonic()
-        self._shard.optimize()
+        self._edge.optimize()
         left, _ = self._unindexed()
         log.info("optimize(): %d of %d un-indexed points got their HNSW index in %.1f s",
                  unindexed - left, unindexed, time.monotonic() - t0)
@@ -204,32 +204,32 @@ class EdgeStore(Store):
 
     def _unindexed(self) -> tuple[int, int]:
         """(dense vectors without HNSW, points); sparse vectors always count as indexed."""
-        st = self._shard.info()
+        st = self._edge.info()
         return max(0, 2 * st.points_count - st.indexed_vectors_count), st.points_count
 
     def docs(self, kb: str, source: str | None = None, doc_id: str | None = None) -> list[DocInfo]:
-        if self._shard is None:
+        if self._edge is None:
             return []
         out = []
-        for r in self._scroll(_f(type="d", kb=kb, source=source, doc_id=doc_id), True):
+        for r in self._scroll(match_filter(type="d", kb=kb, source=source, doc_id=doc_id), True):
             p = {k: v for k, v in r.payload.items() if k in DocInfo.__dataclass_fields__}
             out.append(DocInfo(**p))
         return sorted(out, key=lambda d: d.source)
 
     def delete_kb(self, kb: str) -> int:
-        if self._shard is None:
+        if self._edge is None:
             return 0
         n = self.count(kb)
-        self._shard.update(q.UpdateOperation.delete_points_by_filter(_f(kb=kb)))
-        self._shard.flush()
+        self._edge.update(q.UpdateOperation.delete_points_by_filter(match_filter(kb=kb)))
+        self._edge.flush()
         return n
 
     def delete_doc(self, kb: str, doc_id: str) -> int:
-        if self._shard is None:
+        if self._edge is None:
             return 0
-        n = self._shard.count(q.CountRequest(filter=_f(type="s", kb=kb, doc_id=doc_id), exact=True))
-        self._shard.update(q.UpdateOperation.delete_points_by_filter(_f(kb=kb, doc_id=doc_id)))
-        self._shard.flush()
+        n = self._edge.count(q.CountRequest(filter=match_filter(type="s", kb=kb, doc_id=doc_id), exact=True))
+        self._edge.update(q.UpdateOperation.delete_points_by_filter(match_filter(kb=kb, doc_id=doc_id)))
+        self._edge.flush()
         return n
 
     # -- sentences -------------------------------------------------------------------------
@@ -244,54 +244,93 @@ class EdgeStore(Store):
                 vec[SPARSE] = q.SparseVector(sp.indices, sp.values)
             points.append(q.Point(sentence_id(s.kb, s.doc_id, s.i), vec, {"type": "s", **s.payload()}))
         for k in range(0, len(points), 512):
-            self._shard.update(q.UpdateOperation.upsert_points(points[k:k + 512]))
-        self._points = self._shard.info().points_count  # once per batch, not per search (hnsw_ef)
+            self._edge.update(q.UpdateOperation.upsert_points(points[k:k + 512]))
+        self._points = self._edge.info().points_count  # once per batch, not per search (hnsw_ef)
 
     def get(self, ids: list[str]) -> list[Sentence]:
-        if self._shard is None or not ids:
+        if self._edge is None or not ids:
             return []
-        recs = self._shard.retrieve(ids, with_payload=True, with_vector=False)
+        recs = self._edge.retrieve(ids, with_payload=True, with_vector=False)
         return [sentence_from_payload(r.payload) for r in recs]
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
-        if self._shard is None or not ids:
+        if self._edge is None or not ids:
             return {}
-        recs = self._shard.retrieve(list(ids), with_payload=False, with_vector=True)
+        recs = self._edge.retrieve(list(ids), with_payload=False, with_vector=True)
         return {str(r.id): np.asarray(r.vector[DENSE], dtype=np.float32)
                 for r in recs if isinstance(r.vector, dict) and DENSE in r.vector}
 
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
-        if self._shard is None:
+        if self._edge is None:
             return []
-        sents = [sentence_from_payload(r.payload) for r in self._scroll(_f(type="s", kb=kb, doc_id=doc_id), True)]
+        sents = [sentence_from_payload(r.payload) for r in self._scroll(match_filter(type="s", kb=kb, doc_id=doc_id), True)]
         return sorted(sents, key=lambda s: s.i)
 
     def count(self, kb: str | None = None) -> int:
-        if self._shard is None:
+        if self._edge is None:
             return 0
-        return self._shard.count(q.CountRequest(filter=_f(type="s", kb=kb), exact=True))
+        return self._edge.count(q.CountRequest(filter=match_filter(type="s", kb=kb), exact=True))
 
     def _scroll(self, flt, with_payload):
         offset = None
         while True:
-            recs, offset = self._shard.scroll(q.ScrollRequest(offset=offset, limit=1000, filter=flt,
+            recs, offset = self._edge.scroll(q.ScrollRequest(offset=offset, limit=1000, filter=flt,
                                                               with_payload=with_payload))
             yield from recs
             if offset is None:
                 break
 
+    # -- maintenance and raw access (benchmarks, diagnostics) ------------------------------
+    def build_index(self) -> None:
+        """Give every un-indexed segment its HNSW index now (blocks; see ``_maybe_optimize``)."""
+        if self._edge is not None:
+            self._edge.optimize()
+
+    def flush(self) -> None:
+        """Write every segment to disk (the WAL already survives a killed process)."""
+        if self._edge is not None:
+            self._edge.flush()
+            self._flushed_at = time.monotonic()
+
+    def points_count(self) -> int:
+        """Points of every kind (sentences and records) in the shard."""
+        return self._edge.info().points_count if self._edge is not None else 0
+
+    def indexed_vectors(self) -> int:
+        """Vectors with an index (dense with HNSW, plus every sparse one)."""
+        return self._edge.info().indexed_vectors_count if self._edge is not None else 0
+
+    def payloads(self, kb: str, kind: str | None = None):
+        """The raw payloads of ``kb``'s points (``kind``: ``s``, ``d``, ``k``; None: all)."""
+        if self._edge is None:
+            return
+        for r in self._scroll(match_filter(type=kind, kb=kb), True):
+            yield r.payload
+
+    def dense_query(self, kb: str, vector, limit: int, *, exact: bool = False,
+                    hnsw_ef: int | None = None) -> list[tuple[str, float]]:
+        """``(point id, cosine)`` of ``kb``'s nearest sentences: an exact scan, or HNSW with this
+        beam (``hnsw_ef=None`` with ``exact=False``: Qdrant's default beam)."""
+        if self._edge is None:
+            return []
+        params = q.SearchParams(exact=True) if exact else q.SearchParams(hnsw_ef=hnsw_ef) if hnsw_ef else None
+        query = q.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist(), using=DENSE)
+        pts = self._edge.query(q.QueryRequest(limit=limit, query=query, filter=match_filter(type="s", kb=kb),
+                                               params=params))
+        return [(str(p.id), float(p.score)) for p in pts]
+
     # -- search ----------------------------------------------------------------------------
     def search(self, req: SearchRequest) -> list[Hit]:
         req.validate()
-        if self._shard is None:
+        if self._edge is None:
             return []
-        flt = _f(type="s", kb=req.kb, source=req.sources or None, tags=req.tags or None, lang=req.lang)
+        flt = match_filter(type="s", kb=req.kb, source=req.sources or None, tags=req.tags or None, lang=req.lang)
         dense_q = q.Query.Nearest(np.asarray(req.dense, dtype=np.float32).tolist(), using=DENSE) \
             if req.dense is not None else None
         sparse_q = q.Query.Nearest(q.SparseVector(req.sparse.indices, req.sparse.values), using=SPARSE) \
             if req.sparse is not None and req.sparse.indices else None
         # BM25 IDF over this knowledge base only: one tenant's documents never shift another's scores
-        idf = q.SearchParams(idf=q.IdfParams(corpus=_f(type="s", kb=req.kb)))
+        idf = q.SearchParams(idf=q.IdfParams(corpus=match_filter(type="s", kb=req.kb)))
         ef = q.SearchParams(hnsw_ef=self.hnsw_ef())
         queries, names = [], []
         if dense_q is not None:
@@ -311,14 +350,14 @@ class EdgeStore(Store):
             names.append("hybrid")
         if not queries:
             return []
-        results = dict(zip(names, self._shard.query_batch(q.QueryBatchRequest(queries))))
+        results = dict(zip(names, self._edge.query_batch(q.QueryBatchRequest(queries))))
         lists = {n: [(str(p.id), p.score) for p in pts] for n, pts in results.items()}
         primary = req.mode if req.mode in results else ("dense" if "dense" in results else "sparse")
         top = [p for p in results[primary] if p.score > 0 or primary == "dense"][:req.top_k]
         if primary == "hybrid":
             payloads = {str(p.id): p.payload for p in top}
         else:  # fetching 50 payloads per list cost 2.7 ms at 100k points; these are top_k
-            payloads = {str(r.id): r.payload for r in self._shard.retrieve([p.id for p in top], with_payload=True,
+            payloads = {str(r.id): r.payload for r in self._edge.retrieve([p.id for p in top], with_payload=True,
                                                                             with_vector=False)} if top else {}
         hits, ids = [], []
         for p in top:
@@ -331,7 +370,7 @@ class EdgeStore(Store):
         return hits
 
 
-def _f(**conds) -> q.Filter:
+def match_filter(**conds) -> q.Filter:
     """A must-filter from keyword conditions; lists become MatchAny, None is skipped."""
     must = []
     for key, value in conds.items():

@@ -106,10 +106,10 @@ class ServerStore(Store):
         # local mode is not thread-safe (IndexError under concurrent writes and reads); a server is
         self._lock = threading.RLock() if self._local else contextlib.nullcontext()
         self._create_lock = threading.Lock()
-        self._sharded = bool(settings.qdrant_shard_by_kb) and not self._local
+        self._by_kb = bool(settings.qdrant_shard_by_kb) and not self._local
         if settings.qdrant_shard_by_kb and self._local:
             log.warning("SWR_SHARD_BY_KB is ignored with QDRANT_URL=:memory: (local mode has no shard keys).")
-        self._shards: set[str] = set()
+        self._known_keys: set[str] = set()
         self._ready = False
         if client is not None:
             self._client = client
@@ -174,17 +174,17 @@ class ServerStore(Store):
             return
         info = self._call("reading its collection", self._client.get_collection, self.collection)
         sharded = info.config.params.sharding_method == models.ShardingMethod.CUSTOM
-        if sharded != self._sharded:
+        if sharded != self._by_kb:
             log.warning("Collection %r on %s was created %s custom sharding; SWR_SHARD_BY_KB=%s is ignored for it.",
-                        self.collection, self.location, "with" if sharded else "without", self._sharded)
-        self._sharded = sharded
+                        self.collection, self.location, "with" if sharded else "without", self._by_kb)
+        self._by_kb = sharded
 
     def collection_kwargs(self, dim: int) -> dict:
         """Arguments of ``create_collection`` for vectors of ``dim`` dimensions (and the sharding)."""
         kw = dict(collection_name=self.collection,
                   vectors_config={DENSE: models.VectorParams(size=int(dim), distance=models.Distance.COSINE)},
                   sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)})
-        if self._sharded:
+        if self._by_kb:
             kw.update(sharding_method=models.ShardingMethod.CUSTOM,
                       shard_number=int(self._settings.qdrant_shard_number),
                       replication_factor=int(self._settings.qdrant_replication_factor))
@@ -214,7 +214,7 @@ class ServerStore(Store):
         stored = self.meta()
         if stored is None:
             self._ensure_shard(META_SHARD)
-            self._put(META_ID, {"type": "m", "meta": json.dumps(meta)}, META_SHARD if self._sharded else None)
+            self._put(META_ID, {"type": "m", "meta": json.dumps(meta)}, META_SHARD if self._by_kb else None)
         else:
             check_meta(stored, meta)
 
@@ -238,21 +238,21 @@ class ServerStore(Store):
     # -- sharding --------------------------------------------------------------------------
     def _sk(self, kb: str | None):
         """``shard_key_selector`` of a knowledge base: the kb itself when sharded, else None."""
-        return kb if self._sharded and kb is not None else None
+        return kb if self._by_kb and kb is not None else None
 
     def _ensure_shard(self, key: str) -> None:
-        if not self._sharded or key in self._shards:
+        if not self._by_kb or key in self._known_keys:
             return
         try:
             self._call(f"creating the shard key {key!r}", self._client.create_shard_key, self.collection, key)
         except StoreUnavailable as exc:  # another process may have created it first
             if "already exists" not in exc.message.lower() and not self._has_shard(key):
                 raise
-        self._shards.add(key)
+        self._known_keys.add(key)
 
     def _has_shard(self, kb: str) -> bool:
         """Whether a knowledge base's shard key exists (a query on a missing one is an error)."""
-        if not self._sharded or kb in self._shards:
+        if not self._by_kb or kb in self._known_keys:
             return True
         try:
             with self._lock:
@@ -261,8 +261,8 @@ class ServerStore(Store):
             return True
         except (ApiException, httpx.HTTPError, ConnectionError, TimeoutError) as exc:
             raise self._unavailable("listing its shard keys", exc) from exc
-        self._shards.update(str(d.key) for d in resp.shard_keys or [])
-        return kb in self._shards
+        self._known_keys.update(str(d.key) for d in resp.shard_keys or [])
+        return kb in self._known_keys
 
     # -- records ---------------------------------------------------------------------------
     def _put(self, pid: str, payload: dict, shard: str | None) -> None:
@@ -278,7 +278,7 @@ class ServerStore(Store):
         return json.loads(recs[0].payload["meta"]) if recs else None
 
     def create_kb(self, kb: str) -> None:
-        if self._sharded:
+        if self._by_kb:
             if kb == META_SHARD:
                 raise BadRequest(f"{META_SHARD!r} is reserved when knowledge bases are sharded: choose another name.")
             self._ensure_shard(kb)
@@ -307,12 +307,12 @@ class ServerStore(Store):
             return 0
         n = self.count(kb)
         self._delete(_f(kb=kb), kb)
-        if self._sharded:
+        if self._by_kb:
             try:
                 self._call(f"dropping the shard key {kb!r}", self._client.delete_shard_key, self.collection, kb)
             except StoreUnavailable as exc:
                 log.warning("Shard key %r not dropped (its points are deleted): %s", kb, exc.message)
-            self._shards.discard(kb)
+            self._known_keys.discard(kb)
         return n
 
     def delete_doc(self, kb: str, doc_id: str) -> int:

@@ -18,7 +18,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 OUT = ROOT / "bench" / "out"
 SQUAD = ROOT.parent / "shared" / "data" / "squad_v1.1" / "dev-v1.1.json"
 
