@@ -31,7 +31,7 @@ STAGES = (("embed: tokenize", ("tokenizers", "tokenization_")),
           ("store (Qdrant Edge)", ("qdrant_edge", "EdgeShard", "swr/store/", "uuid.py")),
           ("split + nodes", ("swr/split.py", "swr/nodes.py", "llama_index/core/node_parser")),
           ("windows", ("swr/window.py",)),
-          ("load", ("swr/load.py", "charset_normalizer")))
+          ("load", ("swr/load/", "charset_normalizer")))
 
 
 def stage_of(filename: str, func: str) -> str:
