@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -69,7 +68,7 @@ def main() -> None:
     if device == "cuda":
         m16 = SentenceTransformer(args.model, device=device, model_kwargs={"torch_dtype": torch.float16})
         for bs in (128, 512):
-            rows.append((f"fp16, sorted, batch {bs}", timed(lambda t: m16.encode(t, batch_size=bs), texts)))
+            rows.append((f"fp16, sorted, batch {bs}", timed(lambda t, bs=bs: m16.encode(t, batch_size=bs), texts)))
     from swr.embed import TorchEmbedder  # the engine's own path: fp16 on CUDA, token-sorted batches
 
     te = TorchEmbedder(args.model, device)

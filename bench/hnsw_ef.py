@@ -15,7 +15,6 @@ import argparse
 import shutil
 import sys
 import time
-from pathlib import Path
 
 import common as C
 
@@ -31,14 +30,11 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="reuse the store kept by an earlier run")
     args = ap.parse_args()
 
-    import qdrant_edge as q
 
-    from swr.store import SearchRequest
-    from swr.store import edge
-    from swr.store.base import DENSE
-    from swr.store.edge import EdgeStore
     from swr.settings import Settings
     from swr.sparse import SparseEncoder
+    from swr.store import SearchRequest, edge
+    from swr.store.edge import EdgeStore
 
     docs, per_doc, svecs, qtexts, qvecs = C.corpus_vectors(model="e5")
     home = WORK / f"n{args.points}"

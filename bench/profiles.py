@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import io
 import pstats
 import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -46,7 +44,7 @@ def report(prof: cProfile.Profile, title: str, wall: float, top: int) -> None:
     st = pstats.Stats(prof)
     totals: dict[str, float] = {}
     rows = []
-    for (fn, line, func), (cc, nc, tt, ct, callers) in st.stats.items():
+    for (fn, line, func), (_cc, nc, tt, _ct, _callers) in st.stats.items():
         stage = stage_of(fn, func)
         totals[stage] = totals.get(stage, 0.0) + tt
         rows.append((tt, nc, f"{Path(fn).name}:{line}({func})", stage))

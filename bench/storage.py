@@ -209,7 +209,8 @@ def main() -> None:
     print(C.table(rows, ["row", "window", "points", "payload bytes", "payload / source", "payload bytes/sentence",
                          "disk bytes/sentence", "disk MiB", "cache bytes/sentence"]))
     swr = rows[1]
-    print(f"\nswr payload / source: {swr['payload / source']:.2f}x (floor: 3x; stock {rows[0]['payload / source']:.1f}x); "
+    print(f"\nswr payload / source: {swr['payload / source']:.2f}x "
+          f"(floor: 3x; stock {rows[0]['payload / source']:.1f}x); "
           f"doc and kb records add {swr['records (doc, kb) bytes']:,} bytes")
 
     home = build_100k(args.rss_points)

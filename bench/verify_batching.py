@@ -20,7 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-
 import verify_wice as vw  # noqa: E402  (sets SWR_HOME and HF_HUB_OFFLINE defaults)
 
 
@@ -47,7 +46,7 @@ def main() -> None:
     claims, kbs = [r["claim"] for r in rows], [vw.kb_of(r) for r in rows]
     knobs = dict(window=a.window, step=a.step, candidates=a.candidates, use_top=a.use_top, threshold=0.0, top_k=5)
     inner.encode_passages(["warm-up"])  # load the model outside the timings
-    for c, kb in zip(claims, kbs):  # and the claims' query vectors (cached in memory), same for both runs
+    for c in claims:  # and the claims' query vectors (cached in memory), same for both runs
         engine.embedder.encode_query(c)
 
     runs = {}

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -90,7 +89,8 @@ def stock(args) -> dict:
                                         embed_model=embed_model,
                                         transformations=[SentenceWindowNodeParser.from_defaults(window_size=w)])
         rows.append({"row": "stock", "step": "index at window 2" if w == 2 else "change to window 5 (re-index)",
-                     "model calls": count["calls"] - before["calls"], "texts embedded": count["texts"] - before["texts"],
+                     "model calls": count["calls"] - before["calls"],
+                     "texts embedded": count["texts"] - before["texts"],
                      "points written": count["points"] - before["points"], "seconds": time.perf_counter() - t0})
     client.close()
     return {"rows": rows}

@@ -11,8 +11,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from swr import render, ui
-from swr import verify as vf
+from swr import render, ui, verify as vf
 from swr.errors import SwrError
 
 MAX_CLAIMS = 200

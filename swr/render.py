@@ -12,7 +12,6 @@ Sentence numbers shown to people are 1-based (``Sentence.i + 1``).
 """
 from __future__ import annotations
 
-import html
 import json
 import re
 from typing import Any, Iterable

@@ -20,8 +20,8 @@ def _bool(value) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes")
 
 
-# name of the environment variable -> (field name, type)
-_ENV = {
+# name of the environment variable -> (field name, type); the README settings table lists every one
+ENV_VARS = {
     "SWR_HOME": ("home", Path),
     "SWR_EMBED_MODEL": ("embed_model", str),
     "SWR_EMBED_RUNTIME": ("embed_runtime", str),
@@ -96,7 +96,7 @@ class Settings:
                 secrets = {k.upper(): v for k, v in tomllib.load(fh).items() if not isinstance(v, dict)}
             values.update(_convert(secrets))
         # an empty variable means "unset", except where empty is a value of its own (README)
-        values.update(_convert({k: v for k, v in env.items() if k in _ENV and (v != "" or k in _EMPTY_IS_A_VALUE)}))
+        values.update(_convert({k: v for k, v in env.items() if k in ENV_VARS and (v != "" or k in _EMPTY_IS_A_VALUE)}))
         values.update(overrides)
         return cls(**values)
 
@@ -133,8 +133,8 @@ class Settings:
 def _convert(raw: dict) -> dict:
     out = {}
     for key, value in raw.items():
-        if key not in _ENV:
+        if key not in ENV_VARS:
             continue
-        name, typ = _ENV[key]
+        name, typ = ENV_VARS[key]
         out[name] = typ(value)
     return out

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT, SAMPLES, FakeEmbedder
 from swr.engine import Engine
-from swr.errors import BadRequest, ModelMismatch, NotFound, StoreLocked
+from swr.errors import BadRequest, ModelMismatch, NotFound
 from swr.questions import load_squad
 
 GOLDEN = list(csv.DictReader(open(ROOT / "samples" / "golden.csv", encoding="utf-8")))
@@ -147,7 +147,6 @@ def test_other_model_on_the_same_store_is_a_clear_error(settings):
 def test_second_process_gets_a_clear_message(fake_engine, settings):
     fake_engine.index_files("kb", [("a.txt", b"Alpha one.")])
     code = textwrap.dedent(f"""
-        import sys; sys.path.insert(0, {str(ROOT)!r})
         from swr.store.edge import EdgeStore
         from swr.settings import Settings
         from swr.errors import StoreLocked

@@ -14,8 +14,18 @@ from swr.chunks import chunk_kb_name, ensure_chunks, split_chunks
 from swr.embed import CachedEmbedder
 from swr.engine import Engine
 from swr.errors import BadRequest, NotFound
-from swr.evaluate import (ROW_KEYS, Config, budget_table, context_for, format_budgets, format_rows, judge, normalize,
-                          probe, sweep)
+from swr.evaluate import (
+    ROW_KEYS,
+    Config,
+    budget_table,
+    context_for,
+    format_budgets,
+    format_rows,
+    judge,
+    normalize,
+    probe,
+    sweep,
+)
 from swr.questions import Question, load_table
 from swr.types import Passage
 

@@ -11,7 +11,6 @@ from _files import LATIN, ZH_SIMPLIFIED, ZH_TRADITIONAL, make_docx, make_encrypt
 from swr.errors import EmptyDocument, FileTooLarge, NotFound, Undecodable, UnsupportedFile
 from swr.load import SUPPORTED, html_to_text, load_bytes, load_path, make_doc_id, safe_name
 
-
 # --- basics --------------------------------------------------------------------------------------
 
 

@@ -18,8 +18,7 @@ BIG = eval(BIG_CODE)
 
 def test_sigkill_mid_indexing_then_reindex_completes_without_duplicates(settings):
     code = textwrap.dedent(f"""
-        import sys, time
-        sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'tests')!r})
+        import time
         from conftest import FakeEmbedder
         from swr.engine import Engine
         from swr.settings import Settings
@@ -35,7 +34,8 @@ def test_sigkill_mid_indexing_then_reindex_completes_without_duplicates(settings
         eng.index_files("kb", [("big.txt", {BIG_CODE})], progress=progress)
         print("DONE", flush=True)
     """)
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests")}  # for conftest's FakeEmbedder; swr is installed
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
     for line in p.stdout:
         if line.startswith("PROGRESS") and int(line.split()[1]) >= 512:
             os.kill(p.pid, signal.SIGKILL)

@@ -4,8 +4,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from swr.split import SPLITTER_VERSION, detect_lang, split_sentences, split_spans
 

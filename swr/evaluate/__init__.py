@@ -13,8 +13,18 @@ from .metrics import METHODS, ROW_KEYS, Config, Outcome, Row, judge, make_row, n
 from .probe import PROBE_LIMIT, probe, probe_params
 from .reports import format_budgets, format_rows, rows_to_json
 from .sets import guess_format, load_set, sample
-from .sweep import (DEFAULT_BUDGETS, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZES, DEFAULT_MODES, DEFAULT_TOP_KS,
-                    DEFAULT_WINDOWS, QUERY_BLOCK, budget_table, context_for, sweep)
+from .sweep import (
+                    DEFAULT_BUDGETS,
+                    DEFAULT_CHUNK_OVERLAP,
+                    DEFAULT_CHUNK_SIZES,
+                    DEFAULT_MODES,
+                    DEFAULT_TOP_KS,
+                    DEFAULT_WINDOWS,
+                    QUERY_BLOCK,
+                    budget_table,
+                    context_for,
+                    sweep,
+)
 
 __all__ = ["Config", "Row", "Outcome", "sweep", "budget_table", "probe", "probe_params", "context_for", "judge",
            "normalize", "make_row", "load_set", "sample", "guess_format", "format_rows", "format_budgets",

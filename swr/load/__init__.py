@@ -43,7 +43,8 @@ from .html_text import html_to_text, load_html
 from .names import FORMATS, SUPPORTED, check_size, format_of, safe_name
 from .pdf_text import load_pdf
 
-__all__ = ["load_path", "load_bytes", "make_doc_id", "safe_name", "decode_bytes", "html_to_text", "SUPPORTED", "FORMATS"]
+__all__ = ["load_path", "load_bytes", "make_doc_id", "safe_name", "decode_bytes", "html_to_text", "SUPPORTED",
+           "FORMATS"]
 
 
 def load_path(path: str | os.PathLike, *, max_bytes: int | None = None) -> Document:

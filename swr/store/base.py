@@ -195,5 +195,5 @@ class Store(ABC):
     def count(self, kb: str | None = None) -> int:
         """Number of sentence points (of one knowledge base, or all)."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (optional: a backend without resources keeps it)
         """Release the store (flush, unlock)."""

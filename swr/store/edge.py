@@ -27,8 +27,19 @@ from ..errors import StoreLocked, StoreUnavailable
 from ..settings import Settings
 from ..sparse import SparseVec
 from ..types import DocInfo, Hit, Sentence
-from .base import (DENSE, META_ID, RRF_K, SPARSE, SearchRequest, Store, check_meta, doc_record_id,
-                   kb_record_id, merge_ranks, sentence_from_payload)
+from .base import (
+    DENSE,
+    META_ID,
+    RRF_K,
+    SPARSE,
+    SearchRequest,
+    Store,
+    check_meta,
+    doc_record_id,
+    kb_record_id,
+    merge_ranks,
+    sentence_from_payload,
+)
 
 log = logging.getLogger("swr.store.edge")
 FLUSH_EVERY_S = 30.0
@@ -113,7 +124,8 @@ class EdgeStore(Store):
                     self._edge = q.EdgeShard.create(str(self.path), cfg)
                 except Exception as exc:
                     if "WouldBlock" in str(exc):
-                        raise StoreLocked(f"The embedded store at {self.location} is in use by another process.") from exc
+                        raise StoreLocked(f"The embedded store at {self.location} is in use by another "
+                                          "process.") from exc
                     raise
                 for name, schema in (("kb", q.KeywordIndexParams(is_tenant=True)),
                                      ("type", q.PayloadSchemaType.Keyword),
@@ -263,7 +275,8 @@ class EdgeStore(Store):
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
         if self._edge is None:
             return []
-        sents = [sentence_from_payload(r.payload) for r in self._scroll(match_filter(type="s", kb=kb, doc_id=doc_id), True)]
+        flt = match_filter(type="s", kb=kb, doc_id=doc_id)
+        sents = [sentence_from_payload(r.payload) for r in self._scroll(flt, True)]
         return sorted(sents, key=lambda s: s.i)
 
     def count(self, kb: str | None = None) -> int:

@@ -7,7 +7,8 @@ backends tokenize and weight identically), record points without vectors for the
 metadata (``type="m"``), knowledge bases (``"k"``) and documents (``"d"``), and payload indexes
 on ``kb`` (keyword, tenant), ``type``, ``doc_id``, ``source``, ``tags``, ``lang`` (keyword) and
 ``i`` (integer). A search is one ``query_batch_points`` call holding the dense list, the sparse
-list and, for hybrid, a prefetch of both fused by Qdrant with reciprocal rank fusion
+list and, for hybrid, a prefetch of both fused by Qdrant: distribution-based score fusion by
+default (``FusionQuery(Fusion.DBSF)``, ``SWR_FUSION=dbsf``), or reciprocal rank fusion
 (``RrfQuery(k=60)``, the k the embedded store uses; plain ``FusionQuery(Fusion.RRF)`` would use
 Qdrant's default k=2 and rank differently). The weighted fusion is Qdrant's weighted RRF
 (``Rrf(k=60, weights=[w, 1 - w])``), which qdrant-client 1.20 and its local mode support and
@@ -72,8 +73,20 @@ from ..redact import redact, safe_url
 from ..settings import Settings
 from ..sparse import SparseVec
 from ..types import DocInfo, Hit, Sentence
-from .base import (DENSE, META_ID, RRF_K, SPARSE, SearchRequest, Store, check_meta, doc_record_id,
-                   kb_record_id, merge_ranks, sentence_from_payload, sentence_id)
+from .base import (
+    DENSE,
+    META_ID,
+    RRF_K,
+    SPARSE,
+    SearchRequest,
+    Store,
+    check_meta,
+    doc_record_id,
+    kb_record_id,
+    merge_ranks,
+    sentence_from_payload,
+    sentence_id,
+)
 
 log = logging.getLogger("swr.store.server")
 
@@ -397,8 +410,8 @@ class ServerStore(Store):
                                                filter=flt, with_payload=True, shard_key=shard))
             names.append("dense")
         if sparse_q is not None:
-            queries.append(models.QueryRequest(query=sparse_q, using=SPARSE, limit=max(req.sparse_k, req.top_k), params=idf,
-                                               filter=flt, with_payload=True, shard_key=shard))
+            queries.append(models.QueryRequest(query=sparse_q, using=SPARSE, limit=max(req.sparse_k, req.top_k),
+                                               params=idf, filter=flt, with_payload=True, shard_key=shard))
             names.append("sparse")
         if req.mode == "hybrid" and dense_q is not None and sparse_q is not None:
             weights = [req.dense_weight, 1.0 - req.dense_weight] if req.fusion == "weighted" else None
