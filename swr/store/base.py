@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,6 +112,37 @@ def check_sparse(stored: dict, wanted: dict) -> None:
             f"This store's BM25 vectors were built with the tokenizer {stored['sparse']!r}, but "
             f"{wanted['sparse']!r} is configured (SWR_SPARSE). Set SWR_SPARSE back, or re-index into a fresh "
             "store (another SWR_COLLECTION or SWR_HOME).")
+
+
+def search_conditions(req: SearchRequest) -> dict:
+    """The payload conditions of a search, for either backend's filter builder: sentences of the
+    request's knowledge base, narrowed by its filters (None: no condition)."""
+    return {"type": "s", "kb": req.kb, "source": req.sources or None, "tags": req.tags or None, "lang": req.lang}
+
+
+def assemble_hits(req: SearchRequest, lists: dict[str, list[tuple[str, float]]],
+                  payloads: Callable[[list[str]], dict[str, dict | None]]) -> list[Hit]:
+    """The hits of one search from its result lists (``"dense"``, ``"sparse"``, ``"hybrid"``:
+    ``(point id, score)`` best first), the same way in both backends.
+
+    The list of the request's mode ranks (dense when the mode's list is missing, else sparse);
+    a sparse or fused score of 0 means no shared term and is no hit. ``payloads(ids)`` gives the
+    top hits' payloads (a point deleted meanwhile has none and is skipped); every hit is annotated
+    with its dense and sparse ranks and scores.
+    """
+    if not lists:
+        return []
+    primary = req.mode if req.mode in lists else ("dense" if "dense" in lists else "sparse")
+    top = [(pid, s) for pid, s in lists[primary] if s > 0 or primary == "dense"][:req.top_k]
+    found = payloads([pid for pid, _ in top]) if top else {}
+    hits, ids = [], []
+    for pid, score in top:
+        if found.get(pid) is None:  # deleted between the search and the fetch
+            continue
+        hits.append(Hit(sentence=sentence_from_payload(found[pid]), score=float(score)))
+        ids.append(pid)
+    merge_ranks(hits, lists.get("dense", []), lists.get("sparse", []), ids)
+    return hits
 
 
 def merge_ranks(fused: list[Hit], dense: list[tuple[str, float]], sparse: list[tuple[str, float]],

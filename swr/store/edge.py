@@ -34,10 +34,11 @@ from .base import (
     SPARSE,
     SearchRequest,
     Store,
+    assemble_hits,
     check_meta,
     doc_record_id,
     kb_record_id,
-    merge_ranks,
+    search_conditions,
     sentence_from_payload,
 )
 
@@ -337,7 +338,7 @@ class EdgeStore(Store):
         req.validate()
         if self._edge is None:
             return []
-        flt = match_filter(type="s", kb=req.kb, source=req.sources or None, tags=req.tags or None, lang=req.lang)
+        flt = match_filter(**search_conditions(req))
         dense_q = q.Query.Nearest(np.asarray(req.dense, dtype=np.float32).tolist(), using=DENSE) \
             if req.dense is not None else None
         sparse_q = q.Query.Nearest(q.SparseVector(req.sparse.indices, req.sparse.values), using=SPARSE) \
@@ -365,22 +366,15 @@ class EdgeStore(Store):
             return []
         results = dict(zip(names, self._edge.query_batch(q.QueryBatchRequest(queries))))
         lists = {n: [(str(p.id), p.score) for p in pts] for n, pts in results.items()}
-        primary = req.mode if req.mode in results else ("dense" if "dense" in results else "sparse")
-        top = [p for p in results[primary] if p.score > 0 or primary == "dense"][:req.top_k]
-        if primary == "hybrid":
-            payloads = {str(p.id): p.payload for p in top}
-        else:  # fetching 50 payloads per list cost 2.7 ms at 100k points; these are top_k
-            payloads = {str(r.id): r.payload for r in self._edge.retrieve([p.id for p in top], with_payload=True,
-                                                                            with_vector=False)} if top else {}
-        hits, ids = [], []
-        for p in top:
-            pid = str(p.id)
-            if payloads.get(pid) is None:  # deleted between the search and the fetch
-                continue
-            hits.append(Hit(sentence=sentence_from_payload(payloads[pid]), score=float(p.score)))
-            ids.append(pid)
-        merge_ranks(hits, lists.get("dense", []), lists.get("sparse", []), ids)
-        return hits
+        fused = {str(p.id): p.payload for p in results.get("hybrid", [])}  # only the fused list has payloads
+
+        def payloads(ids: list[str]) -> dict:
+            if req.mode == "hybrid" and fused:
+                return {pid: fused.get(pid) for pid in ids}
+            # fetching 50 payloads per list cost 2.7 ms at 100k points; these are top_k
+            return {str(r.id): r.payload for r in self._edge.retrieve(ids, with_payload=True, with_vector=False)}
+
+        return assemble_hits(req, lists, payloads)
 
 
 def match_filter(**conds) -> q.Filter:

@@ -76,17 +76,17 @@ from ..types import DocInfo, Hit, Sentence
 from .base import (
     DENSE,
     META_ID,
-    RRF_K,
     SPARSE,
     SearchRequest,
     Store,
+    assemble_hits,
     check_meta,
     doc_record_id,
     kb_record_id,
-    merge_ranks,
     sentence_from_payload,
     sentence_id,
 )
+from .server_query import match_filter, search_requests, sparse_vector
 
 log = logging.getLogger("swr.store.server")
 
@@ -300,7 +300,7 @@ class ServerStore(Store):
     def kbs(self) -> list[str]:
         if not self._exists():
             return []
-        return sorted(r.payload["kb"] for r in self._scroll(_f(type="k"), ["kb"], None))
+        return sorted(r.payload["kb"] for r in self._scroll(match_filter(type="k"), ["kb"], None))
 
     def put_doc(self, kb: str, info: DocInfo) -> None:
         self._ensure_shard(kb)
@@ -310,7 +310,7 @@ class ServerStore(Store):
         if not self._exists() or not self._has_shard(kb):
             return []
         out = []
-        for r in self._scroll(_f(type="d", kb=kb, source=source, doc_id=doc_id), True, self._sk(kb)):
+        for r in self._scroll(match_filter(type="d", kb=kb, source=source, doc_id=doc_id), True, self._sk(kb)):
             p = {k: v for k, v in r.payload.items() if k in DocInfo.__dataclass_fields__}
             out.append(DocInfo(**p))
         return sorted(out, key=lambda d: d.source)
@@ -319,7 +319,7 @@ class ServerStore(Store):
         if not self._exists() or not self._has_shard(kb):
             return 0
         n = self.count(kb)
-        self._delete(_f(kb=kb), kb)
+        self._delete(match_filter(kb=kb), kb)
         if self._by_kb:
             try:
                 self._call(f"dropping the shard key {kb!r}", self._client.delete_shard_key, self.collection, kb)
@@ -331,8 +331,8 @@ class ServerStore(Store):
     def delete_doc(self, kb: str, doc_id: str) -> int:
         if not self._exists() or not self._has_shard(kb):
             return 0
-        n = self._count(_f(type="s", kb=kb, doc_id=doc_id), self._sk(kb))
-        self._delete(_f(kb=kb, doc_id=doc_id), kb)
+        n = self._count(match_filter(type="s", kb=kb, doc_id=doc_id), self._sk(kb))
+        self._delete(match_filter(kb=kb, doc_id=doc_id), kb)
         return n
 
     def _delete(self, flt: models.Filter, kb: str) -> None:
@@ -345,7 +345,7 @@ class ServerStore(Store):
         for s, d, sp in zip(sentences, dense, sparse):
             vec: dict = {DENSE: np.asarray(d, dtype=np.float32).tolist()}
             if sp.indices:
-                vec[SPARSE] = _sparse(sp)
+                vec[SPARSE] = sparse_vector(sp)
             by_kb[s.kb].append(models.PointStruct(id=sentence_id(s.kb, s.doc_id, s.i), vector=vec,
                                                   payload={"type": "s", **s.payload()}))
         for kb, points in by_kb.items():
@@ -373,13 +373,13 @@ class ServerStore(Store):
         if not self._exists() or not self._has_shard(kb):
             return []
         sents = [sentence_from_payload(r.payload)
-                 for r in self._scroll(_f(type="s", kb=kb, doc_id=doc_id), True, self._sk(kb))]
+                 for r in self._scroll(match_filter(type="s", kb=kb, doc_id=doc_id), True, self._sk(kb))]
         return sorted(sents, key=lambda s: s.i)
 
     def count(self, kb: str | None = None) -> int:
         if not self._exists() or (kb is not None and not self._has_shard(kb)):
             return 0
-        return self._count(_f(type="s", kb=kb), self._sk(kb))
+        return self._count(match_filter(type="s", kb=kb), self._sk(kb))
 
     def _count(self, flt: models.Filter, shard) -> int:
         return self._call("counting points", self._client.count, self.collection, count_filter=flt, exact=True,
@@ -396,65 +396,15 @@ class ServerStore(Store):
                 break
 
     # -- search ----------------------------------------------------------------------------
-    def search_requests(self, req: SearchRequest) -> tuple[list[str], list[models.QueryRequest]]:
-        """The batch of one search: names ("dense", "sparse", "hybrid") and their query requests."""
-        flt = _f(type="s", kb=req.kb, source=req.sources or None, tags=req.tags or None, lang=req.lang)
-        shard = self._sk(req.kb)
-        dense_q = np.asarray(req.dense, dtype=np.float32).tolist() if req.dense is not None else None
-        sparse_q = _sparse(req.sparse) if req.sparse is not None and req.sparse.indices else None
-        # BM25 IDF over this knowledge base only: one tenant's documents never shift another's scores
-        idf = models.SearchParams(idf=models.IdfCorpusParams(corpus=_f(type="s", kb=req.kb)))
-        queries, names = [], []
-        if dense_q is not None:
-            queries.append(models.QueryRequest(query=dense_q, using=DENSE, limit=max(req.dense_k, req.top_k),
-                                               filter=flt, with_payload=True, shard_key=shard))
-            names.append("dense")
-        if sparse_q is not None:
-            queries.append(models.QueryRequest(query=sparse_q, using=SPARSE, limit=max(req.sparse_k, req.top_k),
-                                               params=idf, filter=flt, with_payload=True, shard_key=shard))
-            names.append("sparse")
-        if req.mode == "hybrid" and dense_q is not None and sparse_q is not None:
-            weights = [req.dense_weight, 1.0 - req.dense_weight] if req.fusion == "weighted" else None
-            queries.append(models.QueryRequest(
-                limit=req.top_k, filter=flt, with_payload=True, shard_key=shard,
-                prefetch=[models.Prefetch(query=dense_q, using=DENSE, limit=req.dense_k, filter=flt),
-                          models.Prefetch(query=sparse_q, using=SPARSE, limit=req.sparse_k, filter=flt, params=idf)],
-                query=models.FusionQuery(fusion=models.Fusion.DBSF) if req.fusion == "dbsf"
-                else models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=weights))))
-            names.append("hybrid")
-        return names, queries
-
     def search(self, req: SearchRequest) -> list[Hit]:
         req.validate()
         if not self._exists() or not self._has_shard(req.kb):
             return []
-        names, queries = self.search_requests(req)
+        names, queries = search_requests(req, self._sk(req.kb))
         if not queries:
             return []
         responses = self._call("searching", self._client.query_batch_points, self.collection, requests=queries)
         results = {n: r.points for n, r in zip(names, responses)}
         lists = {n: [(str(p.id), p.score) for p in pts] for n, pts in results.items()}
-        primary = req.mode if req.mode in results else ("dense" if "dense" in results else "sparse")
-        top = [p for p in results[primary] if p.score > 0 or primary == "dense"][:req.top_k]
-        hits, ids = [], []
-        for p in top:
-            hits.append(Hit(sentence=sentence_from_payload(p.payload), score=float(p.score)))
-            ids.append(str(p.id))
-        merge_ranks(hits, lists.get("dense", []), lists.get("sparse", []), ids)
-        return hits
-
-
-def _sparse(sp: SparseVec) -> models.SparseVector:
-    return models.SparseVector(indices=[int(i) for i in sp.indices], values=[float(v) for v in sp.values])
-
-
-def _f(**conds) -> models.Filter:
-    """A must-filter from keyword conditions; lists become MatchAny, None is skipped."""
-    must = []
-    for key, value in conds.items():
-        if value is None:
-            continue
-        match = (models.MatchAny(any=list(value)) if isinstance(value, (list, tuple))
-                 else models.MatchValue(value=value))
-        must.append(models.FieldCondition(key=key, match=match))
-    return models.Filter(must=must)
+        payload_of = {str(p.id): p.payload for pts in results.values() for p in pts}  # every list has them
+        return assemble_hits(req, lists, lambda ids: {pid: payload_of.get(pid) for pid in ids})
