@@ -22,6 +22,8 @@ WORK = C.OUT / "hnsw_ef"
 KB = "bench"
 
 
+# Long on purpose: one benchmark run top to bottom (build, exact scan, each beam width).
+# Splitting it would only scatter the steps.
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--points", type=int, default=1_000_000)

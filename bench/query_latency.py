@@ -138,6 +138,7 @@ def run_size(n: int, emb, data, args) -> list[dict]:
     return rows
 
 
+# Long on purpose (one benchmark run top to bottom: its argument list and the sizes it loops over).
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000])

@@ -23,6 +23,7 @@ from pathlib import Path
 import verify_wice as vw  # noqa: E402  (sets SWR_HOME and HF_HUB_OFFLINE defaults)
 
 
+# Long on purpose (one benchmark run top to bottom: both runs, their comparison and the report).
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sample", type=int, default=60, help="size of the seeded WiCE sample (as verify_wice.py)")

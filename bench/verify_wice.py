@@ -99,6 +99,8 @@ def lines(info: dict, first: int, last: int) -> set[int]:
     return {info["line_of"][i] for i in range(first, last + 1) if i in info["line_of"]}
 
 
+# Long on purpose: one benchmark run top to bottom (sampling, indexing, every method's units,
+# the tables); the steps share many locals.
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--claims", type=int, default=60, help="seeded sample size (all 349 with 0)")

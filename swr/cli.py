@@ -35,6 +35,7 @@ def _retrieval_flags(p: argparse.ArgumentParser, *, filters: bool = True) -> Non
         p.add_argument("--lang", default=None, help="only sentences of this language (zh, en)")
 
 
+# Long on purpose (declarative: one add_argument per flag of every command, read top to bottom like --help).
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m swr", description="Sentence-window retrieval workbench.")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
@@ -207,6 +208,7 @@ def _int_list(text: str, flag: str) -> list[int]:
         raise SwrError(f"{flag} takes comma-separated integers, not {text!r}.") from None
 
 
+# Long on purpose (one command top to bottom: load the set, index it, sweep, report).
 def cmd_eval(a) -> dict:
     import time
 
