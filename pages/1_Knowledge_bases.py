@@ -1,26 +1,5 @@
-"""Knowledge-base page: create/delete knowledge bases, upload and index files, list and delete
-documents, preview a document's sentence split, edit preset questions, system information."""
-import streamlit as st
+"""A page of the swr workbench: ``streamlit run app.py``. Every page file is this same shell; its
+name is the page's URL and picks the module of swr.app that draws it (swr.app.base.PAGE_MODULES)."""
+from swr.app.base import run_page
 
-from swr import ui
-
-ui.setup_page("Knowledge bases", "📚")
-engine = ui.engine_or_stop()
-ctl = ui.sidebar(engine, knobs=False)
-
-st.markdown("#### 📚 Knowledge bases")
-with ui.errors_shown():  # e.g. the Qdrant server went away: a message, not a traceback
-    ui.kb_manager(engine, ctl.kb)
-if ctl.kb:
-    upload, documents, golden, system = st.tabs(["Upload", "Documents", "Preset questions", "System"])
-    with upload, ui.errors_shown():
-        ui.upload_panel(engine, ctl.kb)
-    with documents, ui.errors_shown():
-        ui.documents_panel(engine, ctl.kb)
-    with golden, ui.errors_shown():
-        ui.golden_editor(engine, ctl.kb)
-    with system, ui.errors_shown():
-        ui.system_panel(engine)
-else:
-    with ui.errors_shown():
-        ui.system_panel(engine)
+run_page(__file__)

@@ -1,6 +1,7 @@
 """Escaped HTML for the evidence: passage cards, linked answers, the standalone evidence card and
-the sentence-split preview. No Streamlit import; the pages pass these strings to
-``st.markdown(..., unsafe_allow_html=True)`` or offer them as downloads.
+the sentence-split preview. No Streamlit import; the pages pass these strings to ``st.html`` or
+offer them as downloads. Callers shape the output through parameters (anchor prefix, extra CSS
+class, badge), never by rewriting the returned HTML.
 
 Document text, source names, questions and answers are UNTRUSTED. Every piece goes through
 :func:`esc`, which HTML-escapes it and also encodes the characters Markdown and Streamlit give a
@@ -69,11 +70,21 @@ _KIND_LABELS = {
 }
 
 
+_MD_ESCAPES = {**_ESCAPES, ord("\n"): "  \n"}
+
+
 def esc(value: Any) -> str:
     """``value`` as inert HTML text: HTML-escaped, Markdown/LaTeX characters and newlines
     encoded as character references (browsers display the same text)."""
     text = "" if value is None else str(value)
     return text.translate(_ESCAPES)
+
+
+def esc_md_lines(value: Any) -> str:
+    """As :func:`esc`, but a newline becomes a Markdown hard line break (for ``st.write_stream``,
+    which renders Markdown: a character reference would show no break there)."""
+    text = "" if value is None else str(value)
+    return text.translate(_MD_ESCAPES)
 
 
 def _fmt(x: float | None) -> str:
@@ -169,16 +180,34 @@ def _scores_html(passage: Passage) -> str:
     return f'<div class="swr-scores">{"".join(badges)}</div>'
 
 
-def passage_html(passage: Passage, n: int, *, show_scores: bool = True) -> str:
-    """A passage card, anchor ``id="passage-{n}"``: header ``[n] source · sentences a–b · pages``,
-    the text with hits in ``<mark>`` (line breaks kept), then score badges if ``show_scores``."""
+_ANCHOR_PREFIX = re.compile(r"[A-Za-z0-9_-]*")
+_CSS_CLASSES = re.compile(r"[A-Za-z0-9_ -]*")
+
+
+def _anchor(prefix: str, n: int) -> str:
+    """``{prefix}passage-{n}``; the prefix is code-chosen (``a3-``), checked to stay a plain id."""
+    if not _ANCHOR_PREFIX.fullmatch(prefix):
+        raise ValueError(f"anchor prefix {prefix!r}: letters, digits, '-' and '_' only")
+    return f"{prefix}passage-{int(n)}"
+
+
+def passage_html(passage: Passage, n: int, *, show_scores: bool = True, anchor: str = "",
+                 extra_class: str = "", badge: str | None = None) -> str:
+    """A passage card, anchor ``id="{anchor}passage-{n}"``: header ``[n] source · sentences a–b ·
+    pages``, the text with hits in ``<mark>`` (line breaks kept), then score badges if
+    ``show_scores``. ``extra_class`` (code-chosen CSS classes) is added to the card's class;
+    ``badge`` (text, escaped) is a line above the header (``swr-onlybadge``)."""
     n = int(n)
+    if not _CSS_CLASSES.fullmatch(extra_class):
+        raise ValueError(f"extra class {extra_class!r}: letters, digits, '-', '_' and spaces only")
     head = [f'<span class="swr-num">[{n}]</span> <span class="swr-src">{esc(passage.source)}</span>',
             esc(_sentences(passage.first, passage.last))]
     if passage.pages:
         head.append(esc(_pages(passage.pages)))
+    cls = " ".join(["swr-passage", *extra_class.split()])
     parts = [
-        f'<div class="swr-passage" id="passage-{n}">',
+        f'<div class="{cls}" id="{_anchor(anchor, n)}">',
+        f'<div class="swr-onlybadge">{esc(badge)}</div>' if badge else "",
         f'<div class="swr-head">{" · ".join(head)}</div>',
         f'<div class="swr-text" style="white-space:pre-wrap">{highlight_html(passage.text, passage.hits)}</div>',
         _scores_html(passage) if show_scores else "",
@@ -193,11 +222,7 @@ def passage_html(passage: Passage, n: int, *, show_scores: bool = True) -> str:
 _CITATION = re.compile(r"\[(\d{1,4}(?:\s*[,，、]\s*\d{1,4})*)\]|【(\d{1,4})】")
 
 
-def _cite_link(k: int) -> str:
-    return f'<a href="#passage-{k}">[{k}]</a>'
-
-
-def _citation_html(match: re.Match, n_passages: int | None) -> str:
+def _citation_html(match: re.Match, n_passages: int | None, anchor: str = "") -> str:
     """The HTML for one ``[1]`` / ``[1, 2]`` / ``【1】`` citation (unknown numbers stay text)."""
     numbers = [int(x) for x in re.findall(r"\d+", match.group(0))]
 
@@ -207,15 +232,16 @@ def _citation_html(match: re.Match, n_passages: int | None) -> str:
     if not any(ok(k) for k in numbers):
         return esc(match.group(0))
     if len(numbers) == 1:
-        return _cite_link(numbers[0])
+        return f'<a href="#{_anchor(anchor, numbers[0])}">[{numbers[0]}]</a>'
     inner = ", ".join(
-        f'<a href="#passage-{k}">{k}</a>' if ok(k) else esc(str(k)) for k in numbers
+        f'<a href="#{_anchor(anchor, k)}">{k}</a>' if ok(k) else esc(str(k)) for k in numbers
     )
     return f"&#91;{inner}&#93;"
 
 
-def answer_html(answer: str, n_passages: int | None = None) -> str:
-    """The answer escaped, with citations ``[1]`` turned into ``<a href="#passage-1">[1]</a>``.
+def answer_html(answer: str, n_passages: int | None = None, *, anchor: str = "") -> str:
+    """The answer escaped, with citations ``[1]`` turned into ``<a href="#passage-1">[1]</a>``
+    (``#{anchor}passage-1`` with an anchor prefix, as given to :func:`passage_html`).
 
     With ``n_passages`` only numbers 1..n_passages become links.
     """
@@ -223,7 +249,7 @@ def answer_html(answer: str, n_passages: int | None = None) -> str:
     out, pos = [], 0
     for m in _CITATION.finditer(text):
         out.append(esc(text[pos:m.start()]))
-        out.append(_citation_html(m, n_passages))
+        out.append(_citation_html(m, n_passages, anchor))
         pos = m.end()
     out.append(esc(text[pos:]))
     return f'<div class="swr-answer" style="white-space:pre-wrap">{"".join(out)}</div>'

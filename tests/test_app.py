@@ -37,7 +37,7 @@ EVIL_TXT = ("Safety notice for the QQ-1 toaster. <script>alert('x')</script> "
 @pytest.fixture(scope="module", autouse=True)
 def app_home(tmp_path_factory):
     """One SWR_HOME for the module's shared engine; no secrets file, LLM or Qdrant server."""
-    from swr import ui
+    from swr.app import base as ui
 
     saved = {k: os.environ.get(k) for k in ENV_KEYS}
     for k in ENV_KEYS:
@@ -62,7 +62,7 @@ def app_home(tmp_path_factory):
 @pytest.fixture
 def engine(app_home):
     """The engine the pages use (the very cached instance)."""
-    from swr import ui
+    from swr.app import base as ui
 
     return ui.get_engine()
 
@@ -133,9 +133,9 @@ def test_ask_sample_question_shows_answer_and_highlighted_evidence(engine):
     assert "multilingual-e5-small" in stamp and "no LLM" in stamp
     assert at.download_button[0].label == "Export evidence card"
     entry = at.session_state["history"][0]
-    from swr import ui
+    from swr.app.components.answer import evidence_card
 
-    card = ui.evidence_card(entry["result"])
+    card = evidence_card(entry["result"])
     assert card.startswith("<!DOCTYPE html>") and "<mark" in card and "window_size" in html.unescape(card)
     assert "<script" not in card.lower()
 

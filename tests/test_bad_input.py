@@ -254,7 +254,7 @@ def page_errors(at: AppTest) -> list[str]:
 @pytest.fixture
 def page_engine(monkeypatch):
     """Make the pages use a given engine instead of the cached real one."""
-    from swr import ui
+    from swr.app import base as ui
 
     def use(eng: Engine) -> Engine:
         monkeypatch.setattr(ui, "get_engine", lambda: eng)
@@ -342,7 +342,7 @@ def assert_unreachable_message(message: str, url: str) -> None:
 
 def test_app_start_with_qdrant_unreachable_shows_the_url_not_the_key(monkeypatch, tmp_path):
     """The real start-up path (``ui.get_engine`` builds the engine from the environment)."""
-    from swr import ui
+    from swr.app import base as ui
 
     url = closed_port_url()
     for k in ENV_KEYS:

@@ -40,7 +40,7 @@ _STARTED: list = []
 @pytest.fixture(scope="module", autouse=True)
 def app_home(tmp_path_factory):
     """One SWR_HOME for the module's shared engine; no secrets file, LLM or Qdrant server."""
-    from swr import ui
+    from swr.app import base as ui
 
     saved = {k: os.environ.get(k) for k in ENV_KEYS}
     for k in ENV_KEYS:
@@ -66,7 +66,7 @@ def app_home(tmp_path_factory):
 @pytest.fixture
 def engine(app_home):
     """The engine the pages use (the very cached instance)."""
-    from swr import ui
+    from swr.app import base as ui
 
     eng = ui.get_engine()
     if not _STARTED:
@@ -125,7 +125,7 @@ def sweep(at: AppTest, chunks: int | None = None) -> AppTest:
 def test_pareto_frontier_per_method():
     import pandas as pd
 
-    from swr import ui
+    from swr.app import tune_charts as ui
 
     df = pd.DataFrame({"series": ["w"] * 4 + ["c"] * 2, "context_chars": [100, 200, 300, 400, 150, 500],
                        "hit_rate": [0.5, 0.4, 0.7, 0.7, 0.6, 0.9]})
@@ -156,7 +156,7 @@ def test_tune_sweeps_golden_questions_shows_table_charts_and_applies_to_chat(eng
     frontier, heat = (json.dumps(s, ensure_ascii=False) for s in specs)
     assert '"line"' in frontier and '"point"' in frontier and "context_chars" in frontier and "series" in frontier
     assert "window_size" in heat and "top_k" in heat and '"rect"' in heat
-    from swr import ui
+    from swr.app import tune_charts as ui
 
     df = ui.tune_frame(at.session_state["tune_result"]["rows"])
     data = ui.frontier_chart(df).to_dict()["datasets"]
@@ -212,7 +212,7 @@ def test_tune_uploaded_jsonl_question_set_with_chunk_baseline(engine):
     assert len(table) == 4 + 2 and (table["questions"] == 2).all()
     assert set(table["method"]) == {"window", "chunks"} and set(table["chunk_size"].dropna()) == {128}
     assert "mine.jsonl" in html.unescape(" ".join(c.value for c in at.caption))
-    from swr import ui
+    from swr.app import tune_charts as ui
 
     data = ui.frontier_chart(ui.tune_frame(at.session_state["tune_result"]["rows"])).to_dict()["datasets"]
     assert {r["series"] for rows in data.values() for r in rows} == {"sentence windows", "chunks 128"}, \
@@ -248,7 +248,7 @@ def test_compare_two_windows_marks_sentences_only_one_side_sent(engine):
     assert marked and all(s == t == "b" for s, t, _ in marked), "window 3 sends sentences window 1 does not"
     assert all("only in B" in html.unescape(m[2]) for m in marked)
     res = at.session_state["cmp_result"]["sides"]
-    from swr import ui
+    from swr.app import compare as ui
 
     a, b = (ui.context_sentences(res[s]["result"].passages) for s in "ab")
     assert a < b, "same hits: window 1's sentences are a subset of window 3's"

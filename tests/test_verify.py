@@ -230,7 +230,7 @@ EVIL = ("Safety notice for the QQ-1 toaster. <script>alert('x')</script> Click [
 @pytest.fixture
 def page_home(tmp_path, monkeypatch):
     """The page's engine in a fresh SWR_HOME whose 'sample' KB is one small untrusted document."""
-    from swr import ui
+    from swr.app import base as ui
 
     samples = tmp_path / "samples"
     samples.mkdir()

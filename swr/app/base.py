@@ -1,0 +1,64 @@
+"""Page setup and the one engine of the process (``st.cache_resource``)."""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import streamlit as st
+
+from swr import render
+from swr.engine import Engine
+from swr.errors import SwrError
+from swr.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CSS_FILE = Path(__file__).with_name("style.css")
+
+# page files (their names are the URLs: keep them)
+CHAT_PAGE = "app.py"
+KB_PAGE = "pages/1_Knowledge_bases.py"
+TUNE_PAGE = "pages/2_Tune.py"
+VERIFY_PAGE = "pages/3_Verify.py"
+COMPARE_PAGE = "pages/4_Compare.py"
+PAGE_MODULES = {CHAT_PAGE: "chat", KB_PAGE: "knowledge_bases", TUNE_PAGE: "tune", VERIFY_PAGE: "verify",
+                COMPARE_PAGE: "compare"}
+
+
+def run_page(file: str) -> None:
+    """Draw the page whose shell is ``file`` (``app.py``, ``pages/2_Tune.py``...): the shells are
+    identical, the file name picks the module (and is the page's URL)."""
+    path = Path(file).resolve()
+    rel = path.name if path.parent == ROOT else f"{path.parent.name}/{path.name}"
+    importlib.import_module(f"swr.app.{PAGE_MODULES[rel]}").render()
+
+
+@st.cache_data
+def _css() -> str:
+    return render.CSS + CSS_FILE.read_text(encoding="utf-8")
+
+
+def setup_page(title: str, icon: str) -> None:
+    """Page config (wide layout) and the app's CSS; call first on every page."""
+    st.set_page_config(page_title=f"{title} · swr", page_icon=icon, layout="wide",
+                       initial_sidebar_state="expanded")
+    st.html(f"<style>{_css()}</style>")
+
+
+@st.cache_resource(show_spinner="Starting: loading the embedding model and indexing the sample "
+                                "knowledge base (first start only)…")
+def get_engine() -> Engine:
+    """The one engine of this process (the embedded store opens once per process), shared by
+    every browser session. A fresh SWR_HOME gets the bundled sample knowledge base."""
+    engine = Engine(Settings.from_env())
+    engine.ensure_sample()
+    return engine
+
+
+def engine_or_stop() -> Engine:
+    """The engine, or a clear error on the page (store locked, model missing) and stop."""
+    try:
+        return get_engine()
+    except SwrError as exc:
+        st.error(render.esc(exc.message))
+        st.stop()
+        raise  # unreachable: st.stop raises

@@ -1,0 +1,255 @@
+"""The chat page: ask the selected knowledge base; every answer shows its evidence beside it, and
+the last one follows the window and knobs at once (re-windowed without embedding, re-ranked from
+the cached query vector) until it is regenerated."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields
+
+import streamlit as st
+
+from swr.render import esc, esc_md_lines
+from swr.answer import context_text, count_tokens
+from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine, Retrieval
+from swr.errors import LLMUnavailable, StoreUnavailable, SwrError
+from swr.params import RetrievalParams
+from swr.types import Passage
+
+from . import base, presets, state
+from .components import evidence as ev
+from .components import passages as cards
+from .components.answer import answer_card, short_value
+from .components.errors import md
+from .components.sidebar import Controls, require_kb, sidebar
+
+_PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_weight": "dense weight",
+                 "dense_k": "dense candidates", "sparse_k": "sparse candidates", "sources": "files",
+                 "tags": "tags", "lang": "language", "min_score": "min score", "stages": "stages"}
+
+
+def render() -> None:
+    """The whole page (``app.py``)."""
+    base.setup_page("Chat", "💬")
+    engine = base.engine_or_stop()
+    ctl = sidebar(engine)
+    st.markdown("#### 💬 Ask your documents")
+    require_kb(ctl)
+    prompt = st.chat_input("Ask a question about the selected knowledge base…", max_chars=MAX_QUESTION_CHARS,
+                           key=state.KEYS.chat_input)
+    pending = take_pending(prompt)
+    if not state.HISTORY.get() and not pending:
+        empty_state(engine, ctl)
+    render_history(engine, ctl, live=pending is None)
+    if pending:
+        ask(engine, ctl, pending)
+
+
+def take_pending(prompt: str | None) -> dict | None:
+    """The question to ask in this run: typed into the chat input, or queued by a button."""
+    pending = state.PENDING.pop()
+    if prompt and prompt.strip():
+        pending = {"question": prompt}
+    if pending:
+        state.FAILED.pop()  # a new question replaces the one that failed
+    return pending
+
+
+def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
+    """Every question and answer; the last one follows the current window and knobs when ``live``.
+    Then the last question if it failed (kept with its error until the next question)."""
+    items = state.HISTORY.get()
+    for k, entry in enumerate(items):
+        _render_entry(engine, entry, ctl if live and k == len(items) - 1 else None)
+    failed = state.FAILED.get()
+    if failed:
+        with st.chat_message("user"):
+            _user_bubble(failed["question"], failed.get("note"))
+        with st.chat_message("assistant"):
+            _failure(failed)
+
+
+def _failure(failed: dict) -> None:
+    """A question's error; "Ask again" when it may pass later (the store was unreachable)."""
+    st.error(md(failed["error"]))
+    if failed.get("retry"):
+        st.button("Ask again", key="retry-failed", icon=":material/refresh:", on_click=state.queue_question,
+                  args=(failed["question"],))
+
+
+def _next_id() -> int:
+    n = (state.ENTRY_SEQ.get() or 0) + 1
+    state.ENTRY_SEQ.set(n)
+    return n
+
+
+def _columns():
+    return st.columns([5, 7], gap="medium")
+
+
+def _user_bubble(question: str, note: str | None) -> None:
+    extra = f' <span class="swr-note">· {esc(note)}</span>' if note else ""
+    st.html(f'<div class="swr-q">{esc(question)}{extra}</div>')
+
+
+def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
+    """Retrieve, show the evidence at once, stream the answer, keep it in the history."""
+    question = pending["question"]
+    params: RetrievalParams = pending.get("params") or ctl.params
+    with st.chat_message("user"):
+        _user_bubble(question, pending.get("note"))
+    with st.chat_message("assistant"):
+        try:
+            retrieval = pending.get("retrieval") or engine.retrieve(question, ctl.kb, params)
+            result, stream = engine.ask_stream(question, retrieval.kb, params, retrieval=retrieval)
+        except SwrError as exc:
+            failed = {"question": question, "note": pending.get("note"), "error": exc.message,
+                      "retry": isinstance(exc, StoreUnavailable)}
+            state.FAILED.set(failed)  # kept (with its error) until the next question
+            _failure(failed)
+            return
+        entry = {"id": _next_id(), "question": question, "kb": retrieval.kb, "result": result,
+                 "retrieval": retrieval, "params": params, "note": pending.get("note")}
+        left, right = _columns()
+        with right:
+            _evidence(entry, result.passages, result.context_chars, result.context_tokens)
+        with left:
+            if stream is not None:
+                slot = st.empty()
+                with slot.container():
+                    _stream_answer(engine, result, stream)
+                slot.empty()
+            answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]))
+    state.HISTORY.get().append(entry)
+
+
+def _stream_answer(engine: Engine, result: AskResult, stream) -> None:
+    """``st.write_stream`` the LLM's deltas (escaped), then let ``engine.finish`` record the answer
+    or, on an LLM failure, fall back to the extractive answer with ``llm_error`` set."""
+    parts: list[str] = []
+    failure: list[LLMUnavailable] = []
+
+    def deltas():
+        try:
+            for delta in stream:
+                parts.append(delta)
+                yield esc_md_lines(delta)
+        except LLMUnavailable as exc:
+            failure.append(exc)
+
+    t0 = time.perf_counter()
+    st.html('<span class="swr-kind llm">LLM answer · streaming…</span>')
+    st.write_stream(deltas())
+
+    def replay():
+        yield from parts
+        if failure:
+            raise failure[0]
+
+    engine.finish(result, replay())
+    result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+
+
+def _render_entry(engine: Engine, entry: dict, ctl: Controls | None) -> None:
+    result: AskResult = entry["result"]
+    with st.chat_message("user"):
+        _user_bubble(entry["question"], entry.get("note"))
+    with st.chat_message("assistant"):
+        left, right = _columns()
+        with left:
+            answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]))
+        with right:
+            view = _live_view(engine, entry, ctl) if ctl else None
+            if view is None:
+                _evidence(entry, result.passages, result.context_chars, result.context_tokens)
+            else:
+                _preview(entry, view)
+
+
+@dataclass
+class LiveView:
+    retrieval: Retrieval
+    params: RetrievalParams
+    passages: list[Passage]
+    changes: list[str]
+
+
+def param_changes(old: RetrievalParams, new: RetrievalParams) -> list[str]:
+    """``top-k 3 → 8``, ... for every retrieval field (not the window) that differs."""
+    out = []
+    for f in fields(RetrievalParams):
+        a, b = getattr(old, f.name), getattr(new, f.name)
+        if f.name != "window_size" and a != b:
+            out.append(f"{_PARAM_LABELS.get(f.name, f.name)} {short_value(a, f.name)} → {short_value(b, f.name)}")
+    return out
+
+
+def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
+    """The last answer's evidence at the current window and knobs, when they differ from the
+    ones it was made with: re-windowed without embedding, re-ranked from the cached query vector."""
+    made: RetrievalParams = entry["params"]
+    now = ctl.params
+    retrieval: Retrieval = entry["retrieval"]
+    if ctl.kb != entry["kb"]:
+        return None
+    changes = param_changes(made, now)
+    if changes:
+        key = now.with_(window_size=0)
+        cached = entry.get("_rerank")
+        if not cached or cached[0] != key:
+            try:
+                cached = (key, engine.retrieve(retrieval.question, retrieval.kb, now))
+            except SwrError as exc:
+                st.error(md(exc.message))
+                return None
+            entry["_rerank"] = cached
+        retrieval = cached[1]
+    if now.window_size != made.window_size:
+        changes.insert(0, f"window {made.window_size} → {now.window_size}")
+    if not changes:
+        return None
+    try:
+        passages = engine.passages(retrieval, now.window_size)
+    except SwrError as exc:
+        st.error(md(exc.message))
+        return None
+    return LiveView(retrieval, now, passages, changes)
+
+
+def _evidence(entry: dict, passages: list[Passage], chars: int, tokens: int) -> None:
+    ev.evidence(str(entry["id"]), cards.anchor(entry["id"]), passages, chars, tokens)
+
+
+def _preview(entry: dict, view: LiveView) -> None:
+    result: AskResult = entry["result"]
+    chars = sum(len(p.text) for p in view.passages)
+    tokens = count_tokens(context_text(view.passages))
+    st.html(f'<div class="swr-preview"><b>Preview</b> · {esc("; ".join(view.changes))} · '
+            "not yet used by the answer</div>")
+    st.button("Regenerate answer with this context", key=f"regen-{entry['id']}", type="primary",
+              icon=":material/refresh:", on_click=state.queue_question, args=(entry["question"],),
+              kwargs={"retrieval": view.retrieval, "params": view.params,
+                      "note": "regenerated: " + "; ".join(view.changes)})
+    st.html(ev.head(view.passages, chars, tokens, "would send"))
+    ev.scroll_cards(f"{entry['id']}-preview", cards.cards(cards.anchor(entry["id"], "p"), view.passages))
+    with st.expander(f"Evidence the answer was made with (window {result.settings.get('window_size')})"):
+        ev.scroll_cards(f"{entry['id']}-made", cards.cards(cards.anchor(entry["id"]), result.passages))
+
+
+def empty_state(engine: Engine, ctl: Controls) -> None:
+    """What a first-time visitor sees: what to do and a few questions to click."""
+    if ctl.demo:
+        tip = ("Click a preset question in the sidebar, or type your own below. Each answer shows its "
+               "evidence beside it: the hit sentences highlighted inside their window.")
+    else:
+        tip = ("Ask a question about the documents of this knowledge base. Each answer shows its evidence "
+               "beside it: the hit sentences highlighted inside their window. Move the <b>window</b> slider "
+               "to see more or less context at once, without re-embedding anything.")
+    st.html(f'<div class="swr-empty">{tip}</div>')
+    if not ctl.demo:
+        questions = presets.preset_questions(engine.settings, ctl.kb)[:4]
+        if questions:
+            st.caption("Try one of these")
+            cols = st.columns(2)
+            for k, q in enumerate(questions):
+                cols[k % 2].button(q, key=f"try-{k}", on_click=state.queue_question, args=(q,),
+                                   use_container_width=True)

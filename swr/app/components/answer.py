@@ -1,0 +1,73 @@
+"""The answer card (written once; the chat and Compare draw it): what kind of answer, the answer
+with its citations linked to the passage cards, the settings it was made with, the LLM's failure."""
+from __future__ import annotations
+
+import streamlit as st
+
+from swr import render
+from swr.engine import AskResult
+
+from .errors import md
+
+
+def short_value(v, key: str = "") -> str:
+    """A knob's value in a line of text (empty filters read "any", no cutoff "none")."""
+    if v is None or v == [] or v == ():
+        return "none" if key in ("min_score", "stages") else "any"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+def mode_text(mode: str, fusion: str | None, dense_weight) -> str:
+    """``hybrid/dbsf``, ``hybrid/weighted dense 0.7`` or the plain mode."""
+    if mode != "hybrid":
+        return mode
+    return f"hybrid/{fusion}" + (f" dense {dense_weight}" if fusion == "weighted" else "")
+
+
+def stamp_text(result: AskResult) -> str:
+    """The settings an answer was made with, one line."""
+    s = result.settings
+    parts = [f"window {s.get('window_size')}", f"top-k {s.get('top_k')}",
+             mode_text(s.get("mode", ""), s.get("fusion"), s.get("dense_weight")),
+             f"candidates {s.get('dense_k')}/{s.get('sparse_k')}"]
+    if s.get("min_score") is not None:
+        parts.append(f"min score {s.get('min_score')}")
+    if "rerank" in (s.get("stages") or []):
+        parts.append("reranked")
+    filters = [f"{k} {short_value(s.get(k))}" for k in ("sources", "tags", "lang") if s.get(k)]
+    if filters:
+        parts.append("filters: " + "; ".join(filters))
+    parts.append(f"{s.get('embed_model')} ({s.get('embed_runtime')})")
+    parts.append(f"LLM {s.get('llm_model')}" if s.get("llm_model") else "no LLM")
+    t = result.timings
+    ms = sum(v for k, v in t.items() if k.endswith("_ms") and isinstance(v, (int, float)))
+    parts.append(f"{ms:,.0f} ms")
+    parts.append(result.created_at.replace("T", " ")[:19])
+    return " · ".join(str(p) for p in parts)
+
+
+def kind_html(result: AskResult) -> str:
+    if result.answer_kind == "llm":
+        return f'<span class="swr-kind llm">LLM answer · {render.esc(result.settings.get("llm_model") or "")}</span>'
+    return '<span class="swr-kind">Extractive answer (best passage, no LLM)</span>'
+
+
+def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None) -> None:
+    """Kind, answer (citations link to ``#{prefix}passage-n``), stamp, the LLM's failure; with
+    ``export_key`` also the "Export evidence card" download."""
+    st.html(kind_html(result) + render.answer_html(result.answer, len(result.passages), anchor=prefix)
+            + f'<div class="swr-stamp">{render.esc(stamp_text(result))}</div>')
+    if result.llm_error:
+        st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
+    if export_key is not None:
+        st.download_button("Export evidence card", data=evidence_card(result), file_name=f"evidence-{export_key}.html",
+                           mime="text/html", key=f"dl-{export_key}", icon=":material/download:", on_click="ignore")
+
+
+def evidence_card(result: AskResult) -> str:
+    """The standalone HTML evidence card of an answer."""
+    return render.evidence_card_html(result.question, result.answer, result.answer_kind, result.passages,
+                                     {**result.settings, "kb": result.kb, "context_chars": result.context_chars,
+                                      "context_tokens": result.context_tokens}, result.created_at)

@@ -1,0 +1,30 @@
+"""The evidence beside an answer: a head line (passages, hits, context size) and the cards in a
+box that scrolls past a maximum height."""
+from __future__ import annotations
+
+import streamlit as st
+
+from swr.types import Passage
+
+from . import passages as cards_
+
+
+def head(passages: list[Passage], chars: int, tokens: int, what: str = "context") -> str:
+    hits = sum(len(p.hits) for p in passages)
+    merged = sum(1 for p in passages if len(p.hits) > 1)
+    extra = f" ({merged} merged)" if merged else ""
+    return (f'<div class="swr-evhead"><b>Evidence</b> · {len(passages)} passage{"s" * (len(passages) != 1)}'
+            f"{extra} · {hits} hit{'s' * (hits != 1)} · {what} <b>{chars:,}</b> chars / "
+            f"<b>{tokens:,}</b> tokens</div>")
+
+
+def scroll_cards(key: str, html: str) -> None:
+    """Passage cards in a box that scrolls past a maximum height (CSS on ``st-key-ev-*``)."""
+    with st.container(key=f"ev-{key}"):
+        st.html(html)
+
+
+def evidence(key: str, prefix: str, passages: list[Passage], chars: int, tokens: int) -> None:
+    """Head line and scrolling cards (anchors ``{prefix}passage-n``)."""
+    st.html(head(passages, chars, tokens))
+    scroll_cards(key, cards_.cards(prefix, passages))

@@ -1,0 +1,221 @@
+"""The knowledge-bases page: create/delete knowledge bases, upload and index files, list and delete
+documents, preview a document's sentence split, edit preset questions, system information."""
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from swr.answer import safe_url
+from swr.engine import Engine
+from swr.errors import SwrError
+from swr.load import SUPPORTED, safe_name
+from swr.render import esc, split_preview_html
+from swr.types import FileResult
+
+from . import base, presets, state
+from .components.errors import errors_shown, flash, md, show_flash
+from .components.sidebar import sidebar
+from .state import CHAT, KEYS
+
+MAX_PREVIEW_SENTENCES = 400
+UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED]
+
+
+def render() -> None:
+    """The whole page (``pages/1_Knowledge_bases.py``)."""
+    base.setup_page("Knowledge bases", "📚")
+    engine = base.engine_or_stop()
+    ctl = sidebar(engine, knobs=False)
+    st.markdown("#### 📚 Knowledge bases")
+    with errors_shown():  # e.g. the Qdrant server went away: a message, not a traceback
+        kb_manager(engine, ctl.kb)
+    if not ctl.kb:
+        with errors_shown():
+            system_panel(engine)
+        return
+    upload, documents, golden, system = st.tabs(["Upload", "Documents", "Preset questions", "System"])
+    with upload, errors_shown():
+        upload_panel(engine, ctl.kb)
+    with documents, errors_shown():
+        documents_panel(engine, ctl.kb)
+    with golden, errors_shown():
+        golden_editor(engine, ctl.kb)
+    with system, errors_shown():
+        system_panel(engine)
+
+
+def _create_kb(engine: Engine) -> None:
+    name = (st.session_state.get(KEYS.new_kb) or "").strip()
+    try:
+        engine.create_kb(name)
+    except SwrError as exc:
+        flash("error", exc.message)
+        return
+    CHAT.kb.set(name)
+    flash("success", f"Created knowledge base {name!r}.")
+
+
+def _delete_kb(engine: Engine, kb: str) -> None:
+    try:
+        n = engine.delete_kb(kb)
+    except SwrError as exc:
+        flash("error", exc.message)
+        return
+    CHAT.kb.forget()
+    flash("success", f"Deleted knowledge base {kb!r} ({n:,} points).")
+
+
+def kb_manager(engine: Engine, kb: str | None) -> None:
+    """Create a knowledge base; delete the selected one (after a confirmation)."""
+    show_flash()
+    c1, c2 = st.columns(2, gap="large")
+    with c1.form("create-kb", clear_on_submit=True, border=True):
+        st.text_input("New knowledge base", key=KEYS.new_kb, placeholder="e.g. kettles-2025", max_chars=64)
+        st.form_submit_button("Create", icon=":material/add:", on_click=_create_kb, args=(engine,))
+    if kb:
+        with c2.container(border=True):
+            st.text(f"Selected: {kb}")
+            sure = st.checkbox("Delete it with all its documents", key=KEYS.confirm_delete_kb)
+            st.button("Delete knowledge base", key="delete-kb", disabled=not sure, icon=":material/delete:",
+                      on_click=_delete_kb, args=(engine, kb))
+
+
+def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> list[FileResult]:
+    """Index uploaded files with a progress bar (sentences/s); one result per file."""
+    bar = st.progress(0.0, text=f"Indexing {len(files)} file(s)…")
+    n = max(1, len(files))
+
+    def progress(p: dict) -> None:
+        frac = (p["file_no"] + p["done"] / max(1, p["total"])) / n
+        rate = p.get("sentences_per_s")
+        speed = f" · {rate:,.0f} sentences/s" if rate else ""
+        bar.progress(min(1.0, frac), text=f"File {p['file_no'] + 1}/{p['files']}: {p['file']} · "
+                                          f"{p['done']:,}/{p['total']:,} sentences{speed}")
+
+    t0 = time.perf_counter()
+    # getbuffer(): no copy of the upload; a file above SWR_MAX_FILE_MB is refused before any is made
+    results = engine.index_files(kb, [(f.name, f.getbuffer()) for f in files], tags=tags, progress=progress)
+    total = sum(r.sentences for r in results if r.ok and not r.skipped)
+    skipped = sum(1 for r in results if r.skipped)
+    failed = sum(1 for r in results if not r.ok)
+    el = time.perf_counter() - t0
+    rate = f" · {total / el:,.0f} sentences/s" if total >= 50 and el > 0 else ""
+    extra = "".join([f" · {skipped} unchanged" if skipped else "", f" · {failed} failed" if failed else ""])
+    bar.progress(1.0, text=f"Done: {total:,} new sentences in {el:.1f} s{rate}{extra}")
+    return results
+
+
+def file_results(results: list[FileResult]) -> None:
+    """One row per file: sentences indexed, skipped (unchanged), or the error for that file."""
+    rows = []
+    for r in results:
+        if not r.ok:
+            status, detail = "error", (r.error or {}).get("message", "failed")
+        elif r.skipped:
+            status, detail = "unchanged", "already indexed: skipped"
+        else:
+            status, detail = "indexed", "replaced the previous version" if r.replaced else ""
+        rows.append({"file": safe_name(r.source), "status": status, "sentences": r.sentences, "seconds": r.seconds,
+                     "detail": detail})
+    for r in results:
+        if not r.ok:
+            st.error(md((r.error or {}).get("message") or f"{r.source}: indexing failed"))
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True,
+                 column_config={"detail": st.column_config.TextColumn(width="large")})
+
+
+def upload_panel(engine: Engine, kb: str) -> None:
+    st.caption("Upload many files at once: " + ", ".join(UPLOAD_TYPES) + f", up to "
+               f"{engine.settings.max_file_mb:g} MB each. An unchanged file is skipped at once; a changed "
+               "file replaces its previous version.")
+    files = st.file_uploader("Files", type=UPLOAD_TYPES, accept_multiple_files=True, key=KEYS.uploads,
+                             label_visibility="collapsed")
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    tags_text = c1.text_input("Tags (comma-separated, optional)", key=KEYS.upload_tags)
+    go = c2.button(f"Index {len(files or [])} file(s)", type="primary", disabled=not files,
+                   icon=":material/upload:", use_container_width=True, key="index")
+    if go and files:
+        tags = [t.strip() for t in tags_text.split(",") if t.strip()]
+        state.INDEX_RESULTS.set((kb, index_uploads(engine, kb, files, tags)))
+    last = state.INDEX_RESULTS.get()
+    if last and last[0] == kb:
+        file_results(last[1])
+
+
+def _delete_doc(engine: Engine, kb: str, doc_id: str, source: str) -> None:
+    try:
+        n = engine.delete_doc(kb, doc_id)
+        flash("success", f"Deleted {source} ({n:,} sentences).")
+    except SwrError as exc:
+        flash("error", exc.message)
+
+
+def documents_panel(engine: Engine, kb: str) -> None:
+    """The documents with sentence counts; delete one; preview its sentence split."""
+    docs = engine.docs(kb)
+    if not docs:
+        st.info("No documents yet: upload some in the Upload tab.")
+        return
+    st.dataframe(pd.DataFrame([{"file": d.source, "sentences": d.sentences, "characters": d.chars,
+                                "format": d.format, "tags": ", ".join(d.tags),
+                                "indexed": d.indexed_at.replace("T", " ")[:19],
+                                "status": "complete" if d.complete else "INCOMPLETE"} for d in docs]),
+                 hide_index=True, use_container_width=True)
+    by_id = {d.doc_id: d for d in docs}
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    doc_id = c1.selectbox("Document", list(by_id), key=KEYS.doc_pick,
+                          format_func=lambda i: f"{by_id[i].source} ({by_id[i].sentences:,} sentences)")
+    c2.button("Delete document", key="delete-doc", icon=":material/delete:", use_container_width=True,
+              on_click=_delete_doc, args=(engine, kb, doc_id, by_id[doc_id].source))
+    split_preview(engine, kb, doc_id)
+
+
+def split_preview(engine: Engine, kb: str, doc_id: str) -> None:
+    """How the document was cut into sentences: each one numbered on its own background."""
+    sentences = engine.doc_sentences(kb, doc_id)
+    text, spans, pos = [], [], 0
+    for s in sentences:
+        text.append(s.text)
+        spans.append((pos, pos + len(s.text)))
+        pos += len(s.text)
+    shown = min(len(spans), MAX_PREVIEW_SENTENCES)
+    st.caption(f"Sentence split: {len(spans):,} sentences"
+               + (f" (first {shown:,} shown)" if shown < len(spans) else "")
+               + ". Alternating colours mark the boundaries; the small numbers are sentence numbers.")
+    with st.container(height=420, border=True):
+        st.html(split_preview_html("".join(text), spans, max_sentences=MAX_PREVIEW_SENTENCES))
+
+
+def golden_editor(engine: Engine, kb: str) -> None:
+    st.caption("The preset questions demo mode shows as buttons (question, expected answer, source "
+               "file). Saved to " + str(presets.golden_path(engine.settings, kb)))
+    edited = st.data_editor(presets.load_golden(engine.settings, kb), num_rows="dynamic", use_container_width=True,
+                            hide_index=True, key=KEYS.golden(kb))
+    if st.button("Save preset questions", key="golden-save", type="primary"):
+        path = presets.save_golden(engine.settings, kb, edited)
+        st.success(md(f"Saved {len(presets.load_golden(engine.settings, kb))} questions to {path}."))
+
+
+def system_panel(engine: Engine) -> None:
+    """Embedding model/runtime/device and measured throughput, store, LLM, points per KB."""
+    info = engine.system_info()
+    emb, store, llm = info["embedding"], info["store"], info["llm"]
+    rate = emb.get("sentences_per_s")
+    c = st.columns(4)
+    c[0].metric("Embedding runtime", str(emb.get("runtime")))
+    c[1].metric("Device", str(emb.get("device")))
+    c[2].metric("Throughput", f"{rate:,.0f} sent/s" if rate else "—",
+                help="Measured in this process while indexing (blank until something was embedded).")
+    c[3].metric("Points", f"{sum(k['sentences'] for k in info['kbs']):,}")
+    rows = [("Embedding model", f"{emb.get('model')} ({emb.get('dim')} dimensions)"),
+            ("Store", f"{store.get('backend')} at {store.get('location')}"),
+            ("LLM", (f"{llm.get('model')} at {safe_url(llm.get('base_url') or '')}" if llm.get("configured")
+                     else "not configured: answers are extractive (set OPENAI_BASE_URL and SWR_LLM_MODEL)")),
+            ("Collection", ", ".join(f"{k}={v}" for k, v in (info.get("collection") or {}).items()))]
+    st.html('<table class="swr-sys">' + "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>"
+                                                for k, v in rows) + "</table>")
+    st.caption("Points per knowledge base")
+    st.dataframe(pd.DataFrame(info["kbs"], columns=["kb", "documents", "sentences"]), hide_index=True,
+                 use_container_width=True)

@@ -1,0 +1,220 @@
+"""The session-state schema: every key the app keeps in ``st.session_state``, written once.
+
+Two kinds of entries:
+
+- :class:`Kept`: a widget value that must survive pages and runs where its widget is not drawn
+  (Streamlit drops the state of an undrawn widget). The widget uses ``w_<name>``; the value lives
+  on in ``cfg_<name>``. Read it with :meth:`Kept.get`, draw its widget with ``key=knob.widget()``
+  and store what the widget returned with :meth:`Kept.keep`.
+- :class:`Slot`: a plain value of this session (history, results of the last sweep or compare...).
+
+The chat's retrieval knobs (:data:`CHAT`) turn into one :class:`swr.params.RetrievalParams` with
+:func:`chat_params`, and back with :func:`apply_params`: the chat, Tune, Compare and the probe all
+start from that one object, so the settings a page tests are the chat's by construction.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, TypeVar
+
+import streamlit as st
+
+from swr.params import RetrievalParams
+
+T = TypeVar("T")
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Kept(Generic[T]):
+    """A kept widget value: widget key ``w_<name>``, kept copy ``cfg_<name>``."""
+
+    name: str
+
+    @property
+    def key(self) -> str:
+        return f"w_{self.name}"
+
+    @property
+    def kept_key(self) -> str:
+        return f"cfg_{self.name}"
+
+    def widget(self, default: T) -> str:
+        """The widget key, its value set from the kept copy (or ``default`` the first time)."""
+        ss = st.session_state
+        if self.kept_key not in ss:
+            ss[self.kept_key] = default
+        if self.key not in ss:
+            ss[self.key] = ss[self.kept_key]
+        return self.key
+
+    def keep(self, value: T) -> T:
+        """Store what the widget returned this run; returns it."""
+        st.session_state[self.kept_key] = value
+        return value
+
+    def get(self, default: T | None = None) -> T:
+        return st.session_state.get(self.kept_key, default)
+
+    def has(self) -> bool:
+        return self.kept_key in st.session_state
+
+    def set(self, value: T) -> None:
+        """Set the kept copy and the widget (from a callback or before the widget is drawn)."""
+        st.session_state[self.kept_key] = value
+        st.session_state[self.key] = value
+
+    def forget(self) -> None:
+        st.session_state.pop(self.kept_key, None)
+        st.session_state.pop(self.key, None)
+
+    def forget_widget(self) -> None:
+        st.session_state.pop(self.key, None)
+
+    def widget_value(self, default: Any = None) -> Any:
+        return st.session_state.get(self.key, default)
+
+
+@dataclass(frozen=True)
+class Slot(Generic[T]):
+    """A plain session value under ``name``."""
+
+    name: str
+    factory: Callable[[], T] | None = None
+
+    def get(self, default: T | None = None) -> T | None:
+        if self.factory is not None and self.name not in st.session_state:
+            st.session_state[self.name] = self.factory()
+        return st.session_state.get(self.name, default)
+
+    def set(self, value: T) -> None:
+        st.session_state[self.name] = value
+
+    def pop(self) -> T | None:
+        return st.session_state.pop(self.name, None)
+
+
+class CHAT:
+    """The sidebar's knobs (kept across pages)."""
+
+    kb = Kept[str]("kb")
+    demo = Kept[bool]("demo")
+    window = Kept[int]("window")
+    top_k = Kept[int]("top_k")
+    mode = Kept[str]("mode")
+    fusion = Kept[str]("fusion")
+    dense_weight = Kept[float]("dense_weight")
+    dense_k = Kept[int]("dense_k")
+    sparse_k = Kept[int]("sparse_k")
+    cutoff = Kept[bool]("cutoff")
+    min_score = Kept[float]("min_score")
+    rerank = Kept[bool]("rerank")
+    sources = Kept[list]("sources")
+    tags = Kept[list]("tags")
+    lang = Kept[str]("lang")
+
+
+# plain session values
+HISTORY = Slot[list]("history", list)
+PENDING = Slot[dict]("pending")  # the question to ask in the coming run (a button callback queued it)
+FAILED = Slot[dict]("failed")  # the last question, when it failed (kept with its error)
+FLASH = Slot[tuple]("flash")  # (kind, text) a callback left for the next run
+ENTRY_SEQ = Slot[int]("entry_seq")
+INDEX_RESULTS = Slot[tuple]("index_results")  # (kb, [FileResult])
+TUNE_RESULT = Slot[dict]("tune_result")
+CMP_RESULT = Slot[dict]("cmp_result")
+CMP_Q_FOR = Slot[tuple]("cmp_q_for")  # (kb, question) the Compare box was last filled with
+PROBE_RESULT = Slot[dict]("probe_result")
+VERIFY_RESULTS = Slot[tuple]("verify_results")  # (kb, [ClaimResult])
+
+
+def queue_question(question: str, **extra) -> None:
+    """Ask ``question`` in the coming run (button callbacks: presets, regenerate, ask again)."""
+    PENDING.set({"question": question, **extra})
+
+
+class TUNE:
+    """The Tune page's grid (kept across pages) and widget keys."""
+
+    windows = Kept[list]("tune_windows")
+    top_ks = Kept[list]("tune_top_ks")
+    modes = Kept[list]("tune_modes")
+    chunks = Kept[bool]("tune_chunks")
+    chunk_sizes = Kept[list]("tune_chunk_sizes")
+    overlap = Kept[int]("tune_overlap")
+    limit = Kept[int]("tune_limit")
+    source = "tune_src"
+    upload = "tune_upload"
+    pick = "tune_pick"
+    metric = "tune_metric"
+    heat_mode = "tune_heat_mode"
+
+
+class COMPARE:
+    """The Compare page's question and the probe's widget keys."""
+
+    question = Kept[str]("cmp_q")
+    preset = "cmp_preset"
+    probe_doc = "probe_doc"
+    probe_side = "probe_side"
+
+    @staticmethod
+    def side(side: str, field: str) -> Kept:
+        """One side's knob (``a`` / ``b``: window, top_k, mode, fusion, dense_weight)."""
+        return Kept(f"cmp_{side}_{field}")
+
+    @staticmethod
+    def probe_sentence(doc_id: str) -> str:
+        return f"probe_sent_{doc_id}"
+
+
+class KEYS:
+    """Widget keys of plain (not kept) widgets, one place for them all."""
+
+    chat_input = "chat"
+    new_kb = "new_kb"
+    confirm_delete_kb = "confirm_delete_kb"
+    uploads = "uploads"
+    upload_tags = "upload_tags"
+    doc_pick = "doc_pick"
+    verify_claims = "verify_claims"
+    verify_file = "verify_file"
+
+    @staticmethod
+    def golden(kb: str) -> str:
+        return f"golden-{kb}"
+
+
+# --------------------------------------------------------------------------------------------
+# the chat's knobs <-> RetrievalParams
+
+
+def chat_params(defaults: RetrievalParams) -> RetrievalParams:
+    """The chat's retrieval request: ``defaults`` (``engine.default_params()``) with the kept
+    sidebar knobs. The one place the knobs become parameters."""
+    c, d = CHAT, defaults
+    fusion = c.fusion.get(d.fusion)
+    lang = c.lang.get("any")
+    min_score = c.min_score.get(0.0) if c.cutoff.get(False) else None
+    stages = (("cutoff",) if min_score is not None else ()) + (("rerank",) if c.rerank.get(False) else ())
+    return d.with_(
+        window_size=int(c.window.get(d.window_size)), top_k=int(c.top_k.get(d.top_k)), mode=c.mode.get(d.mode),
+        fusion=fusion, dense_weight=float(c.dense_weight.get(d.dense_weight)) if fusion == "weighted" else d.dense_weight,
+        dense_k=int(c.dense_k.get(d.dense_k)), sparse_k=int(c.sparse_k.get(d.sparse_k)),
+        sources=tuple(c.sources.get([])), tags=tuple(c.tags.get([])), lang=None if lang == "any" else lang,
+        min_score=None if min_score is None else float(min_score), stages=stages)
+
+
+def apply_params(params: RetrievalParams) -> None:
+    """Set the sidebar's knobs (kept copies and widgets) to ``params``: the inverse of
+    :func:`chat_params` (``chat_params(defaults) == params`` afterwards)."""
+    c = CHAT
+    values = [(c.window, int(params.window_size)), (c.top_k, int(params.top_k)), (c.mode, params.mode),
+              (c.fusion, params.fusion), (c.dense_weight, float(params.dense_weight)),
+              (c.dense_k, int(params.dense_k)), (c.sparse_k, int(params.sparse_k)),
+              (c.sources, list(params.sources)), (c.tags, list(params.tags)), (c.lang, params.lang or "any"),
+              (c.cutoff, "cutoff" in params.stages), (c.rerank, "rerank" in params.stages)]
+    if params.min_score is not None:
+        values.append((c.min_score, float(params.min_score)))
+    for knob, value in values:
+        knob.set(value)

@@ -1,0 +1,273 @@
+"""The Tune page: sweep windows x top-k x modes (and the plain-chunk baseline) over a question set
+with expected answers, see hit rate against context size, and apply a configuration to the chat.
+
+The sweep runs with the chat's own :class:`swr.params.RetrievalParams` (``Controls.params``), only
+window, top-k and mode varied (and the reranker left out); applying a row writes those very params
+back to the sidebar (:func:`swr.app.state.apply_params`).
+"""
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from swr import evaluate
+from swr.engine import Engine
+from swr.errors import SwrError
+from swr.params import MAX_WINDOW, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams
+
+from . import base, presets, state
+from .components.answer import short_value
+from .components.errors import md, show_flash
+from .components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
+from .state import TUNE
+from .tune_charts import TUNE_METRICS, best_window_row, frontier_chart, heatmap_chart, tune_frame
+
+TUNE_CHUNK_SIZES = [128, 256, 512, 1024]
+
+
+def render() -> None:
+    """The whole page (``pages/2_Tune.py``)."""
+    base.setup_page("Tune", "🎛️")
+    engine = base.engine_or_stop()
+    ctl = sidebar(engine, knobs=False)
+    st.markdown("#### 🎛️ Tune retrieval on your own questions")
+    kb = require_kb(ctl)
+    st.caption("Each question needs expected answer snippets; a question is a hit when one of them occurs in the "
+               "context that would be sent to the LLM. Every window x top-k is derived from one search per "
+               "question and mode, so large grids stay cheap.")
+    questions, source = tune_questions(engine, kb)
+    grid = tune_grid(len(questions), ctl.params)
+    if grid is not None and questions:
+        run_tune(engine, kb, questions, source, grid, ctl.params)
+    tune_results(kb)
+
+
+def sweep_params(params: RetrievalParams) -> tuple[RetrievalParams, list[str]]:
+    """The chat's params as a sweep runs them, and notes on what it leaves out (the reranker: a
+    smaller top-k is no prefix of a reranked list then)."""
+    if "rerank" not in params.stages:
+        return params, []
+    return (params.with_(stages=tuple(s for s in params.stages if s != "rerank")),
+            ["the cross-encoder reranker is left out (applying a configuration switches it off)"])
+
+
+def knobs_text(params: RetrievalParams) -> str:
+    """One line: the knobs a sweep ran with besides window, top-k and mode."""
+    parts = [f"fusion {params.fusion}" + (f" (dense {params.dense_weight})" if params.fusion == "weighted" else ""),
+             f"candidates {params.dense_k}/{params.sparse_k}"]
+    if params.min_score is not None:
+        parts.append(f"min score {params.min_score}")
+    filters = [f"{k} {short_value(getattr(params, k))}" for k in ("sources", "tags", "lang") if getattr(params, k)]
+    parts.append("filters: " + "; ".join(filters) if filters else "no filters")
+    return " · ".join(parts)
+
+
+def tune_questions(engine: Engine, kb: str) -> tuple[list, str | None]:
+    """The question-set picker: the knowledge base's preset questions or an uploaded CSV/JSONL file.
+    Returns (usable questions, a label of where they come from)."""
+    src = st.radio("Question set", ["Preset questions of this knowledge base", "Upload a file"], horizontal=True,
+                   key=TUNE.source, label_visibility="collapsed")
+    try:
+        if src.startswith("Preset"):
+            where = presets.golden_source(engine.settings, kb)
+            if where is None:
+                st.info("This knowledge base has no preset questions yet: add some (question, expected answer) on "
+                        "the Knowledge bases page, or upload a question set.")
+                return [], None
+            qs = presets.golden_questions(engine.settings, kb)
+            label, note = f"preset questions of {kb}", f"From {where} (edit them on the Knowledge bases page)."
+        else:
+            up = st.file_uploader("Question set: CSV (question, expected_answer — several separated by |, optional "
+                                  "evidence, source) or JSONL with the same fields", type=["csv", "jsonl"],
+                                  key=TUNE.upload)
+            if not up:
+                return [], None
+            fmt = "jsonl" if up.name.lower().endswith(".jsonl") else "csv"
+            qs = presets.questions_from_file(up.name, up.getvalue(), fmt)
+            label, note = up.name, f"Uploaded {up.name}."
+    except SwrError as exc:
+        st.error(md(exc.message))
+        return [], None
+    usable = [q for q in qs if q.question.strip() and (q.answers or q.evidence)]
+    skipped = len(qs) - len(usable)
+    st.caption(md(f"{note} {len(usable)} usable question{'s' * (len(usable) != 1)}"
+                  + (f" ({skipped} without an expected answer skipped)" if skipped else "") + "."))
+    if not usable:
+        st.warning("No usable question: each needs a question and an expected answer snippet.")
+    return usable, label
+
+
+def tune_grid(n_questions: int, params: RetrievalParams) -> dict | None:
+    """The sweep grid (a form: nothing runs until submitted); the grid when submitted, else None."""
+    with st.form("tune-grid", border=True):
+        c1, c2, c3 = st.columns([3, 3, 2])
+        windows = c1.multiselect("Windows (sentences each side)", list(range(MAX_WINDOW + 1)),
+                                 key=TUNE.windows.widget(list(SWEEP_WINDOWS)))
+        top_ks = c2.multiselect("Top-k", list(range(1, MAX_SIDEBAR_TOP_K + 1)),
+                                key=TUNE.top_ks.widget(list(SWEEP_TOP_KS)))
+        modes = c3.multiselect("Modes", MODES, key=TUNE.modes.widget([params.mode]))
+        c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
+        chunks = c1.toggle("Chunk baseline", key=TUNE.chunks.widget(True),
+                           help="Also measure plain fixed-size chunks (llama-index SentenceSplitter, same "
+                                "embedder and store). The first run per size indexes the chunks once.")
+        sizes = c2.multiselect("Chunk sizes (tokens)", TUNE_CHUNK_SIZES, key=TUNE.chunk_sizes.widget([256, 512]))
+        overlap = c3.number_input("Chunk overlap", 0, 100, step=10, key=TUNE.overlap.widget(20))
+        limit = c4.number_input("Questions (0 = all)", 0, None, step=5, key=TUNE.limit.widget(0),
+                                help="A seeded random sample of the question set, for a quick first look.")
+        go = st.form_submit_button("Run sweep", type="primary", icon=":material/play_arrow:",
+                                   disabled=not n_questions)
+    for knob, value in ((TUNE.windows, windows), (TUNE.top_ks, top_ks), (TUNE.modes, modes),
+                        (TUNE.chunks, chunks), (TUNE.chunk_sizes, sizes), (TUNE.overlap, overlap),
+                        (TUNE.limit, limit)):
+        knob.keep(value)
+    if not go:
+        return None
+    return {"windows": sorted(windows), "top_ks": sorted(top_ks), "modes": [m for m in MODES if m in modes],
+            "chunk_sizes": sorted(sizes) if chunks else [], "chunk_overlap": int(overlap),
+            "limit": int(limit) or None}
+
+
+def _progress_text(p: dict) -> tuple[float, str]:
+    if p.get("stage") == "chunks":
+        size = str(p.get("kb") or "").rsplit(":", 2)
+        what = f"{size[-2]}-token chunks" if len(size) == 3 else "chunks"
+        docs = p.get("documents") or p.get("files")
+        return (min(1.0, p.get("done", 0) / max(1, p.get("total") or 1)),
+                f"Chunk baseline: indexing {what}" + (f" of {docs} documents" if docs else "")
+                + f" · {p.get('done', 0):,}/{p.get('total', 0):,} (once per size)")
+    rate = p.get("questions_per_s")
+    return (min(1.0, p["done"] / max(1, p["total"])),
+            f"Question {p['done']}/{p['total']}" + (f" · {rate:,.1f} questions/s" if rate else ""))
+
+
+def run_tune(engine: Engine, kb: str, questions: list, source: str, grid: dict, chat: RetrievalParams) -> None:
+    """Run the sweep with the chat's params and a progress bar; keep the result (``TUNE_RESULT``)."""
+    if not grid["windows"] or not grid["top_ks"] or not grid["modes"]:
+        st.error("Pick at least one window, one top-k and one mode.")
+        return
+    qs = evaluate.sample(questions, grid["limit"])
+    params, notes = sweep_params(chat)
+    n_cfg = len(grid["modes"]) * len(grid["top_ks"]) * (len(grid["windows"]) + len(grid["chunk_sizes"]))
+    bar = st.progress(0.0, text=f"Sweeping {n_cfg} configurations over {len(qs)} questions…")
+    t0 = time.perf_counter()
+    try:
+        rows = evaluate.sweep(engine, kb, qs, windows=grid["windows"], top_ks=grid["top_ks"], modes=grid["modes"],
+                              chunk_sizes=grid["chunk_sizes"], chunk_overlap=grid["chunk_overlap"],
+                              progress=lambda p: bar.progress(*_progress_text(p)), details=True, params=params)
+    except SwrError as exc:
+        bar.empty()
+        st.error(md(exc.message))
+        return
+    el = time.perf_counter() - t0
+    bar.progress(1.0, text=f"Done: {len(rows)} configurations × {len(qs)} questions in {el:.1f} s")
+    state.TUNE_RESULT.set({"kb": kb, "source": source, "questions": len(qs), "rows": rows, "params": params,
+                           "notes": notes, "grid": grid, "seconds": round(el, 1)})
+
+
+def apply_config(window: int, top_k: int, mode: str, params: RetrievalParams) -> RetrievalParams:
+    """Set the chat's knobs to a tested configuration: the params the sweep ran with, at this
+    window, top-k and mode. Returns them."""
+    tested = params.with_(window_size=int(window), top_k=int(top_k), mode=mode)
+    state.apply_params(tested)
+    return tested
+
+
+def _picked():
+    """(window, top_k, mode, params) of the configuration picked in the Tune results (read in the
+    callback, so it is the selection of this very click)."""
+    res = state.TUNE_RESULT.get() or {}
+    label = st.session_state.get(TUNE.pick)
+    row = next((r for r in res.get("rows", []) if r.config.method == "window" and r.config.label() == label), None)
+    return None if row is None else (row.config.window_size, row.config.top_k, row.config.mode, res["params"])
+
+
+def _apply_and_flash() -> None:
+    picked = _picked()
+    if picked is None:
+        return
+    window, top_k, mode, params = picked
+    apply_config(window, top_k, mode, params)
+    state.FLASH.set(("success", f"Applied to the chat: window {window} · top-k {top_k} · {mode} "
+                                f"({knobs_text(params)})."))
+
+
+def tune_results(kb: str) -> None:
+    """The kept sweep: table, charts, budget table, missed questions, apply to chat, export."""
+    res = state.TUNE_RESULT.get()
+    show_flash()
+    if not res:
+        return
+    if res["kb"] != kb:
+        st.info(md(f"The last sweep ran on knowledge base {res['kb']}; run one for {kb}."))
+        return
+    rows = res["rows"]
+    df = tune_frame(rows)
+    st.markdown("##### Results")
+    st.caption(md(f"{res['questions']} questions ({res['source']}) · {len(rows)} configurations · "
+                  f"{res['seconds']} s · other knobs as in the chat: {knobs_text(res['params'])}"
+                  + ("".join(f" · {n}" for n in res["notes"]))))
+    _charts(df)
+    table = df.drop(columns=["series"])
+    st.dataframe(table.dropna(axis=1, how="all"),  # e.g. no chunk size without the chunk baseline
+                 hide_index=True, width="stretch", key="tune_table",
+                 column_config={"configuration": st.column_config.TextColumn(width="medium"),
+                                **{m: st.column_config.NumberColumn(TUNE_METRICS[m], format="%.3f")
+                                   for m in TUNE_METRICS},
+                                "context_chars": st.column_config.NumberColumn("ctx chars", format="%.0f"),
+                                "context_tokens": st.column_config.NumberColumn("ctx tokens", format="%.0f"),
+                                "latency_ms": st.column_config.NumberColumn("p50 ms", format="%.1f")})
+    c1, c2 = st.columns([1, 3])
+    c1.download_button("Export CSV", data=table.to_csv(index=False).encode("utf-8"), file_name=f"sweep-{kb}.csv",
+                       mime="text/csv", key="tune-csv", icon=":material/download:", on_click="ignore")
+    with c2.expander("Best configuration under a context budget"):
+        st.dataframe(pd.DataFrame(evaluate.budget_table(rows)), hide_index=True, width="stretch")
+    _use_in_chat(res)
+
+
+def _charts(df: pd.DataFrame) -> None:
+    metrics = [m for m in TUNE_METRICS if df[m].notna().any()] or ["hit_rate"]
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    metric = c1.radio("Metric", metrics, format_func=TUNE_METRICS.get, horizontal=True, key=TUNE.metric)
+    modes = [m for m in MODES if m in set(df.loc[df["method"] == "window", "mode"])]
+    mode = c2.selectbox("Heatmap mode", modes, key=TUNE.heat_mode) if len(modes) > 1 else modes[0]
+    left, right = st.columns([3, 2], gap="medium")
+    left.altair_chart(frontier_chart(df, metric), width="stretch", height=380)
+    right.altair_chart(heatmap_chart(df, mode, metric), width="stretch",
+                       height=max(220, 34 * int(df["top_k"].nunique()) + 120))
+
+
+def _use_in_chat(res: dict) -> None:
+    st.markdown("##### Use a configuration in the chat")
+    rows = res["rows"]
+    windows = [r for r in rows if r.config.method == "window"]
+    best = best_window_row(rows)
+    labels = [r.config.label() for r in windows]
+    c1, c2, c3 = st.columns([4, 1, 1], vertical_alignment="bottom")
+    pick = c1.selectbox("Configuration", labels, index=labels.index(best.config.label()) if best else 0,
+                        key=TUNE.pick, help="Preselected: the best sentence-window configuration (the highest hit "
+                                            "rate and evidence recall with the smallest context).",
+                        format_func=lambda lab: _pick_label(windows[labels.index(lab)]))
+    row = windows[labels.index(pick)]
+    c2.button("Apply to chat", key="tune-apply", on_click=_apply_and_flash, width="stretch",
+              icon=":material/check:")
+    if c3.button("Apply and chat", key="tune-apply-go", type="primary", width="stretch",
+                 icon=":material/chat:"):
+        apply_config(row.config.window_size, row.config.top_k, row.config.mode, res["params"])
+        st.switch_page(base.CHAT_PAGE)
+    missed = [o for o in row.outcomes if o.get("hit") is False]
+    with st.expander(f"Questions this configuration misses ({len(missed)})"):
+        if missed:
+            st.dataframe(pd.DataFrame([{"question": o["question"], "context chars": o["chars"]} for o in missed]),
+                         hide_index=True, width="stretch")
+            st.caption("Open the Compare page to see why: two configurations side by side, and a probe that "
+                       "says which limit cut a sentence.")
+        else:
+            st.caption("None.")
+
+
+def _pick_label(row) -> str:
+    f = (lambda v: "–" if v is None else f"{v:.2f}")
+    return (f"{row.config.label()} · hit {f(row.hit_rate)} · MRR {f(row.mrr)} · "
+            f"{row.context_chars:,.0f} chars")

@@ -1,0 +1,159 @@
+"""The Verify page: check claims against the selected knowledge base. Paste one claim (or one per
+line) or upload a list; each gets a verdict (supported / not found, by the threshold) and its
+best windows, highlighted inside their chunks. The work is :func:`swr.verify.verify_many` (the
+windows of every claim embedded in one batched call), its knobs a :class:`swr.params.VerifyParams`.
+
+Document text and claims are untrusted: they reach the page only escaped (swr.render) or as
+plain table text.
+"""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from swr import verify as vf
+from swr.engine import Engine
+from swr.errors import SwrError
+from swr.params import VerifyParams
+from swr.render import esc, passage_html
+
+from . import base, state
+from .components.errors import md
+from .components.sidebar import MODES, require_kb, sidebar
+from .state import KEYS
+
+
+def render() -> None:
+    """The whole page (``pages/3_Verify.py``)."""
+    base.setup_page("Verify", "✅")
+    engine = base.engine_or_stop()
+    ctl = sidebar(engine, knobs=False)
+    st.markdown("#### ✅ Verify claims")
+    kb = require_kb(ctl)
+    st.caption("Each claim is checked three ways: semantic retrieval (hybrid), literal containment of its key "
+               "terms, and windows of a few sentences sliding over the best chunks (all windows of all claims "
+               "embedded in one batch). The best window per chunk counts; a score at or above the threshold "
+               "supports the claim. A high score means the window says nearly the same thing, not that it "
+               "entails the claim: read it (a warning marks a negation or a number that differs).")
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        text = st.text_area("Claims, one per line", key=KEYS.verify_claims, height=120, max_chars=20000,
+                            placeholder="the warranty covers the heating element for two years")
+        upload = st.file_uploader("…or upload a list (.txt one per line, .csv with a 'claim' column, .jsonl)",
+                                  type=["txt", "csv", "jsonl"], key=KEYS.verify_file)
+    with right:
+        params = settings_panel(engine)
+        go = st.button("Verify", type="primary", key="verify_go", icon=":material/fact_check:",
+                       use_container_width=True)
+    if go:
+        run_verify(engine, kb, text, upload, params)
+    kept = state.VERIFY_RESULTS.get()
+    if kept and kept[0] == kb:
+        results_view(kept[1])
+
+
+def settings_panel(engine: Engine) -> VerifyParams:
+    """The verification knobs, defaults from :class:`VerifyParams` (the CLI's very defaults)."""
+    d = VerifyParams.from_settings(engine.settings)
+    name = engine.embedder.name
+    with st.expander("Settings", expanded=False):
+        default_t = d.threshold if d.threshold is not None else vf.default_threshold(name)
+        threshold = st.slider("Threshold", 0.0, 1.0, float(default_t), 0.01, key="verify_threshold",
+                              help=f"Default {default_t} for {name}: see swr/verify.py.")
+        c1, c2 = st.columns(2)
+        window = c1.number_input("Window (sentences)", 1, 10, d.window, key="verify_window")
+        step = c2.number_input("Step", 1, 10, d.step, key="verify_step")
+        candidates = c1.number_input("Candidates", 1, 50, d.candidates, key="verify_candidates",
+                                     help="Sentences retrieved per claim; each becomes a chunk.")
+        use_top = c2.number_input("Slide over top", 1, 20, d.use_top, key="verify_use_top",
+                                  help="The windows slide over this many best chunks.")
+        passage_window = c1.number_input("Chunk ± sentences", 0, 10, d.passage_window, key="verify_passage_window")
+        top_k = c2.number_input("Entries per claim", 1, 10, d.top_k, key="verify_top_k")
+        mode = st.radio("Retrieval", MODES, index=MODES.index(d.mode), horizontal=True, key="verify_mode")
+    return d.with_(threshold=float(threshold), window=int(window), step=int(step), candidates=int(candidates),
+                   use_top=int(use_top), passage_window=int(passage_window), top_k=int(top_k), mode=mode)
+
+
+def verify_claims(engine: Engine, claims: list[str], kb: str, p: VerifyParams):
+    """:func:`swr.verify.verify_many` with these params."""
+    return vf.verify_many(engine, claims, kb, candidates=p.candidates, use_top=p.use_top, window=p.window,
+                          step=p.step, passage_window=p.passage_window, threshold=p.threshold, top_k=p.top_k,
+                          mode=p.mode, fusion=p.fusion)
+
+
+def run_verify(engine: Engine, kb: str, text: str, upload, params: VerifyParams) -> None:
+    claims = vf.read_claims("claims.txt", (text or "").encode("utf-8"))
+    try:
+        if upload is not None:
+            claims += vf.read_claims(upload.name, upload.getvalue())
+        if not claims:
+            st.warning("Type a claim or upload a list first.")
+            return
+        if len(claims) > params.max_claims:
+            st.warning(f"Only the first {params.max_claims} of {len(claims)} claims are verified here; use "
+                       "`python -m swr verify --file` for more.")
+            claims = claims[:params.max_claims]
+        with st.spinner(f"Verifying {len(claims)} claim(s)…"):
+            state.VERIFY_RESULTS.set((kb, verify_claims(engine, claims, kb, params)))
+    except SwrError as exc:
+        st.error(md(exc.message))
+
+
+def results_view(results: list) -> None:
+    supported = sum(r.verdict == "supported" for r in results)
+    c = st.columns(4)
+    c[0].metric("Claims", len(results))
+    c[1].metric("Supported", supported)
+    c[2].metric("Not found", len(results) - supported)
+    r0 = results[0]
+    c[3].metric("Embedding", f"{r0.counts['encoded_texts']} windows",
+                help=f"{r0.counts['encode_calls']} model call(s), {r0.counts['stored_vectors']} stored vectors "
+                     f"reused, {r0.timings.get('total_ms', 0):,.0f} ms in all.")
+    rows = []
+    for r in results:
+        b = r.best
+        rows.append({"claim": r.claim, "verdict": r.verdict, "best score": round(b.score, 4) if b else None,
+                     "check": "⚠ " + "; ".join(b.warnings) if b and b.warnings else "",
+                     "path": b.path if b else "", "source": b.source if b else "",
+                     "sentences": f"{b.window_first + 1}–{b.window_last + 1}" if b else "",
+                     "window": b.text if b else ""})
+    table = pd.DataFrame(rows)
+    st.dataframe(table, hide_index=True, use_container_width=True,
+                 column_config={"claim": st.column_config.TextColumn(width="medium"),
+                                "window": st.column_config.TextColumn(width="large")})
+    d1, d2 = st.columns(2)
+    d1.download_button("Download CSV", table.to_csv(index=False).encode("utf-8"), "verify.csv", "text/csv",
+                       key="verify_csv", on_click="ignore", icon=":material/download:")
+    d2.download_button("Download JSON", json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=1),
+                       "verify.json", "application/json", key="verify_json", on_click="ignore",
+                       icon=":material/download:")
+    for k, r in enumerate(results, 1):
+        label = f"Claim {k}: {r.verdict}" + (f" ({r.best.score:.4f})" if r.best else "")
+        with st.expander(label, expanded=len(results) <= 5):
+            st.html(claim_html(k, r))
+
+
+def _entry_head(n: int, e: vf.SupportEntry, threshold: float) -> str:
+    paths = " · ".join(f"{p} {v:.4f}" for p, v in e.paths.items())
+    state_ = "supports" if e.supported else f"below {threshold:g}"
+    warn = "".join(f' <span class="swr-warn">⚠ {esc(w)}</span>' for w in e.warnings)
+    terms = f" · terms: {esc(', '.join(e.terms))}" if e.terms else ""
+    return (f'<div class="swr-ventry"><b>[{n}] {e.score:.4f}</b> by <b>{esc(e.path)}</b> ({state_}) · '
+            f"window {esc(f'{e.window_first + 1}–{e.window_last + 1}')}, position {e.position + 1} in its "
+            f"chunk · {esc(paths)}{terms}{warn}</div>")
+
+
+def claim_html(k: int, r) -> str:
+    """One claim: verdict, claim, key terms, then each entry's head and its chunk (anchors ``v{k}-``)."""
+    yes = r.verdict == "supported"
+    parts = [f'<span class="swr-verdict {"yes" if yes else "no"}">{esc(r.verdict)}</span>',
+             f'<span class="swr-vclaim">{esc(r.claim)}</span>',
+             f'<div class="swr-ventry">threshold {r.threshold:g} · key terms: '
+             f'{esc(", ".join(r.key_terms) or "none")}</div>']
+    if not r.entries:
+        parts.append('<div class="swr-ventry">No candidate chunk was retrieved.</div>')
+    for n, e in enumerate(r.entries, 1):
+        parts.append(_entry_head(n, e, r.threshold) + passage_html(e.chunk, n, show_scores=False, anchor=f"v{k}-"))
+    return "".join(parts)
