@@ -18,6 +18,7 @@ import re
 from typing import Any, Iterable
 
 from swr.types import Passage, PassageHit
+from swr.window import hit_spans
 
 CSS = """
 .swr-passage{border:1px solid #d0d7de;border-radius:8px;padding:.6em .8em;margin:.6em 0;
@@ -130,41 +131,10 @@ def hit_title(hit: PassageHit) -> str:
     return " · ".join(parts)
 
 
-def _hit_span(text: str, hit: PassageHit) -> tuple[int, int]:
-    """The hit's span in ``text``, trimmed of surrounding whitespace (falls back to a search for
-    the sentence when the given span does not hold it)."""
-    start, end = max(0, hit.start), min(len(text), hit.end)
-    wanted = (hit.sentence or "").strip()
-    if wanted and wanted not in text[start:end]:
-        found = text.find(wanted)
-        if found >= 0:
-            start, end = found, found + len(wanted)
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
-def _hit_spans(text: str, hits: list[PassageHit]) -> list[tuple[int, int, list[PassageHit]]]:
-    """Non-overlapping highlight spans, each with the hits it covers, in text order."""
-    spans: list[tuple[int, int, list[PassageHit]]] = []
-    located = sorted(((*_hit_span(text, h), h) for h in hits), key=lambda t: (t[0], t[1]))
-    for start, end, hit in located:
-        if end <= start:
-            continue
-        if spans and start < spans[-1][1]:
-            s, e, hs = spans[-1]
-            spans[-1] = (s, max(e, end), hs + [hit])
-        else:
-            spans.append((start, end, [hit]))
-    return spans
-
-
 def highlight_html(text: str, hits: list[PassageHit]) -> str:
     """``text`` escaped, with each hit span wrapped in ``<mark>`` (tooltip: its scores)."""
     out, pos = [], 0
-    for start, end, hs in _hit_spans(text, hits):
+    for start, end, hs in hit_spans(text, hits):  # the one span merger (swr.window)
         title = esc(" | ".join(hit_title(h) for h in hs))
         out.append(esc(text[pos:start]))
         out.append(f'<mark title="{title}">{esc(text[start:end])}</mark>')

@@ -320,3 +320,87 @@ def test_probe_shows_ranks_and_the_limit_that_cut_a_sentence(engine):
     assert p["doc_id"] == other.doc_id and not p["retrieved"] and p["params"]["top_k"] == 1
     m = {x.label: x.value for x in at.metric}
     assert m["Cut by"] in ("top-k", "candidate pool") and m["Dense score"] != "–"
+
+
+# --------------------------------------------------------------------------------------------
+# one RetrievalParams: the chat, Compare, the probe and Tune's sweep test the same settings
+
+
+def _hits_of(passages) -> list[tuple]:
+    return [(p.doc_id, p.first, p.last, [h.i for h in p.hits]) for p in passages]
+
+
+def test_chat_compare_probe_and_sweep_use_the_sidebars_params(engine, monkeypatch):
+    from swr.params import RetrievalParams
+
+    at = page("app.py")
+    at.radio(key="w_fusion").set_value("rrf").run()
+    at.number_input(key="w_dense_k").set_value(30).run()
+    at.number_input(key="w_sparse_k").set_value(40).run()
+    at.checkbox(key="w_cutoff").check().run()  # min score 0.0: a cutoff stage that keeps every hit
+    at.slider(key="w_window").set_value(2).run()
+    at.chat_input[0].set_value(Q).run()
+    assert not at.exception, at.exception
+    entry = at.session_state["history"][0]
+    chat: RetrievalParams = entry["params"]
+    assert (chat.fusion, chat.dense_k, chat.sparse_k, chat.window_size, chat.stages, chat.min_score) == \
+        ("rrf", 30, 40, 2, ("cutoff",), 0.0), chat
+    ran = RetrievalParams.from_dict(entry["retrieval"].params).with_(window_size=chat.window_size)
+    assert ran == chat, "the engine ran the sidebar's params"
+
+    # Compare: the preset "hybrid vs dense" starts both sides from the chat's params; A is the chat's
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    at.text_input(key="w_cmp_q").input(Q).run()
+    at.selectbox(key="cmp_preset").set_value("hybrid vs dense").run()
+    at.button(key="cmp-go").click()
+    run(at)
+    sides = at.session_state["cmp_result"]["sides"]
+    assert sides["a"]["params"] == chat
+    assert sides["b"]["params"] == chat.with_(mode="dense")
+    assert _hits_of(sides["a"]["result"].passages) == _hits_of(entry["result"].passages), \
+        "Compare ranks as the chat does"
+
+    # the probe with side A: the chat's params, and the chat's top hit is its rank 1
+    top = entry["retrieval"].hits[0].sentence
+    at.selectbox(key="probe_doc").set_value(top.doc_id).run()
+    next(s for s in at.selectbox if s.label == "Sentence (type to search)").set_value(top.i).run()
+    at.radio(key="probe_side").set_value("a").run()
+    at.button(key="probe-go").click()
+    run(at)
+    got = at.session_state["probe_result"]
+    assert got["params"] == chat
+    assert {k: got["probe"]["params"][k] for k in ("mode", "fusion", "dense_k", "sparse_k", "top_k")} == \
+        {"mode": chat.mode, "fusion": "rrf", "dense_k": 30, "sparse_k": 40, "top_k": chat.top_k}
+    assert got["probe"]["rank"] == 1, "the probe ranks as the chat does"
+
+    # Tune: every search of the sweep is the chat's params with only top-k and mode changed
+    calls: list[RetrievalParams] = []
+    real = engine.retrieve
+
+    def recording(question, kb, params=None, **changes):
+        calls.append((params or engine.default_params()).with_(**changes))
+        return real(question, kb, params, **changes)
+
+    monkeypatch.setattr(engine, "retrieve", recording)
+    at.switch_page(TUNE).run()
+    assert not at.exception, at.exception
+    sweep(at)
+    assert at.session_state["tune_result"]["params"] == chat
+    assert calls and all(c.with_(top_k=chat.top_k, mode=chat.mode) == chat for c in calls), calls[:3]
+    assert {c.mode for c in calls} == {"hybrid"} and {c.top_k for c in calls} == {3}, "max(top-k) of the grid"
+
+
+def test_apply_params_is_the_inverse_of_chat_params(engine):
+    """Applying a tested configuration (Tune) writes back the very params the pages read."""
+    tested = engine.default_params(window_size=1, top_k=7, mode="sparse", fusion="weighted", dense_weight=0.7,
+                                   dense_k=11, sparse_k=12, sources=["kettle_manual_zh.md"], lang="zh",
+                                   min_score=0.25)
+    script = ("import streamlit as st\nfrom swr.app import state\nfrom swr.app.base import get_engine\n"
+              "state.apply_params(st.session_state['tested'])\n"
+              "st.session_state['read'] = state.chat_params(get_engine().default_params())\n")
+    at = AppTest.from_string(script, default_timeout=120)
+    at.session_state["tested"] = tested
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state["read"] == tested

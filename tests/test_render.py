@@ -318,3 +318,43 @@ def test_split_preview_accepts_objects_and_limit():
     out = split_preview_html(text, spans, max_sentences=2)
     assert out.count('class="swr-sent ') == 2
     assert "2 more sentences not shown" in Parsed(out).text
+
+
+# --------------------------------------------------------------------------------------------
+# parameters instead of rewriting the HTML afterwards (anchor prefix, extra class, badge)
+
+
+def test_anchor_prefix_on_cards_and_citations():
+    p = make_passage(["One. ", "Two."], [1])
+    card = passage_html(p, 2, anchor="a7p-")
+    assert '<div class="swr-passage" id="a7p-passage-2">' in card
+    out = answer_html("See [2] and [1, 2].", 2, anchor="a7p-")
+    assert '<a href="#a7p-passage-2">[2]</a>' in out and '<a href="#a7p-passage-1">1</a>' in out
+    assert 'href="#passage-' not in out
+    for bad in ('x" onclick="alert(1)', "a b", "<b>"):
+        with pytest.raises(ValueError):
+            passage_html(p, 1, anchor=bad)
+        with pytest.raises(ValueError):
+            answer_html("[1]", 1, anchor=bad)
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_extra_class_and_escaped_badge(payload):
+    p = make_passage(["One. ", "Two."], [0])
+    out = passage_html(p, 1, anchor="acb-", extra_class="swr-only swr-only-b", badge=f"only in B {payload}")
+    assert out.startswith('<div class="swr-passage swr-only swr-only-b" id="acb-passage-1">'
+                          '<div class="swr-onlybadge">')
+    parsed = Parsed(out)
+    assert f"only in B {payload}" in parsed.text
+    assert {t for t, _ in parsed.tags} <= ALLOWED_TAGS and "<script" not in out
+    assert "swr-onlybadge" not in passage_html(p, 1), "no badge unless asked"
+    with pytest.raises(ValueError):
+        passage_html(p, 1, extra_class='x" onmouseover="alert(1)')
+
+
+def test_streamed_markdown_lines_are_escaped_with_hard_breaks():
+    from swr.render import esc_md_lines
+
+    out = esc_md_lines("line *one*\n<b>two</b>")
+    assert out == esc("line *one*") + "  \n" + esc("<b>two</b>")
+    assert "<" not in out and "*" not in out

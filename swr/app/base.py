@@ -27,8 +27,8 @@ PAGE_MODULES = {CHAT_PAGE: "chat", KB_PAGE: "knowledge_bases", TUNE_PAGE: "tune"
 def run_page(file: str) -> None:
     """Draw the page whose shell is ``file`` (``app.py``, ``pages/2_Tune.py``...): the shells are
     identical, the file name picks the module (and is the page's URL)."""
-    path = Path(file).resolve()
-    rel = path.name if path.parent == ROOT else f"{path.parent.name}/{path.name}"
+    path = Path(file)
+    rel = f"pages/{path.name}" if path.parent.name == "pages" else path.name
     importlib.import_module(f"swr.app.{PAGE_MODULES[rel]}").render()
 
 

@@ -7,10 +7,10 @@ import time
 import pandas as pd
 import streamlit as st
 
-from swr.answer import safe_url
 from swr.engine import Engine
 from swr.errors import SwrError
 from swr.load import SUPPORTED, safe_name
+from swr.redact import safe_url
 from swr.render import esc, split_preview_html
 from swr.types import FileResult
 
