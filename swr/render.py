@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from swr.lang import has_cjk
 from swr.types import Passage, PassageHit
 from swr.window import hit_spans
 
@@ -279,14 +281,14 @@ def evidence_card_html(
     used and the date. Opens in a browser from disk."""
     kind = _KIND_LABELS.get(answer_kind, answer_kind or "answer")
     cards = "\n".join(passage_html(p, n) for n, p in enumerate(passages, 1))
-    lang = "zh" if re.search("[\u3400-\u9fff]", question or "") else "en"
+    lang = "zh" if has_cjk(question or "") else "en"
     return "\n".join([
         "<!DOCTYPE html>",
         f'<html lang="{lang}">',
         "<head>",
         '<meta charset="utf-8">',
-        '<meta http-equiv="Content-Security-Policy" '
-        "content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        ('<meta http-equiv="Content-Security-Policy" '
+         "content=\"default-src 'none'; style-src 'unsafe-inline'\">"),
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Evidence card: {esc((question or '')[:80])}</title>",
         f"<style>{CSS}{_CARD_CSS}</style>",

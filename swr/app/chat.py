@@ -8,11 +8,11 @@ from dataclasses import dataclass, fields
 
 import streamlit as st
 
-from swr.render import esc, esc_md_lines
 from swr.answer import context_text, count_tokens
 from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine, Retrieval
 from swr.errors import LLMUnavailable, StoreUnavailable, SwrError
 from swr.params import RetrievalParams
+from swr.render import esc, esc_md_lines
 from swr.types import Passage
 
 from . import base, presets, state

@@ -26,7 +26,7 @@ def short_text(text: str, n: int = 110) -> str:
 
 def run_probe(engine: Engine, params: RetrievalParams, question: str, kb: str, doc_id: str, i: int) -> dict:
     """The probe with these params (the one call: a test checks the params it gets)."""
-    return evaluate.probe(engine, params.to_dict(), question, kb, doc_id, i)
+    return evaluate.probe(engine, params, question, kb, doc_id, i)
 
 
 def probe_panel(engine: Engine, kb: str, question: str, sides: dict[str, RetrievalParams]) -> None:

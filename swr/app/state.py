@@ -14,8 +14,9 @@ start from that one object, so the settings a page tests are the chat's by const
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import streamlit as st
 

@@ -19,7 +19,7 @@ from swr.params import MAX_WINDOW, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams
 
 from . import base, presets, state
 from .components.answer import short_value
-from .components.errors import md, show_flash
+from .components.errors import flash, md, show_flash
 from .components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
 from .state import TUNE
 from .tune_charts import TUNE_METRICS, best_window_row, frontier_chart, heatmap_chart, tune_frame
@@ -189,8 +189,7 @@ def _apply_and_flash() -> None:
         return
     window, top_k, mode, params = picked
     apply_config(window, top_k, mode, params)
-    state.FLASH.set(("success", f"Applied to the chat: window {window} · top-k {top_k} · {mode} "
-                                f"({knobs_text(params)})."))
+    flash("success", f"Applied to the chat: window {window} · top-k {top_k} · {mode} ({knobs_text(params)}).")
 
 
 def tune_results(kb: str) -> None:

@@ -150,8 +150,8 @@ def claim_html(k: int, r) -> str:
     yes = r.verdict == "supported"
     parts = [f'<span class="swr-verdict {"yes" if yes else "no"}">{esc(r.verdict)}</span>',
              f'<span class="swr-vclaim">{esc(r.claim)}</span>',
-             f'<div class="swr-ventry">threshold {r.threshold:g} · key terms: '
-             f'{esc(", ".join(r.key_terms) or "none")}</div>']
+             (f'<div class="swr-ventry">threshold {r.threshold:g} · key terms: '
+              f'{esc(", ".join(r.key_terms) or "none")}</div>')]
     if not r.entries:
         parts.append('<div class="swr-ventry">No candidate chunk was retrieved.</div>')
     for n, e in enumerate(r.entries, 1):
