@@ -403,3 +403,26 @@ def test_apply_params_is_the_inverse_of_chat_params(engine):
     at.run()
     assert not at.exception, at.exception
     assert at.session_state["read"] == tested
+
+
+def test_verify_page_limits_claims_by_verify_params(engine, monkeypatch):
+    """The Verify page's knobs and claim limit are VerifyParams' (the CLI's), not page constants."""
+    from dataclasses import dataclass
+
+    from swr.app import verify as page_module
+    from swr.params import VerifyParams
+
+    @dataclass(frozen=True)
+    class TwoClaims(VerifyParams):
+        max_claims: int = 2
+
+    monkeypatch.setattr(page_module, "VerifyParams", TwoClaims)
+    at = page("pages/3_Verify.py")
+    d = VerifyParams()
+    assert at.number_input(key="verify_candidates").value == d.candidates
+    assert at.number_input(key="verify_window").value == d.window
+    at.text_area(key="verify_claims").set_value("电热水壶要煮沸三次\n壶内装满水至MAX刻度\n月亮是奶酪做的")
+    at.button(key="verify_go").click().run()
+    assert not at.exception, at.exception
+    assert "Only the first 2 of 3 claims" in at.warning[0].value
+    assert len(at.dataframe[0].value) == 2
