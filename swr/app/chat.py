@@ -8,19 +8,17 @@ from dataclasses import dataclass, fields
 
 import streamlit as st
 
+from . import base, presets, state
+from .components import evidence as ev, passages as cards
+from .components.answer import answer_card, short_value
+from .components.errors import md
+from .components.sidebar import Controls, require_kb, sidebar
 from swr.answer import context_text, count_tokens
 from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine, Retrieval
 from swr.errors import LLMUnavailable, StoreUnavailable, SwrError
 from swr.params import RetrievalParams
 from swr.render import esc, esc_md_lines
 from swr.types import Passage
-
-from . import base, presets, state
-from .components import evidence as ev
-from .components import passages as cards
-from .components.answer import answer_card, short_value
-from .components.errors import md
-from .components.sidebar import Controls, require_kb, sidebar
 
 _PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_weight": "dense weight",
                  "dense_k": "dense candidates", "sparse_k": "sparse candidates", "sources": "files",

@@ -8,12 +8,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine
-from swr.errors import SwrError
-from swr.params import FUSIONS, MAX_WINDOW, RetrievalParams
-from swr.render import esc, passage_html
-from swr.types import Passage
-
 from . import base, presets, probe, state
 from .components import evidence as ev
 from .components.answer import answer_card, mode_text
@@ -21,6 +15,11 @@ from .components.errors import md
 from .components.passages import EMPTY, anchor
 from .components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
 from .state import COMPARE
+from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine
+from swr.errors import SwrError
+from swr.params import FUSIONS, MAX_WINDOW, RetrievalParams
+from swr.render import esc, passage_html
+from swr.types import Passage
 
 SIDE_FIELDS = ("window_size", "top_k", "mode", "fusion", "dense_weight")  # what a side may change
 PRESETS = {

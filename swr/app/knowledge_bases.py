@@ -7,17 +7,16 @@ import time
 import pandas as pd
 import streamlit as st
 
+from . import base, presets, state
+from .components.errors import errors_shown, flash, md, show_flash
+from .components.sidebar import sidebar
+from .state import CHAT, KEYS
 from swr.engine import Engine
 from swr.errors import SwrError
 from swr.load import SUPPORTED, safe_name
 from swr.redact import safe_url
 from swr.render import esc, split_preview_html
 from swr.types import FileResult
-
-from . import base, presets, state
-from .components.errors import errors_shown, flash, md, show_flash
-from .components.sidebar import sidebar
-from .state import CHAT, KEYS
 
 MAX_PREVIEW_SENTENCES = 400
 UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED]

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from . import state
+from .components.errors import md
+from .state import COMPARE
 from swr import evaluate
 from swr.engine import Engine
 from swr.errors import SwrError
 from swr.params import RetrievalParams
 from swr.render import esc
-
-from . import state
-from .components.errors import md
-from .state import COMPARE
 
 CUT_LABELS = {None: "nothing (retrieved)", "top_k": "top-k", "candidates": "candidate pool", "filter": "filter",
               "no_shared_terms": "no shared term (BM25)", "missing": "not in the KB", "cutoff": "score cutoff"}

@@ -195,12 +195,13 @@ def chat_params(defaults: RetrievalParams) -> RetrievalParams:
     sidebar knobs. The one place the knobs become parameters."""
     c, d = CHAT, defaults
     fusion = c.fusion.get(d.fusion)
+    weight = float(c.dense_weight.get(d.dense_weight)) if fusion == "weighted" else d.dense_weight
     lang = c.lang.get("any")
     min_score = c.min_score.get(0.0) if c.cutoff.get(False) else None
     stages = (("cutoff",) if min_score is not None else ()) + (("rerank",) if c.rerank.get(False) else ())
     return d.with_(
         window_size=int(c.window.get(d.window_size)), top_k=int(c.top_k.get(d.top_k)), mode=c.mode.get(d.mode),
-        fusion=fusion, dense_weight=float(c.dense_weight.get(d.dense_weight)) if fusion == "weighted" else d.dense_weight,
+        fusion=fusion, dense_weight=weight,
         dense_k=int(c.dense_k.get(d.dense_k)), sparse_k=int(c.sparse_k.get(d.sparse_k)),
         sources=tuple(c.sources.get([])), tags=tuple(c.tags.get([])), lang=None if lang == "any" else lang,
         min_score=None if min_score is None else float(min_score), stages=stages)

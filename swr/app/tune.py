@@ -12,17 +12,16 @@ import time
 import pandas as pd
 import streamlit as st
 
-from swr import evaluate
-from swr.engine import Engine
-from swr.errors import SwrError
-from swr.params import MAX_WINDOW, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams
-
 from . import base, presets, state
 from .components.answer import short_value
 from .components.errors import flash, md, show_flash
 from .components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
 from .state import TUNE
 from .tune_charts import TUNE_METRICS, best_window_row, frontier_chart, heatmap_chart, tune_frame
+from swr import evaluate
+from swr.engine import Engine
+from swr.errors import SwrError
+from swr.params import MAX_WINDOW, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams
 
 TUNE_CHUNK_SIZES = [128, 256, 512, 1024]
 

@@ -13,16 +13,15 @@ import json
 import pandas as pd
 import streamlit as st
 
+from . import base, state
+from .components.errors import md
+from .components.sidebar import MODES, require_kb, sidebar
+from .state import KEYS
 from swr import verify as vf
 from swr.engine import Engine
 from swr.errors import SwrError
 from swr.params import VerifyParams
 from swr.render import esc, passage_html
-
-from . import base, state
-from .components.errors import md
-from .components.sidebar import MODES, require_kb, sidebar
-from .state import KEYS
 
 
 def render() -> None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .errors import md
 from swr import render
 from swr.engine import AskResult
-
-from .errors import md
 
 
 def short_value(v, key: str = "") -> str:

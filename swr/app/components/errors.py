@@ -5,10 +5,9 @@ import contextlib
 
 import streamlit as st
 
+from .. import state
 from swr import render
 from swr.errors import SwrError
-
-from .. import state
 
 
 def md(text: object) -> str:

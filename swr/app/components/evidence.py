@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from swr.types import Passage
-
 from . import passages as cards_
+from swr.types import Passage
 
 
 def head(passages: list[Passage], chars: int, tokens: int, what: str = "context") -> str:

@@ -6,13 +6,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from swr.engine import Engine
-from swr.errors import SwrError
-from swr.params import FUSIONS, MAX_WINDOW, RetrievalParams
-
 from .. import base, presets, state
 from ..state import CHAT
 from .errors import md
+from swr.engine import Engine
+from swr.errors import SwrError
+from swr.params import FUSIONS, MAX_WINDOW, RetrievalParams
 
 MODES = ["hybrid", "dense", "sparse"]  # the order the radios show
 MAX_SIDEBAR_TOP_K = 20
