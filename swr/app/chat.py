@@ -70,7 +70,7 @@ def _failure(failed: dict) -> None:
     """A question's error; "Ask again" when it may pass later (the store was unreachable)."""
     st.error(md(failed["error"]))
     if failed.get("retry"):
-        st.button("Ask again", key="retry-failed", icon=":material/refresh:", on_click=state.queue_question,
+        st.button("Ask again", key=state.KEYS.retry_failed, icon=":material/refresh:", on_click=state.queue_question,
                   args=(failed["question"],))
 
 
@@ -223,7 +223,7 @@ def _preview(entry: dict, view: LiveView) -> None:
     tokens = count_tokens(context_text(view.passages))
     st.html(f'<div class="swr-preview"><b>Preview</b> · {esc("; ".join(view.changes))} · '
             "not yet used by the answer</div>")
-    st.button("Regenerate answer with this context", key=f"regen-{entry['id']}", type="primary",
+    st.button("Regenerate answer with this context", key=state.KEYS.regenerate(entry['id']), type="primary",
               icon=":material/refresh:", on_click=state.queue_question, args=(entry["question"],),
               kwargs={"retrieval": view.retrieval, "params": view.params,
                       "note": "regenerated: " + "; ".join(view.changes)})
@@ -249,5 +249,5 @@ def empty_state(engine: Engine, ctl: Controls) -> None:
             st.caption("Try one of these")
             cols = st.columns(2)
             for k, q in enumerate(questions):
-                cols[k % 2].button(q, key=f"try-{k}", on_click=state.queue_question, args=(q,),
+                cols[k % 2].button(q, key=state.KEYS.try_question(k), on_click=state.queue_question, args=(q,),
                                    use_container_width=True)

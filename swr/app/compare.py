@@ -14,7 +14,7 @@ from .components.answer import answer_card, mode_text
 from .components.errors import md
 from .components.passages import EMPTY, anchor
 from .components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
-from .state import COMPARE
+from .state import COMPARE, KEYS
 from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine
 from swr.errors import SwrError
 from swr.params import FUSIONS, MAX_WINDOW, RetrievalParams
@@ -50,7 +50,7 @@ def render() -> None:
             st.html(f'<span class="swr-side-{side}">{side.upper()}</span>')
             sides[side] = side_controls(side, ctl.params)
     st.caption("Candidates, filters, score cutoff and reranker: the chat's settings, the same for both sides.")
-    if st.button("Compare", type="primary", key="cmp-go", icon=":material/compare_arrows:",
+    if st.button("Compare", type="primary", key=KEYS.compare_go, icon=":material/compare_arrows:",
                  disabled=not question.strip()):
         run_compare(engine, kb, question, sides)
     compare_results(kb)

@@ -77,7 +77,7 @@ def kb_manager(engine: Engine, kb: str | None) -> None:
         with c2.container(border=True):
             st.text(f"Selected: {kb}")
             sure = st.checkbox("Delete it with all its documents", key=KEYS.confirm_delete_kb)
-            st.button("Delete knowledge base", key="delete-kb", disabled=not sure, icon=":material/delete:",
+            st.button("Delete knowledge base", key=KEYS.delete_kb, disabled=not sure, icon=":material/delete:",
                       on_click=_delete_kb, args=(engine, kb))
 
 
@@ -134,7 +134,7 @@ def upload_panel(engine: Engine, kb: str) -> None:
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     tags_text = c1.text_input("Tags (comma-separated, optional)", key=KEYS.upload_tags)
     go = c2.button(f"Index {len(files or [])} file(s)", type="primary", disabled=not files,
-                   icon=":material/upload:", use_container_width=True, key="index")
+                   icon=":material/upload:", use_container_width=True, key=KEYS.index)
     if go and files:
         tags = [t.strip() for t in tags_text.split(",") if t.strip()]
         state.INDEX_RESULTS.set((kb, index_uploads(engine, kb, files, tags)))
@@ -166,7 +166,7 @@ def documents_panel(engine: Engine, kb: str) -> None:
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     doc_id = c1.selectbox("Document", list(by_id), key=KEYS.doc_pick,
                           format_func=lambda i: f"{by_id[i].source} ({by_id[i].sentences:,} sentences)")
-    c2.button("Delete document", key="delete-doc", icon=":material/delete:", use_container_width=True,
+    c2.button("Delete document", key=KEYS.delete_doc, icon=":material/delete:", use_container_width=True,
               on_click=_delete_doc, args=(engine, kb, doc_id, by_id[doc_id].source))
     split_preview(engine, kb, doc_id)
 
@@ -192,7 +192,7 @@ def golden_editor(engine: Engine, kb: str) -> None:
                "file). Saved to " + str(presets.golden_path(engine.settings, kb)))
     edited = st.data_editor(presets.load_golden(engine.settings, kb), num_rows="dynamic", use_container_width=True,
                             hide_index=True, key=KEYS.golden(kb))
-    if st.button("Save preset questions", key="golden-save", type="primary"):
+    if st.button("Save preset questions", key=KEYS.golden_save, type="primary"):
         path = presets.save_golden(engine.settings, kb, edited)
         st.success(md(f"Saved {len(presets.load_golden(engine.settings, kb))} questions to {path}."))
 

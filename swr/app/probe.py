@@ -7,7 +7,7 @@ import streamlit as st
 
 from . import state
 from .components.errors import md
-from .state import COMPARE
+from .state import COMPARE, KEYS
 from swr import evaluate
 from swr.engine import Engine
 from swr.errors import SwrError
@@ -48,7 +48,7 @@ def probe_panel(engine: Engine, kb: str, question: str, sides: dict[str, Retriev
     i = st.selectbox("Sentence (type to search)", list(by_i), key=COMPARE.probe_sentence(doc_id),
                      format_func=lambda i: f"{i + 1}: {short_text(by_i[i].text)}")
     params = sides[side]
-    if st.button("Why (not) retrieved?", key="probe-go", icon=":material/search:", disabled=not question.strip()):
+    if st.button("Why (not) retrieved?", key=KEYS.probe_go, icon=":material/search:", disabled=not question.strip()):
         try:
             state.PROBE_RESULT.set({"side": side, "params": params,
                                     "probe": run_probe(engine, params, question, kb, doc_id, i)})

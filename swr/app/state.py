@@ -170,20 +170,73 @@ class COMPARE:
 
 
 class KEYS:
-    """Widget keys of plain (not kept) widgets, one place for them all."""
+    """Widget keys of plain (not kept) widgets, one place for them all (the tests use them too)."""
 
+    # chat and sidebar
     chat_input = "chat"
+    clear_chat = "clear-chat"
+    retry_failed = "retry-failed"
+    presets_box = "presets"  # the demo mode's preset buttons (CSS: .st-key-presets)
+    # knowledge bases
     new_kb = "new_kb"
     confirm_delete_kb = "confirm_delete_kb"
+    delete_kb = "delete-kb"
     uploads = "uploads"
     upload_tags = "upload_tags"
+    index = "index"
     doc_pick = "doc_pick"
-    verify_claims = "verify_claims"
-    verify_file = "verify_file"
+    delete_doc = "delete-doc"
+    golden_save = "golden-save"
+    # Tune, Compare, the probe
+    tune_table = "tune_table"
+    tune_csv = "tune-csv"
+    tune_apply = "tune-apply"
+    tune_apply_go = "tune-apply-go"
+    compare_go = "cmp-go"
+    probe_go = "probe-go"
 
     @staticmethod
     def golden(kb: str) -> str:
         return f"golden-{kb}"
+
+    @staticmethod
+    def preset(k: int) -> str:
+        return f"preset-{k}"
+
+    @staticmethod
+    def try_question(k: int) -> str:
+        return f"try-{k}"
+
+    @staticmethod
+    def regenerate(entry_id: int) -> str:
+        return f"regen-{entry_id}"
+
+    @staticmethod
+    def export(name: str) -> str:
+        return f"dl-{name}"
+
+    @staticmethod
+    def evidence_box(name: str) -> str:
+        """A scrolling evidence box (CSS: ``div[class*="st-key-ev-"]``)."""
+        return f"ev-{name}"
+
+
+class VERIFY:
+    """The Verify page's widget keys."""
+
+    claims = "verify_claims"
+    file = "verify_file"
+    go = "verify_go"
+    threshold = "verify_threshold"
+    window = "verify_window"
+    step = "verify_step"
+    candidates = "verify_candidates"
+    use_top = "verify_use_top"
+    passage_window = "verify_passage_window"
+    top_k = "verify_top_k"
+    mode = "verify_mode"
+    csv = "verify_csv"
+    json = "verify_json"
 
 
 # --------------------------------------------------------------------------------------------

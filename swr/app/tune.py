@@ -16,7 +16,7 @@ from . import base, presets, state
 from .components.answer import short_value
 from .components.errors import flash, md, show_flash
 from .components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
-from .state import TUNE
+from .state import KEYS, TUNE
 from .tune_charts import TUNE_METRICS, best_window_row, frontier_chart, heatmap_chart, tune_frame
 from swr import evaluate
 from swr.engine import Engine
@@ -209,7 +209,7 @@ def tune_results(kb: str) -> None:
     _charts(df)
     table = df.drop(columns=["series"])
     st.dataframe(table.dropna(axis=1, how="all"),  # e.g. no chunk size without the chunk baseline
-                 hide_index=True, width="stretch", key="tune_table",
+                 hide_index=True, width="stretch", key=KEYS.tune_table,
                  column_config={"configuration": st.column_config.TextColumn(width="medium"),
                                 **{m: st.column_config.NumberColumn(TUNE_METRICS[m], format="%.3f")
                                    for m in TUNE_METRICS},
@@ -218,7 +218,7 @@ def tune_results(kb: str) -> None:
                                 "latency_ms": st.column_config.NumberColumn("p50 ms", format="%.1f")})
     c1, c2 = st.columns([1, 3])
     c1.download_button("Export CSV", data=table.to_csv(index=False).encode("utf-8"), file_name=f"sweep-{kb}.csv",
-                       mime="text/csv", key="tune-csv", icon=":material/download:", on_click="ignore")
+                       mime="text/csv", key=KEYS.tune_csv, icon=":material/download:", on_click="ignore")
     with c2.expander("Best configuration under a context budget"):
         st.dataframe(pd.DataFrame(evaluate.budget_table(rows)), hide_index=True, width="stretch")
     _use_in_chat(res)
@@ -248,9 +248,9 @@ def _use_in_chat(res: dict) -> None:
                                             "rate and evidence recall with the smallest context).",
                         format_func=lambda lab: _pick_label(windows[labels.index(lab)]))
     row = windows[labels.index(pick)]
-    c2.button("Apply to chat", key="tune-apply", on_click=_apply_and_flash, width="stretch",
+    c2.button("Apply to chat", key=KEYS.tune_apply, on_click=_apply_and_flash, width="stretch",
               icon=":material/check:")
-    if c3.button("Apply and chat", key="tune-apply-go", type="primary", width="stretch",
+    if c3.button("Apply and chat", key=KEYS.tune_apply_go, type="primary", width="stretch",
                  icon=":material/chat:"):
         apply_config(row.config.window_size, row.config.top_k, row.config.mode, res["params"])
         st.switch_page(base.CHAT_PAGE)

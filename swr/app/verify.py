@@ -16,7 +16,7 @@ import streamlit as st
 from . import base, state
 from .components.errors import md
 from .components.sidebar import MODES, require_kb, sidebar
-from .state import KEYS
+from .state import VERIFY
 from swr import verify as vf
 from swr.engine import Engine
 from swr.errors import SwrError
@@ -38,13 +38,13 @@ def render() -> None:
                "entails the claim: read it (a warning marks a negation or a number that differs).")
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        text = st.text_area("Claims, one per line", key=KEYS.verify_claims, height=120, max_chars=20000,
+        text = st.text_area("Claims, one per line", key=VERIFY.claims, height=120, max_chars=20000,
                             placeholder="the warranty covers the heating element for two years")
         upload = st.file_uploader("…or upload a list (.txt one per line, .csv with a 'claim' column, .jsonl)",
-                                  type=["txt", "csv", "jsonl"], key=KEYS.verify_file)
+                                  type=["txt", "csv", "jsonl"], key=VERIFY.file)
     with right:
         params = settings_panel(engine)
-        go = st.button("Verify", type="primary", key="verify_go", icon=":material/fact_check:",
+        go = st.button("Verify", type="primary", key=VERIFY.go, icon=":material/fact_check:",
                        use_container_width=True)
     if go:
         run_verify(engine, kb, text, upload, params)
@@ -59,18 +59,18 @@ def settings_panel(engine: Engine) -> VerifyParams:
     name = engine.embedder.name
     with st.expander("Settings", expanded=False):
         default_t = d.threshold if d.threshold is not None else vf.default_threshold(name)
-        threshold = st.slider("Threshold", 0.0, 1.0, float(default_t), 0.01, key="verify_threshold",
+        threshold = st.slider("Threshold", 0.0, 1.0, float(default_t), 0.01, key=VERIFY.threshold,
                               help=f"Default {default_t} for {name}: see swr/verify.py.")
         c1, c2 = st.columns(2)
-        window = c1.number_input("Window (sentences)", 1, 10, d.window, key="verify_window")
-        step = c2.number_input("Step", 1, 10, d.step, key="verify_step")
-        candidates = c1.number_input("Candidates", 1, 50, d.candidates, key="verify_candidates",
+        window = c1.number_input("Window (sentences)", 1, 10, d.window, key=VERIFY.window)
+        step = c2.number_input("Step", 1, 10, d.step, key=VERIFY.step)
+        candidates = c1.number_input("Candidates", 1, 50, d.candidates, key=VERIFY.candidates,
                                      help="Sentences retrieved per claim; each becomes a chunk.")
-        use_top = c2.number_input("Slide over top", 1, 20, d.use_top, key="verify_use_top",
+        use_top = c2.number_input("Slide over top", 1, 20, d.use_top, key=VERIFY.use_top,
                                   help="The windows slide over this many best chunks.")
-        passage_window = c1.number_input("Chunk ± sentences", 0, 10, d.passage_window, key="verify_passage_window")
-        top_k = c2.number_input("Entries per claim", 1, 10, d.top_k, key="verify_top_k")
-        mode = st.radio("Retrieval", MODES, index=MODES.index(d.mode), horizontal=True, key="verify_mode")
+        passage_window = c1.number_input("Chunk ± sentences", 0, 10, d.passage_window, key=VERIFY.passage_window)
+        top_k = c2.number_input("Entries per claim", 1, 10, d.top_k, key=VERIFY.top_k)
+        mode = st.radio("Retrieval", MODES, index=MODES.index(d.mode), horizontal=True, key=VERIFY.mode)
     return d.with_(threshold=float(threshold), window=int(window), step=int(step), candidates=int(candidates),
                    use_top=int(use_top), passage_window=int(passage_window), top_k=int(top_k), mode=mode)
 
@@ -124,9 +124,9 @@ def results_view(results: list) -> None:
                                 "window": st.column_config.TextColumn(width="large")})
     d1, d2 = st.columns(2)
     d1.download_button("Download CSV", table.to_csv(index=False).encode("utf-8"), "verify.csv", "text/csv",
-                       key="verify_csv", on_click="ignore", icon=":material/download:")
+                       key=VERIFY.csv, on_click="ignore", icon=":material/download:")
     d2.download_button("Download JSON", json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=1),
-                       "verify.json", "application/json", key="verify_json", on_click="ignore",
+                       "verify.json", "application/json", key=VERIFY.json, on_click="ignore",
                        icon=":material/download:")
     for k, r in enumerate(results, 1):
         label = f"Claim {k}: {r.verdict}" + (f" ({r.best.score:.4f})" if r.best else "")

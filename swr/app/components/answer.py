@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..state import KEYS
 from .errors import md
 from swr import render
 from swr.engine import AskResult
@@ -62,7 +63,7 @@ def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None
         st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
     if export_key is not None:
         st.download_button("Export evidence card", data=evidence_card(result), file_name=f"evidence-{export_key}.html",
-                           mime="text/html", key=f"dl-{export_key}", icon=":material/download:", on_click="ignore")
+                           mime="text/html", key=KEYS.export(export_key), icon=":material/download:", on_click="ignore")
 
 
 def evidence_card(result: AskResult) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..state import KEYS
 from . import passages as cards_
 from swr.types import Passage
 
@@ -19,7 +20,7 @@ def head(passages: list[Passage], chars: int, tokens: int, what: str = "context"
 
 def scroll_cards(key: str, html: str) -> None:
     """Passage cards in a box that scrolls past a maximum height (CSS on ``st-key-ev-*``)."""
-    with st.container(key=f"ev-{key}"):
+    with st.container(key=KEYS.evidence_box(key)):
         st.html(html)
 
 

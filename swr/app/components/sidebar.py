@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from .. import base, presets, state
-from ..state import CHAT
+from ..state import CHAT, KEYS
 from .errors import md
 from swr.engine import Engine
 from swr.errors import SwrError
@@ -101,7 +101,7 @@ def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
     c1, c2 = sb.columns([3, 2], vertical_alignment="center")
     demo = CHAT.demo.keep(c1.toggle("Demo mode", key=CHAT.demo.widget(False),
                                     help="Hide the knobs and show preset questions as buttons."))
-    c2.button("Clear", key="clear-chat", icon=":material/delete_sweep:", help="Clear the chat history",
+    c2.button("Clear", key=KEYS.clear_chat, icon=":material/delete_sweep:", help="Clear the chat history",
               on_click=_clear_history, use_container_width=True)
     if demo:
         filter_options(engine, kb)
@@ -182,9 +182,9 @@ def _sidebar_presets(engine: Engine, kb: str | None) -> None:
     if not questions:
         st.sidebar.info("No preset questions for this knowledge base yet.")
         return
-    with st.sidebar.container(key="presets"):
+    with st.sidebar.container(key=KEYS.presets_box):
         for k, q in enumerate(questions):
-            st.button(q, key=f"preset-{k}", on_click=state.queue_question, args=(q,), use_container_width=True)
+            st.button(q, key=KEYS.preset(k), on_click=state.queue_question, args=(q,), use_container_width=True)
 
 
 def require_kb(ctl: Controls) -> str:
