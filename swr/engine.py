@@ -93,8 +93,11 @@ class Engine:
         self.store = store or open_store(settings)
         self.embedder = embedder or make_embedder(settings)
         self.sparse = SparseEncoder(settings.sparse)
-        self.answerer = answerer or Answerer(LLMConfig(base_url=settings.llm_base_url, api_key=settings.llm_api_key,
-                                                       model=settings.llm_model, timeout_s=settings.llm_timeout_s))
+        self.answerer = answerer or Answerer(LLMConfig(base_url=settings.llm_base_url or "", api_key=settings.llm_api_key,
+                                                       model=settings.llm_model or "", timeout_s=settings.llm_timeout_s,
+                                                       gguf=settings.llm_gguf or "", threads=settings.llm_threads,
+                                                       **({"context_window": 4096, "max_tokens": 384}
+                                                          if settings.llm_gguf else {})))
         self.indexer = Indexer(self)
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version}
@@ -289,15 +292,14 @@ class Engine:
         """The settings an answer was made with (kept with the answer)."""
         return {"window_size": window_size, **params, "embed_model": self.embedder.name,
                 "embed_runtime": self.embedder.runtime,
-                "llm_model": self.settings.llm_model if use_llm else None}
+                "llm_model": self.answerer.model_name if use_llm else None}
 
     # -- system ----------------------------------------------------------------------------
     def system_info(self) -> dict:
         """Model, runtime, device, throughput, store backend and location, points per KB."""
         return {"embedding": self.embedder.info(), "store": {"backend": self.store.backend,
                                                              "location": self.store.location},
-                "llm": {"configured": self.answerer.configured, "model": self.settings.llm_model,
-                        "base_url": self.settings.llm_base_url},
+                "llm": {"base_url": self.settings.llm_base_url, **self.answerer.health()},
                 "collection": self.store.meta(), "kbs": self.kbs()}
 
 

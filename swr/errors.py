@@ -69,6 +69,12 @@ class LLMUnavailable(SwrError):
     kind = "llm_unavailable"
 
 
+class LocalModelError(LLMUnavailable):
+    """The local GGUF model (SWR_LLM_GGUF) is missing, unreadable or cannot be loaded."""
+
+    kind = "local_model"
+
+
 class NotFound(SwrError):
     """A knowledge base or document that does not exist."""
 

@@ -34,6 +34,8 @@ ENV_VARS = {
     "OPENAI_API_KEY": ("llm_api_key", str),
     "SWR_LLM_MODEL": ("llm_model", str),
     "SWR_LLM_TIMEOUT": ("llm_timeout_s", float),
+    "SWR_LLM_GGUF": ("llm_gguf", str),  # empty: no local model, even when the default one is there
+    "SWR_LLM_THREADS": ("llm_threads", int),
     "SWR_WINDOW_SIZE": ("window_size", int),
     "SWR_TOP_K": ("top_k", int),
     "SWR_MODE": ("mode", str),
@@ -46,7 +48,7 @@ ENV_VARS = {
     "SWR_SHARD_NUMBER": ("qdrant_shard_number", int),
     "SWR_REPLICATION_FACTOR": ("qdrant_replication_factor", int),
 }
-_EMPTY_IS_A_VALUE = {"SWR_SAMPLE_KB"}
+_EMPTY_IS_A_VALUE = {"SWR_SAMPLE_KB", "SWR_LLM_GGUF"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,11 @@ class Settings:
     llm_api_key: str | None = field(default=None, repr=False)
     llm_model: str | None = None
     llm_timeout_s: float = 60.0
+    # local GGUF model served in-process by xllamacpp (swr/llm_local.py); used when no
+    # OPENAI_BASE_URL is set. from_env() on the real environment defaults it to the model
+    # scripts/setup.sh --local-llm installs, when that file exists.
+    llm_gguf: str | None = None
+    llm_threads: int = 1  # 2 threads on 2 busy cores fell to 1-6 tokens/s; 1 held ~29
     window_size: int = 3
     top_k: int = 3
     mode: str = "hybrid"  # dense | sparse | hybrid
@@ -97,6 +104,12 @@ class Settings:
             values.update(_convert(secrets))
         # an empty variable means "unset", except where empty is a value of its own (README)
         values.update(_convert({k: v for k, v in env.items() if k in ENV_VARS and (v != "" or k in _EMPTY_IS_A_VALUE)}))
+        if env is os.environ and "llm_gguf" not in values:
+            # only the real environment gets the installed model by default: an explicit
+            # ``env`` describes a whole environment (tests: no LLM unless they ask for one)
+            from swr.llm_local import default_gguf
+
+            values["llm_gguf"] = default_gguf()
         values.update(overrides)
         return cls(**values)
 

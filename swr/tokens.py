@@ -1,8 +1,5 @@
 """Token counts: tiktoken's cl100k_base from the copy llama-index ships (never the network), else
 a deterministic heuristic. Context sizes, chunk sizes and prompt budgets are all counted here.
-
-TODO(llm helper): swr/answer.py still holds its own copy (``_offline_encoding``, ``count_tokens``,
-``heuristic_tokens``); it should import these.
 """
 from __future__ import annotations
 

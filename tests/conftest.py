@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent  # swr itself is installed (pip install -e .)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("SWR_LLM_GGUF", "")  # no local model unless a test asks for one (tests/test_local_llm.py)
 
 from swr.embed import Embedder  # noqa: E402
 from swr.settings import Settings  # noqa: E402
