@@ -66,6 +66,8 @@ class AskResult:
     timings: dict
     llm_error: str | None = None
     created_at: str = ""
+    standalone_question: str | None = None  # what was searched for (a follow-up rewritten)
+    condense: dict | None = None  # how: {"method": "none"|"llm"|"offline", "llm_error": ...}
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -235,17 +237,30 @@ class Engine:
         fetch of window building, for any stage that widens hits into windows."""
         return self.store.fetch_sentences(kb, keys)
 
+    def condense(self, question: str, history: list[dict] | None, *, llm: bool = True):
+        """The standalone search question of a follow-up (:func:`swr.condense.condense`): the LLM
+        rewrites it when one is configured, else the previous question's subject is carried."""
+        from .condense import condense, embed_similarity
+
+        return condense(_clean_question(question), history,
+                        llm=self.answerer if llm and self.answerer.configured else None,
+                        similarity=embed_similarity(self.embedder.encode_query))
+
     def ask(self, question: str, kb: str, params: RetrievalParams | None = None, *, window_size: int | None = None,
-            llm: bool = True, **changes) -> AskResult:
-        """Retrieve, build windows, answer (LLM when configured, else extractive). Not streamed."""
-        result, stream = self.ask_stream(question, kb, params, window_size=window_size, llm=llm, **changes)
+            llm: bool = True, history: list[dict] | None = None, **changes) -> AskResult:
+        """Retrieve, build windows, answer (LLM when configured, else extractive). Not streamed.
+
+        ``history`` (earlier ``{"role", "content"}`` turns) makes ``question`` a follow-up: the
+        search uses its standalone rewrite (:meth:`condense`), kept as ``standalone_question``."""
+        result, stream = self.ask_stream(question, kb, params, window_size=window_size, llm=llm, history=history,
+                                          **changes)
         if stream is not None:
             result.answer = self.finish(result, stream)
         return result
 
     def ask_stream(self, question: str, kb: str, params: RetrievalParams | None = None, *,
                    window_size: int | None = None, llm: bool = True, retrieval: Retrieval | None = None,
-                   **changes) -> tuple[AskResult, Iterator[str] | None]:
+                   history: list[dict] | None = None, **changes) -> tuple[AskResult, Iterator[str] | None]:
         """Evidence at once, and the answer as a stream of text deltas (None when extractive).
 
         ``params`` (default :meth:`default_params`) with ``changes``; ``window_size`` overrides
@@ -254,7 +269,8 @@ class Engine:
         answer and carries ``llm_error``.
         """
         rp = (params or self.default_params()).with_(window_size=window_size, **changes)
-        retrieval = retrieval or self.retrieve(question, kb, rp)
+        cond = self.condense(question, history, llm=llm) if history and retrieval is None else None
+        retrieval = retrieval or self.retrieve(cond.standalone if cond else question, kb, rp)
         w = rp.window_size
         t0 = time.perf_counter()
         passages = self.passages(retrieval, w)
@@ -265,7 +281,11 @@ class Engine:
             question=retrieval.question, kb=kb, answer="", answer_kind="llm" if use_llm else "extractive",
             passages=passages, settings=self.stamp(retrieval.params, w, use_llm),
             context_chars=sum(len(p.text) for p in passages), context_tokens=count_tokens(ctx),
-            timings=timings, created_at=_dt.datetime.now().astimezone().isoformat(timespec="seconds"))
+            timings=timings, created_at=_dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            standalone_question=retrieval.question,
+            condense={"method": cond.method, "llm_error": cond.llm_error} if cond else {"method": "none"})
+        if cond:
+            result.question = cond.question
         if not use_llm:
             result.answer = extractive_answer(retrieval.question, passages)
             return result, None

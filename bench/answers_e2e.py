@@ -1,0 +1,229 @@
+"""End to end with a real local model: does the written answer contain a gold answer?
+
+    .venv/bin/python bench/answers_e2e.py --per-set 25 [--gguf models/...gguf] [--threads 1]
+    .venv/bin/python bench/answers_e2e.py --summarize      # tables from the rows written so far
+
+Four shared sets (CMRC 2018 dev and XQuAD zh for Chinese, SQuAD v1.1 dev and XQuAD en for
+English): the first ``--articles`` articles of each become one knowledge base, ``--per-set``
+questions are sampled from them (seeded). Every question is answered twice by the same model,
+from two contexts cut to the same token budget (``--budget``, cl100k tokens of the numbered block
+the LLM sees):
+
+- **windows**: swr's sentence windows (hybrid, top 5, window 1), leading passages within budget;
+- **chunks**: the chunk baseline of ``swr.chunks`` (256-token chunks, overlap 20, hybrid, top 5),
+  leading chunks within the same budget.
+
+A question is a *hit* when the answer, normalised as in ``swr.evaluate`` (and lower-cased),
+contains one of its gold answers. Rates carry n and a 95 % Wilson interval. Timings: time to the
+first streamed token and to the full answer (p50), measured on a machine shared with other jobs
+(they are upper bounds). Rows are appended to ``bench/out/answers_e2e.jsonl`` as they come, so a
+run can be stopped and summarised; ``--fresh`` starts over.
+
+When the answer check of issue #13 section 3 (``swr.check.check_answer``) exists, the share of
+answer sentences it flags is reported too; otherwise that column is left out.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from swr.chunks import chunk_passages, ensure_chunks  # noqa: E402
+from swr.engine import Engine  # noqa: E402
+from swr.evaluate import normalize  # noqa: E402
+from swr.llm_local import DEFAULT_GGUF  # noqa: E402
+from swr.prompt import context_text  # noqa: E402
+from swr.questions import load_squad  # noqa: E402
+from swr.settings import Settings  # noqa: E402
+from swr.tokens import count_tokens  # noqa: E402
+
+DATA = Path(os.environ.get("SWR_SHARED_DATA", "/work/shared/data" if not (ROOT.parent / "shared").is_dir() else ROOT.parent / "shared" / "data"))
+SETS = {  # name -> (language, file)
+    "cmrc2018": ("zh", DATA / "cmrc2018" / "cmrc2018_dev.json"),
+    "xquad_zh": ("zh", DATA / "xquad" / "xquad.zh.json"),
+    "squad": ("en", DATA / "squad_v1.1" / "dev-v1.1.json"),
+    "xquad_en": ("en", DATA / "xquad" / "xquad.en.json"),
+}
+OUT = ROOT / "bench" / "out" / "answers_e2e.jsonl"
+CHUNK, OVERLAP, TOP_K, WINDOW = 256, 20, 5, 1
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 0.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def within(passages: list, budget: int) -> list:
+    """The leading passages whose numbered context block fits ``budget`` tokens (at least one)."""
+    kept: list = []
+    for p in passages:
+        if kept and count_tokens(context_text(kept + [p])) > budget:
+            break
+        kept.append(p)
+    return kept
+
+
+def hit(answer: str, golds: list[str]) -> bool:
+    a = normalize(answer).lower()
+    return any(normalize(g).lower() in a for g in golds if g.strip())
+
+
+def _checker():
+    try:
+        from swr.check import check_answer  # issue #13 section 3 (branch verdicts)
+    except ImportError:
+        return None
+    return check_answer
+
+
+def run(a) -> None:
+    gguf = a.gguf or str(DEFAULT_GGUF)
+    s = Settings.from_env(env={}, home=Path(a.home), sample_kb="", llm_gguf=gguf, llm_threads=a.threads)
+    eng = Engine(s)
+    eng.answerer.config.max_tokens = a.max_tokens
+    check = _checker()
+    done = set()
+    if OUT.exists() and not a.fresh:
+        done = {(r["set"], r["id"], r["method"]) for r in map(json.loads, OUT.read_text().splitlines()) if r}
+    elif OUT.exists():
+        OUT.unlink()
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    queues = {}
+    for name, (lang, path) in SETS.items():
+        docs, qs = load_squad(path, max_articles=a.articles)
+        kb = f"e2e_{name}"
+        if kb not in eng.store.kbs():
+            eng.create_kb(kb)
+        have = {d.source for d in eng.docs(kb)}
+        tmp = Path(a.home) / "docs" / name
+        tmp.mkdir(parents=True, exist_ok=True)
+        files = []
+        for fname, text in docs:
+            if fname not in have:
+                (tmp / fname).write_text(text, encoding="utf-8")
+                files.append(tmp / fname)
+        if files:
+            eng.index_files(kb, files)
+        ckb = ensure_chunks(eng, kb, CHUNK, OVERLAP)
+        random.Random(0).shuffle(qs)
+        queues[name] = (lang, kb, ckb, qs[:a.per_set])
+    t_load = time.perf_counter()
+    eng.answerer.local_server().start()
+    print(f"model loaded in {time.perf_counter() - t_load:.1f} s", file=sys.stderr)
+    with OUT.open("a", encoding="utf-8") as out:
+        for i in range(a.per_set):  # round robin over the sets: a stopped run stays balanced
+            for name, (lang, kb, ckb, qs) in queues.items():
+                if i >= len(qs):
+                    continue
+                q = qs[i]
+                for method in ("windows", "chunks"):
+                    if (name, q.id, method) in done:
+                        continue
+                    if method == "windows":
+                        r = eng.retrieve(q.question, kb, top_k=TOP_K, mode="hybrid")
+                        passages = within(eng.passages(r, WINDOW), a.budget)
+                    else:
+                        r = eng.retrieve(q.question, ckb, top_k=TOP_K, mode="hybrid")
+                        passages = within(chunk_passages(r.hits), a.budget)
+                    ctx_hit = hit(" ".join(p.text for p in passages), q.answers)
+                    t0 = time.perf_counter()
+                    first = None
+                    parts = []
+                    error = None
+                    try:
+                        for delta in eng.answerer.stream(q.question, passages):
+                            if first is None:
+                                first = time.perf_counter() - t0
+                            parts.append(delta)
+                    except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
+                        error = str(exc)[:200]
+                    total = time.perf_counter() - t0
+                    answer = "".join(parts)
+                    row = {"set": name, "lang": lang, "id": q.id, "method": method, "question": q.question,
+                           "golds": q.answers[:5], "answer": answer, "hit": hit(answer, q.answers),
+                           "context_hit": ctx_hit, "context_tokens": count_tokens(context_text(passages)),
+                           "passages": len(passages), "ttft_s": first, "total_s": total, "error": error}
+                    if check is not None and answer and not error:
+                        res = check(eng, q.question, answer, passages)
+                        sents = res.get("sentences", []) if isinstance(res, dict) else getattr(res, "sentences", [])
+                        flags = [not (x.get("supported") if isinstance(x, dict) else x.supported) for x in sents]
+                        row["sentences"], row["flagged"] = len(flags), sum(flags)
+                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    out.flush()
+                    print(f"{name} {i} {method}: hit={row['hit']} ttft={first or 0:.1f}s total={total:.1f}s",
+                          file=sys.stderr)
+    eng.close()
+
+
+def summarize() -> str:
+    rows = [json.loads(x) for x in OUT.read_text(encoding="utf-8").splitlines() if x.strip()]
+    # only questions answered by both methods, so the two columns compare the same questions
+    both = {}
+    for r in rows:
+        both.setdefault((r["set"], r["id"]), {})[r["method"]] = r
+    pairs = [v for v in both.values() if len(v) == 2]
+    has_check = any("flagged" in r for r in rows)
+    lines = ["| language | sets | n | method | answer contains gold (95 % CI) | context contains gold | "
+             "context tokens (mean) | p50 first token s | p50 full answer s |"
+             + (" answer sentences flagged |" if has_check else ""),
+             "|---|---|---|---|---|---|---|---|---|" + ("---|" if has_check else "")]
+    for lang in ("zh", "en"):
+        group = [p for p in pairs if p["windows"]["lang"] == lang]
+        sets = ", ".join(sorted({p["windows"]["set"] for p in group}))
+        for method in ("windows", "chunks"):
+            rs = [p[method] for p in group]
+            n = len(rs)
+            if not n:
+                continue
+            k = sum(r["hit"] for r in rs)
+            lo, hi = wilson(k, n)
+            ck = sum(r["context_hit"] for r in rs)
+            ttft = [r["ttft_s"] for r in rs if r["ttft_s"] is not None]
+            line = (f"| {lang} | {sets} | {n} | {method} | {k}/{n} = {k / n:.2f} [{lo:.2f}, {hi:.2f}] | "
+                    f"{ck}/{n} = {ck / n:.2f} | {statistics.mean(r['context_tokens'] for r in rs):.0f} | "
+                    f"{statistics.median(ttft) if ttft else float('nan'):.1f} | "
+                    f"{statistics.median(r['total_s'] for r in rs):.1f} |")
+            if has_check:
+                sn = sum(r.get("sentences", 0) for r in rs)
+                fl = sum(r.get("flagged", 0) for r in rs)
+                line += f" {fl}/{sn} = {fl / max(sn, 1):.2f} |"
+            lines.append(line)
+    errors = sum(1 for r in rows if r.get("error"))
+    lines.append(f"\n{len(pairs)} questions answered by both methods; {errors} LLM errors.")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--per-set", type=int, default=25)
+    ap.add_argument("--articles", type=int, default=4)
+    ap.add_argument("--budget", type=int, default=600)
+    ap.add_argument("--max-tokens", type=int, default=96)
+    ap.add_argument("--gguf", default=None)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--home", default="bench/out/home_e2e")
+    ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--summarize", action="store_true")
+    a = ap.parse_args()
+    if not a.summarize:
+        run(a)
+    print(summarize())
+
+
+if __name__ == "__main__":
+    main()
