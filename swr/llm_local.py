@@ -1,7 +1,7 @@
 """The embedded LLM: llama.cpp's own OpenAI-compatible server inside this process (xllamacpp).
 
-``SWR_LLM_GGUF=/path/model.gguf`` (or the model ``scripts/setup.sh --local-llm`` placed at
-:data:`DEFAULT_GGUF`) makes :func:`server_for` start ``xllamacpp.Server`` lazily, once per process
+``SWR_LLM_GGUF=/path/model.gguf`` (or, when it is not set, a model ``scripts/setup.sh
+--local-llm`` placed under ``models/``, :data:`DEFAULT_GGUFS`) makes :func:`server_for` start ``xllamacpp.Server`` lazily, once per process
 and model, on a free port of 127.0.0.1. swr then talks to it over HTTP through the same
 OpenAI-compatible answer path as any other endpoint (:class:`swr.answer.Answerer`): streaming,
 timeouts and error messages are the same.
@@ -26,8 +26,14 @@ from swr.errors import LocalModelError
 log = logging.getLogger("swr.llm_local")
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Where ``scripts/setup.sh --local-llm`` puts the 0.5B model (git-ignored).
-DEFAULT_GGUF = ROOT / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+MODELS_DIR = ROOT / "models"  # git-ignored; filled by scripts/fetch_gguf.py (setup.sh --local-llm)
+#: The 0.5B model ``setup.sh --test`` installs (tests and the end-to-end benchmark use it).
+SMALL_GGUF = MODELS_DIR / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+#: The 1.5B model ``setup.sh --local-llm`` installs: the demo's (bench/README.md, "Local models").
+DEMO_GGUF = MODELS_DIR / "qwen2.5-coder-1.5b-instruct.gguf"
+#: The model used when SWR_LLM_GGUF is not set: the first of these that exists.
+DEFAULT_GGUFS = (DEMO_GGUF, SMALL_GGUF)
+DEFAULT_GGUF = SMALL_GGUF
 GGUF_MAGIC = b"GGUF"
 MIN_GGUF_BYTES = 1 << 20  # a header plus anything worth loading is far larger than this
 
@@ -42,8 +48,8 @@ class LocalSpec:
 
 
 def default_gguf() -> str | None:
-    """:data:`DEFAULT_GGUF` when that file exists, else None."""
-    return str(DEFAULT_GGUF) if DEFAULT_GGUF.is_file() else None
+    """The first of :data:`DEFAULT_GGUFS` that exists, else None."""
+    return next((str(p) for p in DEFAULT_GGUFS if p.is_file()), None)
 
 
 def model_name(path: str) -> str:

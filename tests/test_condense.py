@@ -1,0 +1,136 @@
+"""Follow-up questions: the offline fallback, the LLM condense step (scripted server), the bounded
+history, `Engine.ask(history=...)` and `ask --history FILE --json`."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fake_llm import fake_llm  # noqa: F401 - fixture
+from swr.answer import Answerer, LLMConfig
+from swr.condense import (
+    METHOD_LLM,
+    METHOD_NONE,
+    METHOD_OFFLINE,
+    bound_history,
+    carried_terms,
+    check_history,
+    condense,
+    condense_offline,
+    substitute,
+    terms,
+)
+from swr.errors import BadRequest
+from swr.tokens import count_tokens
+
+ROOT = Path(__file__).resolve().parent.parent
+E4 = [{"role": "user", "content": "电饭煲显示E4是什么意思？"},
+      {"role": "assistant", "content": "内胆未放入或放置不平 [1]。"}]
+
+
+def _sim(term, others):
+    """A stand-in for the embedder's cosine: shared characters (enough for these pairs)."""
+    return [len(set(term) & set(o)) / max(len(set(o)), 1) for o in others]
+
+
+def test_a_code_replaces_the_code_and_the_subject_stays():
+    assert substitute("那E2呢？", E4[0]["content"]) == "电饭煲显示E2是什么意思？"
+    assert condense_offline("那E2呢？", E4) == "电饭煲显示E2是什么意思？"
+    assert substitute("And E6?", "What does E2 mean on the air fryer?") == "What does E6 mean on the air fryer?"
+
+
+def test_an_elliptical_word_replaces_its_closest_term():
+    prev = "What is the rated power of the air fryer?"
+    assert substitute("What about the rated voltage?", prev, _sim) == "What is the rated voltage of the air fryer?"
+    # without a similarity there is no way to tell which word X replaces: carry instead
+    assert substitute("What about the rated voltage?", prev, None) is None
+
+
+def test_a_non_elliptical_follow_up_gets_the_subject_appended():
+    hist = [{"role": "user", "content": "How do I preheat the air fryer?"}]
+    out = condense_offline("How long does it take?", hist)
+    assert out.startswith("How long does it take?") and "air fryer" in out and "preheat" in out
+    # a term the follow-up has already is not carried twice; a replaced code is not carried
+    assert carried_terms("E5 on the kettle?", "What does E1 mean on the kettle?") == []
+    assert "E4" not in condense_offline("那E2的处理方法是什么？", E4)
+
+
+def test_terms_are_content_words_of_either_language():
+    assert terms("电饭煲显示E4是什么意思？") == ["电饭煲", "显示", "E4"]
+    assert terms("What does E4 mean on the air fryer?") == ["E4", "air fryer"]
+
+
+def test_no_history_means_no_rewrite():
+    c = condense("电饭煲显示E4是什么意思？", [])
+    assert (c.standalone, c.method) == ("电饭煲显示E4是什么意思？", METHOD_NONE)
+    assert condense("x", [{"role": "assistant", "content": "hello"}]).method == METHOD_NONE
+
+
+def test_bad_history_is_a_bad_request():
+    for bad in ({"role": "user"}, [{"role": "system", "content": "x"}], [{"role": "user", "content": 3}], ["x"]):
+        with pytest.raises(BadRequest):
+            check_history(bad)
+
+
+def test_history_is_bounded_by_tokens_most_recent_first():
+    long = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " + "词" * 300}
+            for i in range(10)]
+    kept = bound_history(long, max_tokens=450, turn_tokens=200)
+    assert kept and kept[-1]["content"].startswith("turn 9")
+    assert sum(count_tokens(t["content"]) + 4 for t in kept) <= 450
+    assert all(count_tokens(t["content"]) <= 201 for t in kept)
+
+
+def test_llm_condense_uses_the_llm_with_the_bounded_history(fake_llm):  # noqa: F811
+    fake_llm.reply = "独立问题：电饭煲显示E2是什么意思？\n（说明：……）"
+    llm = Answerer(LLMConfig(base_url=fake_llm.base_url, model="fake-model"))
+    c = condense("那E2呢？", E4, llm=llm)
+    assert (c.standalone, c.method, c.llm_error) == ("电饭煲显示E2是什么意思？", METHOD_LLM, None)
+    body = fake_llm.requests[-1]["body"]
+    sent = "\n".join(m["content"] for m in body["messages"])
+    assert "电饭煲显示E4是什么意思？" in sent and "那E2呢？" in sent and body["max_tokens"] == 64
+
+
+@pytest.mark.parametrize("mode,reply", [("500", "x"), ("ok", "The rice cooker's E2 means the top sensor."),
+                                        ("ok", "   ")])
+def test_llm_failure_or_unusable_output_falls_back_offline(fake_llm, mode, reply):  # noqa: F811
+    fake_llm.mode, fake_llm.reply = mode, reply
+    llm = Answerer(LLMConfig(base_url=fake_llm.base_url, model="fake-model", timeout_s=5))
+    c = condense("那E2呢？", E4, llm=llm)
+    assert (c.standalone, c.method) == ("电饭煲显示E2是什么意思？", METHOD_OFFLINE)
+    assert c.llm_error
+
+
+def test_engine_ask_with_history_searches_the_standalone_question(e5_engine):
+    res = e5_engine.ask("那E2呢？", "sample", history=E4, top_k=3, window_size=1, llm=False)
+    assert res.question == "那E2呢？" and res.standalone_question == "电饭煲显示E2是什么意思？"
+    assert res.condense["method"] == METHOD_OFFLINE
+    assert any(p.source == "rice_cooker_manual_zh.md" and "顶部传感器开路" in p.text for p in res.passages)
+    alone = e5_engine.ask("那E2呢？", "sample", top_k=3, window_size=1, llm=False)
+    assert alone.standalone_question == "那E2呢？" and alone.condense == {"method": METHOD_NONE}
+
+
+def test_cli_ask_history_json(tmp_path):
+    hist = tmp_path / "history.json"
+    hist.write_text(json.dumps(E4, ensure_ascii=False), encoding="utf-8")
+    env = dict(os.environ, SWR_HOME=str(tmp_path / "home"), SWR_SECRETS=str(tmp_path / "none.toml"),
+               SWR_LLM_GGUF="", HF_HUB_OFFLINE="1")
+    for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL"):
+        env.pop(key, None)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "swr", *a], cwd=ROOT, env=env, capture_output=True,
+                                    text=True, timeout=600)
+    kb = [str(ROOT / "samples" / "kb" / f) for f in ("rice_cooker_manual_zh.md", "kettle_manual_zh.md")]
+    assert run("index", *kb, "--kb", "sample", "--json").returncode == 0
+    out = run("ask", "那E2呢？", "--kb", "sample", "--history", str(hist), "--json", "--window-size", "1")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["standalone_question"] == "电饭煲显示E2是什么意思？" and d["question"] == "那E2呢？"
+    assert any("顶部传感器开路" in p["text"] for p in d["passages"])
+    bad = tmp_path / "bad.json"
+    bad.write_text("[{\"role\": \"user\"}]", encoding="utf-8")
+    out = run("ask", "那E2呢？", "--kb", "sample", "--history", str(bad), "--json")
+    assert out.returncode == 1 and json.loads(out.stdout)["error"]["kind"] == "bad_request"
