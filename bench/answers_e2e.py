@@ -34,20 +34,20 @@ import sys
 import time
 from pathlib import Path
 
+from swr.chunks import chunk_passages, ensure_chunks
+from swr.engine import Engine
+from swr.evaluate import normalize
+from swr.llm_local import DEFAULT_GGUF
+from swr.prompt import context_text
+from swr.questions import load_squad
+from swr.settings import Settings
+from swr.tokens import count_tokens
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from swr.chunks import chunk_passages, ensure_chunks  # noqa: E402
-from swr.engine import Engine  # noqa: E402
-from swr.evaluate import normalize  # noqa: E402
-from swr.llm_local import DEFAULT_GGUF  # noqa: E402
-from swr.prompt import context_text  # noqa: E402
-from swr.questions import load_squad  # noqa: E402
-from swr.settings import Settings  # noqa: E402
-from swr.tokens import count_tokens  # noqa: E402
-
-DATA = Path(os.environ.get("SWR_SHARED_DATA", "/work/shared/data" if not (ROOT.parent / "shared").is_dir() else ROOT.parent / "shared" / "data"))
+DATA = Path(os.environ.get("SWR_SHARED_DATA") or (ROOT.parent / "shared" / "data"
+                                                    if (ROOT.parent / "shared").is_dir() else "/work/shared/data"))
 SETS = {  # name -> (language, file)
     "cmrc2018": ("zh", DATA / "cmrc2018" / "cmrc2018_dev.json"),
     "xquad_zh": ("zh", DATA / "xquad" / "xquad.zh.json"),

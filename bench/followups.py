@@ -21,17 +21,15 @@ import argparse
 import json
 import math
 import os
-import sys
 from pathlib import Path
+
+from swr.condense import condense, condense_offline, embed_similarity
+from swr.engine import Engine
+from swr.llm_local import DEFAULT_GGUF
+from swr.settings import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from swr.condense import condense, condense_offline, embed_similarity  # noqa: E402
-from swr.engine import Engine  # noqa: E402
-from swr.llm_local import DEFAULT_GGUF  # noqa: E402
-from swr.settings import Settings  # noqa: E402
 
 VARIANTS = ("alone", "prepend", "offline", "llm")
 

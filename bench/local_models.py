@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from swr.engine import Engine  # noqa: E402
-from swr.settings import Settings  # noqa: E402
-from swr.tokens import count_tokens  # noqa: E402
+from swr.engine import Engine
+from swr.settings import Settings
+from swr.tokens import count_tokens
 
 QUESTIONS = [
     "电热水壶第一次使用前要做什么？",

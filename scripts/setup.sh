@@ -55,6 +55,6 @@ for arg in "$@"; do
   esac
 done
 for which in ${LOCAL_LLM_TEST:-} ${LOCAL_LLM:-}; do
-  .venv/bin/python -c "import xllamacpp" 2>/dev/null || .venv/bin/python -m pip install -q "xllamacpp==2026.10.11549"
+  .venv/bin/python -c "import xllamacpp" 2>/dev/null || pip_install "xllamacpp==2026.10.11549"
   .venv/bin/python scripts/fetch_gguf.py "$which"
 done

@@ -22,6 +22,7 @@ from typing import Any, Iterator
 from swr import llm_local
 from swr.errors import LLMUnavailable
 from swr.extractive import extractive_answer, mark_hits, not_found_message  # noqa: F401 - re-exported
+from swr.lang import has_cjk, question_lang  # noqa: F401 - re-exported
 from swr.llm_errors import MASK, finish_reason, reason, redact, safe_url, unavailable  # noqa: F401
 from swr.prompt import (  # noqa: F401 - re-exported: the answer stage's public surface
     SYSTEM_PROMPT,
@@ -30,7 +31,6 @@ from swr.prompt import (  # noqa: F401 - re-exported: the answer stage's public 
     fit_passages,
     prompt_tokens,
 )
-from swr.lang import has_cjk, question_lang  # noqa: F401 - re-exported
 from swr.tokens import count_tokens, heuristic_tokens, offline_encoding  # noqa: F401 - re-exported
 from swr.types import Passage
 

@@ -24,7 +24,8 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from swr.tokens import count_tokens, has_cjk
+from swr.lang import has_cjk
+from swr.tokens import count_tokens
 
 log = logging.getLogger("swr.condense")
 
@@ -45,10 +46,11 @@ whose when where why how i me my we our you your he him his she her they them th
 could should would will shall may might must just also only any all some more most other such mean means meaning
 happen happens happened need needs use used using get got go goes make makes tell say long much many often
 about please ok okay thanks thank yes one ones else""".split())
-_ZH_FUNCTION = frozenset("""的 了 是 在 和 与 及 或 吗 呢 吧 啊 呀 么 什么 怎么 怎样 怎么样 如何 为什么 哪 哪个 哪些 哪里
-多少 几 几个 请问 一下 可以 能 能否 会 要 需要 应该 这 那 这个 那个 这些 那些 有 没有 我 你 他 她 它 我们 你们 他们 它们
-就 都 也 还 又 被 把 让 给 对 从 向 到 将 以 之 其 该 为 而 并 等 则 但 如果 所以 因为 是否 个 上 下 中 时 后 前 里 意思 多久
-一次 做 用 呢 那么 还有 另外 怎么办 办""".split())
+_ZH_FUNCTION = frozenset("""的 了 是 在 和 与 及 或 吗 呢 吧 啊 呀 么 什么 怎么 怎样 怎么样 如何 为什么 哪 哪个
+哪些 哪里 多少 几 几个 请问 一下 可以 能 能否 会 要 需要 应该 这 那 这个 那个 这些 那些 有 没有
+我 你 他 她 它 我们 你们 他们 它们 就 都 也 还 又 被 把 让 给 对 从 向 到
+将 以 之 其 该 为 而 并 等 则 但 如果 所以 因为 是否 个 上 下 中 时 后 前
+里 意思 多久 一次 做 用 呢 那么 还有 另外 怎么办 办""".split())
 _ELLIPSIS_EN = re.compile(r"^\s*(and|also|then|so)?\s*(what|how)\s+about\b|^\s*and\b|^\s*(what|how)\s+of\b", re.I)
 _ELLIPSIS_ZH = re.compile(r"呢\s*[?？]?\s*$")
 _CODE = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9][A-Za-z0-9._/+-]*$")

@@ -95,11 +95,11 @@ class Engine:
         self.store = store or open_store(settings)
         self.embedder = embedder or make_embedder(settings)
         self.sparse = SparseEncoder(settings.sparse)
-        self.answerer = answerer or Answerer(LLMConfig(base_url=settings.llm_base_url or "", api_key=settings.llm_api_key,
-                                                       model=settings.llm_model or "", timeout_s=settings.llm_timeout_s,
-                                                       gguf=settings.llm_gguf or "", threads=settings.llm_threads,
-                                                       **({"context_window": 4096, "max_tokens": 384}
-                                                          if settings.llm_gguf else {})))
+        local = {"gguf": settings.llm_gguf, "threads": settings.llm_threads, "context_window": 4096,
+                 "max_tokens": 384} if settings.llm_gguf else {}
+        self.answerer = answerer or Answerer(LLMConfig(
+            base_url=settings.llm_base_url or "", api_key=settings.llm_api_key, model=settings.llm_model or "",
+            timeout_s=settings.llm_timeout_s, **local))
         self.indexer = Indexer(self)
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version}

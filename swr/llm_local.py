@@ -1,10 +1,10 @@
 """The embedded LLM: llama.cpp's own OpenAI-compatible server inside this process (xllamacpp).
 
 ``SWR_LLM_GGUF=/path/model.gguf`` (or, when it is not set, a model ``scripts/setup.sh
---local-llm`` placed under ``models/``, :data:`DEFAULT_GGUFS`) makes :func:`server_for` start ``xllamacpp.Server`` lazily, once per process
-and model, on a free port of 127.0.0.1. swr then talks to it over HTTP through the same
-OpenAI-compatible answer path as any other endpoint (:class:`swr.answer.Answerer`): streaming,
-timeouts and error messages are the same.
+--local-llm`` placed under ``models/``, :data:`DEFAULT_GGUFS`) makes :func:`server_for` start
+``xllamacpp.Server`` lazily, once per process and model, on a free port of 127.0.0.1. swr then
+talks to it over HTTP through the same OpenAI-compatible answer path as any other endpoint
+(:class:`swr.answer.Answerer`): streaming, timeouts and error messages are the same.
 
 Threads: ``SWR_LLM_THREADS`` (default 1). Measured on the 2-core CI machine: with 2 threads
 generation fell to 1-6 tokens/s whenever another process used the CPU; with 1 it held ~29 tokens/s.
