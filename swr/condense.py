@@ -300,21 +300,49 @@ def condense_messages(question: str, history: list[dict]) -> list[dict]:
     return msgs
 
 
+def _flat(text: str) -> str:
+    return re.sub(r"\W+", "", text).lower()
+
+
+def _common_run(a: str, b: str) -> int:
+    """Length of the longest common substring of ``a`` and ``b``."""
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
+
+
 def clean_llm_output(text: str, question: str, history: list[dict]) -> str | None:
-    """The first line of the LLM's reply, without labels or quotes; None when unusable."""
+    """The first line of the LLM's reply, without labels or quotes; None when it is no usable
+    rewrite. A small model often echoes the follow-up or the previous question, copies the last
+    answer, or drops the code the follow-up asks about; each is refused here (the offline
+    fallback is used), so the condense step never does worse than its check allows:
+
+    - not empty, not far longer than the inputs, in the follow-up's language;
+    - not the previous question unchanged, not the follow-up unchanged (nothing resolved);
+    - not mostly a copy of an assistant turn;
+    - every code and number of the follow-up kept, and some term of the previous question carried.
+    """
     line = next((ln.strip() for ln in (text or "").splitlines() if ln.strip()), "")
     line = re.sub(r"^(standalone question|question|rewritten question|独立问题|问题)\s*[:：]\s*", "", line,
                   flags=re.I).strip().strip("\"'“”「」").strip()
-    if not line:
-        return None
-    budget = len(question) + len(previous_question(history) or "") + 40
-    if len(line) > budget:
+    previous = previous_question(history) or ""
+    if not line or len(line) > len(question) + len(previous) + 40:
         return None
     if has_cjk(question) != has_cjk(line):  # answered in another language: not a rewrite
         return None
-    flat = lambda t: re.sub(r"\W+", "", t).lower()  # noqa: E731
-    if flat(line) == flat(previous_question(history) or "") and flat(line) != flat(question):
-        return None  # the previous question echoed: the follow-up is lost
+    flat = _flat(line)
+    if flat in (_flat(previous), _flat(question)):
+        return None
+    for turn in history:
+        said = _flat(turn["content"]) if turn["role"] == "assistant" else ""
+        if said and _common_run(flat, said) >= max(6, len(flat) // 2):
+            return None
+    now = terms(question)
+    if any(_shape(t) != "word" and t.lower() not in line.lower() for t in now):
+        return None
+    carried = [t for t in terms(previous) if not any(_same(t, n) for n in now)]
+    if carried and not any(t.lower() in line.lower() for t in carried):
+        return None
     return line
 
 
