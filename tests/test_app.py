@@ -361,3 +361,21 @@ def test_kb_page_preset_questions_are_editable(engine, app_home):
     preset.click().run()
     assert not chat.exception
     assert any("three years" in c["text"] for c in cards(chat, r"a1-"))
+
+
+def test_follow_up_is_searched_as_a_standalone_question_shown_editable_and_re_askable(engine):
+    at = new_app()
+    ask(at, "电饭煲显示E4是什么意思？")
+    ask(at, "那E2呢？")
+    body = html.unescape(page_html(at))
+    assert "searched for: <b>电饭煲显示E2是什么意思？</b>" in body
+    assert any(c["head"].startswith("[") and "顶部传感器开路" in c["text"] for c in cards(at, r"a2-")), \
+        "the second answer keeps its own evidence: the rice cooker's E2"
+    assert any("内胆未放入" in c["text"] for c in cards(at, r"a1-")), "the first answer keeps its evidence"
+    box = next(t for t in at.text_input if t.value == "电饭煲显示E2是什么意思？")
+    box.set_value("电饭煲 E3 顶部传感器短路").run()
+    next(b for b in at.button if b.label == "Ask again" and b.key.startswith("reask-")).click().run()
+    assert not at.exception, at.exception
+    body = html.unescape(page_html(at))
+    assert "searched for: <b>电饭煲 E3 顶部传感器短路</b>" in body
+    assert any("顶部传感器短路" in c["text"] for c in cards(at, r"a3-"))

@@ -96,7 +96,8 @@ def test_llm_condense_uses_the_llm_with_the_bounded_history(fake_llm):  # noqa: 
 
 
 @pytest.mark.parametrize("mode,reply", [("500", "x"), ("ok", "The rice cooker's E2 means the top sensor."),
-                                        ("ok", "   ")])
+                                        ("ok", "   "), ("ok", "电饭煲显示E4是什么意思？"), ("ok", "那E2呢？"),
+                                        ("ok", "E2"), ("ok", "内胆未放入或放置不平。"), ("ok", "显示E4是什么意思？")])
 def test_llm_failure_or_unusable_output_falls_back_offline(fake_llm, mode, reply):  # noqa: F811
     fake_llm.mode, fake_llm.reply = mode, reply
     llm = Answerer(LLMConfig(base_url=fake_llm.base_url, model="fake-model", timeout_s=5))

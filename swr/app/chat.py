@@ -12,6 +12,7 @@ from . import base, presets, state
 from .components import evidence as ev, passages as cards
 from .components.answer import answer_card, short_value
 from .components.errors import md
+from .components.searched import conversation, searched_for
 from .components.sidebar import Controls, require_kb, sidebar
 from swr.answer import context_text, count_tokens
 from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine, Retrieval
@@ -97,8 +98,15 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
         _user_bubble(question, pending.get("note"))
     with st.chat_message("assistant"):
         try:
-            retrieval = pending.get("retrieval") or engine.retrieve(question, ctl.kb, params)
+            searched, how = pending.get("searched"), {"method": "edited"}
+            if not searched and not pending.get("retrieval") and state.HISTORY.get():  # a follow-up
+                cond = engine.condense(question, conversation())
+                searched, how = cond.standalone, {"method": cond.method, "llm_error": cond.llm_error}
+            retrieval = pending.get("retrieval") or engine.retrieve(searched or question, ctl.kb, params)
             result, stream = engine.ask_stream(question, retrieval.kb, params, retrieval=retrieval)
+            result.question, result.standalone_question = question, retrieval.question
+            if searched:
+                result.condense = how
         except SwrError as exc:
             failed = {"question": question, "note": pending.get("note"), "error": exc.message,
                       "retry": isinstance(exc, StoreUnavailable)}
@@ -107,6 +115,7 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
             return
         entry = {"id": _next_id(), "question": question, "kb": retrieval.kb, "result": result,
                  "retrieval": retrieval, "params": params, "note": pending.get("note")}
+        searched_for(entry)
         left, right = _columns()
         with right:
             _evidence(entry, result.passages, result.context_chars, result.context_tokens)
@@ -152,6 +161,7 @@ def _render_entry(engine: Engine, entry: dict, ctl: Controls | None) -> None:
     with st.chat_message("user"):
         _user_bubble(entry["question"], entry.get("note"))
     with st.chat_message("assistant"):
+        searched_for(entry)
         left, right = _columns()
         with left:
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]))

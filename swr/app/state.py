@@ -212,6 +212,14 @@ class KEYS:
         return f"regen-{entry_id}"
 
     @staticmethod
+    def searched(entry_id: int) -> str:  # a follow-up's editable "searched for" text
+        return f"searched-{entry_id}"
+
+    @staticmethod
+    def reask(entry_id: int) -> str:
+        return f"reask-{entry_id}"
+
+    @staticmethod
     def export(name: str) -> str:
         return f"dl-{name}"
 
