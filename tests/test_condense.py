@@ -135,3 +135,11 @@ def test_cli_ask_history_json(tmp_path):
     bad.write_text("[{\"role\": \"user\"}]", encoding="utf-8")
     out = run("ask", "那E2呢？", "--kb", "sample", "--history", str(bad), "--json")
     assert out.returncode == 1 and json.loads(out.stdout)["error"]["kind"] == "bad_request"
+
+
+def test_an_llm_echoing_the_previous_question_is_refused(fake_llm):  # noqa: F811
+    hist = [{"role": "user", "content": "What is the rated power of the air fryer?"},
+            {"role": "assistant", "content": "1500 W."}]
+    fake_llm.reply = "What is the rated power of the air fryer?"  # what the 0.5B model did here
+    c = condense("What about its weight?", hist, llm=Answerer(LLMConfig(base_url=fake_llm.base_url, model="m")))
+    assert c.method == METHOD_OFFLINE and "weight" in c.standalone and "air fryer" in c.standalone

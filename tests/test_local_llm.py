@@ -16,7 +16,7 @@ from swr.condense import METHOD_LLM, condense
 from swr.engine import Engine
 from swr.errors import LocalModelError
 from swr.llm_local import SMALL_GGUF, check_file, server_for
-from swr.tokens import has_cjk
+from swr.lang import has_cjk
 
 
 def _need_model():
