@@ -15,8 +15,8 @@ from swr.answer import Answerer, LLMConfig
 from swr.condense import METHOD_LLM, condense
 from swr.engine import Engine
 from swr.errors import LocalModelError
-from swr.llm_local import SMALL_GGUF, check_file, server_for
 from swr.lang import has_cjk
+from swr.llm_local import SMALL_GGUF, check_file, server_for
 
 
 def _need_model():
