@@ -83,3 +83,12 @@ def test_real_model_condenses_a_follow_up(local):
     c = condense("那E2呢？", history, llm=local)
     assert c.method == METHOD_LLM, c.llm_error
     assert "E2" in c.standalone and "电饭煲" in c.standalone and "E4" not in c.standalone, c.standalone
+
+
+def test_system_panel_line_shows_the_local_model_and_its_health():
+    from swr.app.components.llm_status import llm_status_line
+
+    line = llm_status_line({"configured": True, "local": True, "local_server": {
+        "model": "m", "threads": 1, "status": "error", "load_s": None, "error": "The file x is not a GGUF"}})
+    assert line.startswith("m (local, 1 thread(s)): error") and "not a GGUF" in line
+    assert "setup.sh --local-llm" in llm_status_line({"configured": False})

@@ -9,12 +9,12 @@ import streamlit as st
 
 from . import base, presets, state
 from .components.errors import errors_shown, flash, md, show_flash
+from .components.llm_status import llm_status_line
 from .components.sidebar import sidebar
 from .state import CHAT, KEYS
 from swr.engine import Engine
 from swr.errors import SwrError
 from swr.load import SUPPORTED, safe_name
-from swr.redact import safe_url
 from swr.render import esc, split_preview_html
 from swr.types import FileResult
 
@@ -210,8 +210,7 @@ def system_panel(engine: Engine) -> None:
     c[3].metric("Points", f"{sum(k['sentences'] for k in info['kbs']):,}")
     rows = [("Embedding model", f"{emb.get('model')} ({emb.get('dim')} dimensions)"),
             ("Store", f"{store.get('backend')} at {store.get('location')}"),
-            ("LLM", (f"{llm.get('model')} at {safe_url(llm.get('base_url') or '')}" if llm.get("configured")
-                     else "not configured: answers are extractive (set OPENAI_BASE_URL and SWR_LLM_MODEL)")),
+            ("LLM", llm_status_line(llm)),
             ("Collection", ", ".join(f"{k}={v}" for k, v in (info.get("collection") or {}).items()))]
     st.html('<table class="swr-sys">' + "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>"
                                                 for k, v in rows) + "</table>")
