@@ -251,3 +251,40 @@ def test_document_markup_and_scripts_are_text_everywhere_in_chromium(hostile_ser
             raise
         finally:
             browser.close()
+
+
+def test_local_model_gives_a_written_streamed_answer_offline_in_chromium(tmp_path):
+    """With the GGUF of scripts/setup.sh --test present, the app's first answer is written by the
+    local model (no server, no key), streamed, with its evidence beside it."""
+    from playwright.sync_api import sync_playwright
+
+    from swr.llm_local import SMALL_GGUF
+
+    if not SMALL_GGUF.is_file():
+        msg = f"{SMALL_GGUF} is missing: run scripts/setup.sh --test"
+        pytest.fail(msg) if os.environ.get("CI") else pytest.skip(msg)
+    serving = _serve(tmp_path, tmp_path / "home", {"SWR_LLM_GGUF": str(SMALL_GGUF), "SWR_LLM_THREADS": "1"})
+    server = next(serving)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 800})
+                page.goto(server["url"], wait_until="domcontentloaded")
+                chat = page.locator('[data-testid="stChatInputTextArea"]')
+                chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+                chat.fill(QUESTION)
+                chat.press("Enter")
+                page.get_by_text("LLM answer · streaming…").first.wait_for(timeout=120_000)
+                done = page.locator(".swr-kind.llm", has_text="qwen2.5-coder-0.5b-instruct-q4_k_m").first
+                done.wait_for(state="visible", timeout=300_000)
+                answer = page.locator(".swr-answer").first.inner_text().strip()
+                assert answer and not answer.startswith("摘录式回答"), answer
+                assert page.locator(".swr-passage .swr-text mark").first.is_visible()
+                assert "The LLM failed" not in page.content()
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / "local-llm-answer.png"))
+            finally:
+                browser.close()
+    finally:
+        serving.close()
