@@ -95,11 +95,12 @@ class Engine:
         self.store = store or open_store(settings)
         self.embedder = embedder or make_embedder(settings)
         self.sparse = SparseEncoder(settings.sparse)
+        # the local model gets at least 180 s: on 2 busy cores its prompt alone can take a minute
         local = {"gguf": settings.llm_gguf, "threads": settings.llm_threads, "context_window": 4096,
-                 "max_tokens": 384} if settings.llm_gguf else {}
+                 "max_tokens": 384, "timeout_s": max(settings.llm_timeout_s, 180.0)} if settings.llm_gguf else {}
         self.answerer = answerer or Answerer(LLMConfig(
             base_url=settings.llm_base_url or "", api_key=settings.llm_api_key, model=settings.llm_model or "",
-            timeout_s=settings.llm_timeout_s, **local))
+            **{"timeout_s": settings.llm_timeout_s, **local}))
         self.indexer = Indexer(self)
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version}
