@@ -8,7 +8,7 @@ sentence(s) that answer the follow-up (gold: file name -> substrings). Four sear
 
 - **alone**: the follow-up as typed;
 - **prepend**: the previous question, then the follow-up;
-- **offline**: :func:`swr.condense.condense_offline` (the subject carried; no LLM);
+- **offline**: :func:`swr.condense.condense` without an LLM (the offline fallback);
 - **llm**: :func:`swr.condense.condense` with the local model (the offline fallback when its
   output is unusable: how often is printed).
 
@@ -23,7 +23,7 @@ import math
 import os
 from pathlib import Path
 
-from swr.condense import condense, condense_offline, embed_similarity
+from swr.condense import condense, embed_similarity
 from swr.engine import Engine
 from swr.llm_local import DEFAULT_GGUF
 from swr.settings import Settings
@@ -69,7 +69,7 @@ def main() -> None:
     for n, c in enumerate(convs, 1):
         hist, fu, gold = c["history"], c["followup"], c["gold"]
         prev = next(t["content"] for t in reversed(hist) if t["role"] == "user")
-        queries = {"alone": fu, "prepend": f"{prev} {fu}", "offline": condense_offline(fu, hist, sim)}
+        queries = {"alone": fu, "prepend": f"{prev} {fu}", "offline": condense(fu, hist, similarity=sim).standalone}
         if not a.no_llm:
             cond = condense(fu, hist, llm=eng.answerer, similarity=sim)
             fell_back += cond.method != "llm"

@@ -195,6 +195,21 @@ def is_elliptical(question: str) -> bool:
     return bool(_ELLIPSIS_ZH.search(question) or _ELLIPSIS_EN.search(question))
 
 
+_ANAPHORA_EN = re.compile(r"\b(it|its|it's|this|that|these|those|they|them|their|there|one|ones|same)\b", re.I)
+_ANAPHORA_ZH = re.compile("[它其该此这那]")
+
+
+def needs_context(question: str) -> bool:
+    """True when ``question`` leans on the conversation: elliptical, a pronoun ("it", "它", "那"),
+    or at most one content term of its own. A question that names its own subject is left as
+    it is (no rewrite, no LLM call)."""
+    if is_elliptical(question):
+        return True
+    if (_ANAPHORA_ZH if has_cjk(question) else _ANAPHORA_EN).search(question):
+        return True
+    return len(terms(question)) <= 1
+
+
 def carried_terms(question: str, previous: str) -> list[str]:
     """The previous question's terms the follow-up ``question`` lacks, less those it replaces
     by a term of the same shape (a code for a code, a number for a number)."""
@@ -362,7 +377,7 @@ def condense(question: str, history: list[dict] | None, *, llm: Chat | None = No
     from swr.errors import LLMUnavailable
 
     history = check_history(history)
-    if not previous_question(history):
+    if not previous_question(history) or not needs_context(question):
         return Condensed(question, question, METHOD_NONE)
     error = None
     if llm is not None:

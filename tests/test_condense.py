@@ -64,6 +64,14 @@ def test_terms_are_content_words_of_either_language():
     assert terms("What does E4 mean on the air fryer?") == ["E4", "air fryer"]
 
 
+def test_a_question_that_names_its_own_subject_is_not_rewritten(fake_llm):  # noqa: F811
+    llm = Answerer(LLMConfig(base_url=fake_llm.base_url, model="m"))
+    c = condense("What does E6 mean on the KX-2000?", E4, llm=llm)
+    assert (c.standalone, c.method) == ("What does E6 mean on the KX-2000?", METHOD_NONE)
+    assert fake_llm.requests == [], "no LLM call for a standalone question"
+    assert condense("How long does it take?", E4).method == METHOD_OFFLINE  # "it": needs context
+
+
 def test_no_history_means_no_rewrite():
     c = condense("电饭煲显示E4是什么意思？", [])
     assert (c.standalone, c.method) == ("电饭煲显示E4是什么意思？", METHOD_NONE)
