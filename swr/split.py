@@ -1,6 +1,7 @@
 """Sentence splitting for mixed Chinese/English text.
 
-Everything here is a pure function of its arguments (stdlib only). The central function is
+Everything here is a pure function of its arguments (stdlib and ``regex``, for Unicode's grapheme
+clusters). The central function is
 :func:`split_spans`, which returns character spans that tile the text *losslessly*: joining
 ``text[a:b]`` over all spans rebuilds ``text`` exactly, so stored sentences can be stitched back
 into passages and mapped to offsets/pages.
@@ -30,16 +31,24 @@ Rules, in order of application:
 3. **Length cap.** A sentence whose content is longer than ``max_chars`` is cut: at the last
    ``，；、`` or ``,;`` (an ASCII ``,``/``;`` directly before a digit does not count, so
    ``1,000`` stays whole) in the second half of the allowed window, else at the last whitespace
-   there, else hard at the cap (moved back a few characters so that combining marks, ZWJ emoji
-   sequences and variation selectors are not torn apart). Whitespace after a cut again belongs to
-   the piece before it.
+   there, else hard at the cap. Whitespace after a cut again belongs to the piece before it.
+
+4. **Grapheme clusters.** No boundary or cut falls inside an extended grapheme cluster (Unicode
+   UAX #29, as the ``regex`` module's ``\\X`` knows it): flags, keycaps, emoji tag sequences,
+   ZWJ sequences, skin tones, combining marks and Hangul syllables stay whole. A hard cut moves
+   back to the start of the cluster it would split; a boundary or soft cut followed by a mark that
+   extends the character before it moves forward past the mark. The one exception: a single
+   cluster longer than ``max_chars`` (say 400 combining marks on one letter) is cut at the cap.
 
 Guarantees of :func:`split_spans` (for ``max_chars >= 1``):
 
 * ``[]`` for ``""``; a single span ``(0, len(text))`` for whitespace-only text;
 * otherwise spans tile the text: ``spans[0][0] == 0``, ``spans[-1][1] == len(text)``,
   ``spans[k][1] == spans[k+1][0]``, and every span is non-empty;
-* no span is whitespace-only, and no span but the first starts with whitespace;
+* no span is whitespace-only, and no span but the first starts with whitespace (except a
+  whitespace character that a combining mark extends: the pair is one cluster, kept whole);
+* every span boundary is a grapheme-cluster boundary, unless one cluster is longer than
+  ``max_chars``;
 * ``len(text[a:b].strip()) <= max_chars`` for every span: only leading whitespace (first span
   only) and trailing whitespace can make a span longer than ``max_chars``;
 * linear time: a 1 MB line without punctuation takes a few milliseconds.
@@ -47,7 +56,8 @@ Guarantees of :func:`split_spans` (for ``max_chars >= 1``):
 from __future__ import annotations
 
 import re
-import unicodedata
+
+import regex
 
 from .lang import detect_lang  # noqa: F401  (re-exported: swr.split.detect_lang)
 
@@ -80,7 +90,18 @@ _TOKEN_WINDOW = 32  # no abbreviation is longer than this
 _WS = re.compile(r"\s*")
 _LAST_SOFT_BREAK = re.compile(r"[\s\S]*(?:[，；、]|[,;](?![0-9]))")
 _LAST_WS = re.compile(r"[\s\S]*\s")
-_HARD_CUT_BACKOFF = 32
+# Unicode's extended grapheme clusters (UAX #29) from the regex module rather than a hand-kept
+# list of joiners: regional-indicator pairs, emoji tag and ZWJ sequences, Indic conjuncts...
+# Matched on slices that start at a known cluster boundary: at an offset into the whole text,
+# regex looks back over every regional indicator before it (quadratic on a line of flags).
+_CLUSTER = regex.compile(r"\X")
+_LAST_CLUSTER = regex.compile(r"(?:\X)*(\X)")
+# characters that take part in a grapheme rule beyond their pair (or extend the one before)
+_CONTEXT = regex.compile(r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}\p{GCB=Regional_Indicator}]")
+_EXTENDER = regex.compile(r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}]")
+_SAFE_LOOKBACK = 32
+_RI_PAIR = regex.compile(r"\p{GCB=Regional_Indicator}{2}")
+_RI_RUN_BEFORE = regex.compile(r"(?r)\p{GCB=Regional_Indicator}*")
 
 
 
@@ -133,6 +154,8 @@ def _boundaries(text: str) -> list[int]:
             if not _LINE_BREAK_CHAR.search(m.group()):
                 continue  # abbreviation: no boundary, unless a line break follows it
         end = m.end()
+        if end < n and text[end] >= "\u0300":  # below U+0300 nothing extends the character before
+            end = _settle(text, end)
         if last < end < n:
             out.append(end)
             last = end
@@ -184,48 +207,107 @@ def _cap(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int
     cuts: list[int] = []
     c = content_start
     while content_end - c > max_chars:
-        cut = _cut_point(text, c, max_chars)
-        cut = _WS.match(text, cut).end()  # whitespace after a cut stays with the piece before
+        cut = _cut_point(text, c, max_chars, end)
         cuts.append(cut)
         c = cut
     bounds = [start] + cuts + [end]
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _cut_point(text: str, c: int, max_chars: int) -> int:
-    """Where to end a piece whose content starts at ``c`` (non-whitespace), ``c < cut <= c+max``.
+def _cut_point(text: str, c: int, max_chars: int, end: int) -> int:
+    """Where the piece whose content starts at ``c`` ends (and the next one starts), ``c < cut``.
 
     Looks for a soft break, then whitespace, in the second half of the window; else cuts hard.
+    The whitespace after the cut is included; the piece's content stays within ``c + max_chars``.
     """
     limit = c + max_chars
     lo = c + max(1, max_chars // 2)
     m = _LAST_SOFT_BREAK.match(text, lo, limit)
     if m:
-        return m.end()
+        cut = _settle(text, m.end())
+        if _content_end(text, c, cut) <= limit:
+            return cut
     m = _LAST_WS.match(text, lo, limit + 1)
     if m:
-        return m.end() - 1  # the piece ends before this whitespace char; the cut absorbs it
-    return _hard_cut(text, c, limit)
+        cut = _settle(text, m.end() - 1)  # the piece ends before this whitespace char; the cut absorbs it
+        if _content_end(text, c, cut) <= limit:
+            return cut
+    return _hard_cut(text, c, limit, end)
 
 
-def _hard_cut(text: str, c: int, limit: int) -> int:
-    """``limit``, moved back (a little) so that it does not split a grapheme-like cluster."""
-    cut = limit
-    floor = max(c + 1, limit - _HARD_CUT_BACKOFF)
-    while cut > floor and _joins_previous(text[cut - 1], text[cut]):
-        cut -= 1
-    return cut
+def _content_end(text: str, c: int, cut: int) -> int:
+    """The end of ``text[c:cut]`` without its trailing whitespace."""
+    return c + len(text[c:cut].rstrip())
 
 
-def _joins_previous(prev: str, ch: str) -> bool:
-    """Whether ``ch`` should stay attached to ``prev`` (combining mark, ZWJ, modifiers...)."""
-    if prev == "\u200d" or ch == "\u200d":
-        return True
-    cp = ord(ch)
-    if 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:  # variation selectors
-        return True
-    if 0x1F3FB <= cp <= 0x1F3FF or 0xE0020 <= cp <= 0xE007F:  # skin tones, emoji tags
-        return True
-    if 0xDC00 <= cp <= 0xDFFF:  # low surrogate (only in strings built from surrogatepass)
-        return True
-    return unicodedata.category(ch) in ("Mn", "Mc", "Me")
+def _settle(text: str, pos: int) -> int:
+    """``pos``, moved forward past whitespace and past any mark that extends the character before.
+
+    ``pos`` follows a terminator, closer, soft-break comma or whitespace: none of them is a
+    regional indicator, ZWJ, Indic linker, Prepend or Hangul jamo, so ``pos`` is a cluster
+    boundary unless ``text[pos]`` extends the character before it (GB9, GB9a; not a control).
+    """
+    n = len(text)
+    while pos < n:
+        if text[pos].isspace():
+            pos = _WS.match(text, pos).end()
+        elif pos > 0 and _EXTENDER.match(text, pos) and _cluster_end(text, pos - 1, n) > pos:
+            pos = _cluster_end(text, pos - 1, n)  # e.g. "，" + U+0301: the mark stays with it
+        else:
+            return pos  # (after a line break, a control, a mark starts a cluster of its own)
+    return pos
+
+
+def _hard_cut(text: str, c: int, limit: int, end: int) -> int:
+    """``limit``, or the start of the grapheme cluster that ``limit`` falls inside.
+
+    ``c`` is a cluster boundary (a sentence start or an earlier cut). Clusters are counted from
+    the last position before ``limit`` that is surely a boundary (one with no context rule on
+    either side), else from ``c``; only a single cluster longer than the cap is cut inside.
+    """
+    if _is_safe_boundary(text, limit):
+        start = limit
+    elif _RI_PAIR.fullmatch(text, limit - 1, limit + 1):
+        # inside a run of flags regex's \X counts the indicators back to the slice's start at each
+        # match (quadratic); the rule itself (GB12/13) is simple: flags pair up from c, a boundary
+        run = limit - _RI_RUN_BEFORE.match(text, c, limit).start()
+        if run % 2 == 0:
+            return limit
+        if limit - 1 > c:
+            return limit - 1
+    else:
+        start = next((p for p in range(limit - 1, max(c, limit - _SAFE_LOOKBACK), -1)
+                      if _is_safe_boundary(text, p)), c)
+        last = start + _LAST_CLUSTER.match(text[start:limit]).start(1)  # clusters before limit are whole
+        if last > c and _cluster_end(text, last, end) > limit:
+            return last
+    if text[limit].isspace():  # whitespace after the cut joins the piece, unless a mark extends it
+        settled = _settle(text, limit)
+        if _content_end(text, c, settled) <= limit:
+            return settled
+        if _cluster_end(text, limit, end) - limit > limit - c:  # longer than the cap: torn anyway
+            return _WS.match(text, limit).end()
+    return limit
+
+
+def _is_safe_boundary(text: str, pos: int) -> bool:
+    """Whether ``0 < pos < len(text)`` is surely a cluster boundary: no character on either side
+    takes part in a rule with context (regional indicator, ZWJ, extender, prepend), and the pair
+    rules of UAX #29 break there. False where that cannot be told from the pair."""
+    pair = text[pos - 1 : pos + 1]
+    if max(pair) < "\u0300":
+        return pair != "\r\n"  # below U+0300 nothing extends or joins (tests/test_graphemes.py)
+    if _CONTEXT.search(pair):
+        return False
+    return _CLUSTER.match(pair).end() == 1
+
+
+def _cluster_end(text: str, pos: int, end: int) -> int:
+    """The end of the grapheme cluster starting at ``pos`` (a cluster boundary, ``pos < end``)."""
+    width = 64
+    while True:
+        stop = min(end, pos + width)
+        found = pos + _CLUSTER.match(text[pos:stop]).end()
+        if found < stop or stop == end:
+            return found
+        width *= 8  # a cluster longer than the window (hundreds of combining marks): look further
