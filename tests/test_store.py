@@ -354,7 +354,7 @@ def test_both_backends_return_the_same_hits_in_the_same_order(tmp_path, tokenize
     """Same data, same queries: the same hits in the same order with the same scores and annotations.
 
     Both backends get the same client-side BM25 vectors; this checks that Qdrant Edge and the server
-    API (the IDF modifier, RRF k=60, weighted RRF, filters) turn them into the same ranking. Every
+    API (the IDF modifier, RRF k=60, weighted RRF, DBSF, filters) turn them into the same ranking. Every
     sentence has its own length (so no two tie on BM25) and its own random vector. No deletions:
     after them local mode's IDF forgets the deleted points at once, Qdrant Edge's only later.
     """
@@ -383,6 +383,7 @@ def test_both_backends_return_the_same_hits_in_the_same_order(tmp_path, tokenize
                 for kw in (dict(mode="dense"), dict(mode="sparse"), dict(mode="hybrid"),
                            dict(mode="hybrid", fusion="weighted", dense_weight=0.25),
                            dict(mode="hybrid", fusion="weighted", dense_weight=1.0),
+                           dict(mode="hybrid", fusion="dbsf"), dict(mode="hybrid", fusion="dbsf", top_k=3, dense_k=5),
                            dict(mode="hybrid", top_k=3, dense_k=4, sparse_k=4),
                            dict(mode="sparse", sources=["a.txt"], top_k=3)):
                     kw = {"top_k": 8, **kw}
