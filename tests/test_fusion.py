@@ -12,10 +12,10 @@ import statistics
 
 import numpy as np
 import pytest
-
-from swr.store.base import RRF_K
-from swr.settings import Settings
 from test_store import BACKENDS, DIM, META, ask, index, make_store
+
+from swr.settings import Settings
+from swr.store.base import RRF_K
 
 # A: far ahead on the dense side (an outlier), last of the sparse matches.
 # B: second on the dense side (close to the pack), first on the sparse side.

@@ -8,8 +8,7 @@ from __future__ import annotations
 import time
 
 import regex
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from swr.split import split_spans
 

@@ -3,8 +3,7 @@ last whitespace before ``max_chars``, so every piece but the last holds at least
 minus the longest word (the word that did not fit); without whitespace, exactly ``max_chars``."""
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from swr.split import split_spans
 

@@ -220,6 +220,10 @@ def test_cli_verify_json(tmp_path):
     e = out["entries"][0]
     assert "warranty" in e["text"] and e["path"] in vf.PATHS and e["source"] == "kettle.txt"
     assert {"chunk_first", "chunk_last", "window_first", "window_last", "score", "chunk", "paths"} <= set(e)
+    p = run("verify", "The kettle is made of solid gold and plays music", "--kb", "k", "--json", "--threshold", "0.9")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)  # a claim the document does not make is not supported
+    assert out["verdict"] != "supported" and out["threshold"] == 0.9
 
 
 # -- page ---------------------------------------------------------------------------------------

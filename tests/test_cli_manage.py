@@ -1,0 +1,151 @@
+"""The command line end to end, command after command as a user runs them: index a folder with
+tags (a bad file among good ones, then a folder of bad files only: exit status 3), ``kbs`` and
+``kbs --docs``, ``ask`` with its filter and mode flags, ``verify --file``, ``delete --doc`` and
+``delete --kb``, in ``--json`` and in the human-readable form.
+
+A temporary SWR_HOME without the sample KB; the bundled MiniLM (``SWR_EMBED_MODEL``) instead of
+e5, as these tests are about the command line, not the model (tests/test_engine.py runs e5).
+Commands run through ``swr.cli.main`` in this process (a subprocess each took ~25 s on a busy
+machine), one through ``python -m swr`` for the exit status and the lone JSON document on stdout.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from swr.cli import main
+
+KETTLE = ("The kettle must be boiled empty of any smell before first use. Fill it to MAX and pour the water away. "
+          "The E4 code means poor base contact. Descale the kettle every month with white vinegar.\n")
+WARRANTY = ("# Warranty\n\nThe heating element has a two-year warranty. Keep the receipt to claim it. "
+            "The warranty does not cover a dropped kettle.\n")
+NOTES = "Le couvercle se ferme avec un déclic. Never immerse the base in water.\n"
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch, capsys):
+    """``cli(*args, code=0)``: ``swr.cli.main`` in this process (the model loads once per command, as
+    in a shell, but without starting Python and torch each time); ``cli.proc`` runs a real
+    ``python -m swr`` subprocess; ``.json`` variants add ``--json`` and parse stdout."""
+    env = {"SWR_HOME": str(tmp_path / "home"), "SWR_SECRETS": str(tmp_path / "none.toml"),
+           "SWR_SAMPLE_KB": "", "SWR_EMBED_MODEL": "all-MiniLM-L6-v2", "HF_HUB_OFFLINE": "1"}
+    for k in ("QDRANT_URL", "QDRANT_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "SWR_TOP_K",
+              "SWR_MODE", "SWR_FUSION", "SWR_WINDOW_SIZE"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+    def run(*args: str, code: int = 0) -> str:
+        capsys.readouterr()
+        got = main(list(args))
+        out, err = capsys.readouterr()
+        assert got == code, (args, got, out[-2000:], err[-2000:])
+        return out
+
+    def proc(*args: str, code: int = 0) -> subprocess.CompletedProcess:
+        p = subprocess.run([sys.executable, "-m", "swr", *args], cwd=tmp_path, env={**os.environ, **env},
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == code, (args, p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+        return p
+
+    run.json = lambda *args, code=0: json.loads(run(*args, "--json", code=code))
+    run.proc = proc
+    return run
+
+
+def make_folder(root: Path) -> Path:
+    docs = root / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "kettle.txt").write_text(KETTLE, encoding="utf-8")
+    (docs / "warranty.md").write_text(WARRANTY, encoding="utf-8")
+    (docs / "sub" / "notes.txt").write_text(NOTES, encoding="utf-8")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    (docs / "picture.png").write_bytes(b"\x89PNG not a document")  # not a supported type: not picked up
+    return docs
+
+
+# Long on purpose: one knowledge base's life from the command line, each step building on the last.
+def test_index_list_ask_verify_delete_round_trip(cli, tmp_path):
+    docs = make_folder(tmp_path)
+
+    # index a folder (recursively), with tags; one bad file does not fail the others: exit 0
+    out = cli.json("index", str(docs), "--kb", "manuals", "--tags", "kettle, v2,")
+    by_source = {f["source"]: f for f in out["files"]}
+    assert set(by_source) == {"kettle.txt", "warranty.md", "notes.txt", "broken.pdf"}
+    assert out["indexed"] == 3 and out["failed"] == 1 and out["kb"] == "manuals"
+    assert not by_source["broken.pdf"]["ok"] and "broken.pdf" in by_source["broken.pdf"]["error"]["message"]
+    assert out["sentences"] == sum(f["sentences"] for f in out["files"] if f["ok"]) > 6
+
+    # every file failing: exit status 3, and nothing is created
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "empty.txt").write_bytes(b"")
+    (bad / "cut.pdf").write_bytes(b"%PDF-1.4 no")
+    p = cli.proc("index", str(bad), "--kb", "junk", "--json", code=3)
+    out = json.loads(p.stdout)  # ONE JSON document on stdout; the reasons are in it
+    assert out["indexed"] == 0 and out["failed"] == 2 and "empty.txt: " in p.stdout
+    human = cli("index", str(bad), "--kb", "junk", code=3)
+    assert "error empty.txt: " in human and "0 indexed, 2 failed into 'junk'" in human
+
+    # kbs and kbs --docs
+    kbs = {k["kb"]: k for k in cli.json("kbs")["kbs"]}
+    assert kbs["manuals"]["documents"] == 3 and "docs" not in kbs["manuals"]
+    assert kbs.get("junk", {}).get("documents", 0) == 0
+    listed = {k["kb"]: k for k in cli.json("kbs", "--docs")["kbs"]}["manuals"]["docs"]
+    assert {d["source"] for d in listed} == {"kettle.txt", "warranty.md", "notes.txt"}
+    assert all(d["complete"] and d["tags"] == ["kettle", "v2"] for d in listed)
+    doc_of = {d["source"]: d for d in listed}
+    human = cli("kbs", "--docs")
+    assert f"manuals: 3 documents, {kbs['manuals']['sentences']} sentences" in human
+    assert f"    {doc_of['warranty.md']['doc_id']}  warranty.md  {doc_of['warranty.md']['sentences']} sentences" in human
+
+    # ask: mode, fusion, top-k and window flags reach the search; the filters restrict it
+    q = "How long is the warranty of the heating element?"
+    out = cli.json("ask", q, "--kb", "manuals", "--mode", "sparse", "--top-k", "2", "--window-size", "0", "--no-llm")
+    s = out["settings"]
+    assert (s["mode"], s["top_k"], s["window_size"]) == ("sparse", 2, 0) and out["answer_kind"] == "extractive"
+    assert out["passages"][0]["source"] == "warranty.md" and "two-year" in out["passages"][0]["text"]
+    assert all(p["last"] - p["first"] + 1 == len(p["hits"]) for p in out["passages"])  # window 0: hits alone
+    out = cli.json("ask", q, "--kb", "manuals", "--source", "kettle.txt", "--top-k", "5")
+    assert out["passages"] and {p["source"] for p in out["passages"]} == {"kettle.txt"}
+    assert out["settings"]["sources"] == ["kettle.txt"] and out["settings"]["fusion"] == "dbsf"
+    out = cli.json("ask", q, "--kb", "manuals", "--tag", "nosuchtag")
+    assert out["passages"] == [] and out["settings"]["tags"] == ["nosuchtag"]
+    assert cli.json("ask", q, "--kb", "manuals", "--tag", "v2")["passages"]
+    assert cli.json("ask", q, "--kb", "manuals", "--lang", "zh")["passages"] == []  # every document is English
+    assert cli.json("ask", q, "--kb", "manuals", "--lang", "en")["passages"]
+    out = cli.json("ask", q, "--kb", "manuals", "--fusion", "weighted", "--dense-weight", "0", "--top-k", "3")
+    sparse = cli.json("ask", q, "--kb", "manuals", "--mode", "sparse", "--top-k", "3")
+    assert out["settings"]["fusion"] == "weighted" and out["settings"]["dense_weight"] == 0
+    assert [p["hits"][0]["i"] for p in out["passages"]] == [p["hits"][0]["i"] for p in sparse["passages"]]
+    human = cli("ask", q, "--kb", "manuals", "--top-k", "1", "--window-size", "1")
+    assert human.startswith("extractive answer: ") and "\n[1] warranty.md sentences " in human
+    assert "window 1, top_k 1, mode hybrid; context " in human
+
+    # verify --file: one claim per line
+    claims = tmp_path / "claims.txt"
+    claims.write_text("The heating element has a two-year warranty.\nThe kettle is made of solid gold.\n")
+    out = cli.json("verify", "--file", str(claims), "--kb", "manuals", "--threshold", "0.5")
+    assert out["claims"] == 2 and [r["claim"] for r in out["results"]] == claims.read_text().splitlines()
+    assert out["results"][0]["verdict"] == "supported"
+    assert out["supported"] == sum(r["verdict"] == "supported" for r in out["results"])
+    assert cli.json("verify", "--file", str(tmp_path / "none.txt"), "--kb", "manuals", code=1)["error"]
+
+    # delete --doc, then delete --kb
+    gone = doc_of["notes.txt"]
+    out = cli.json("delete", "--kb", "manuals", "--doc", gone["doc_id"])
+    assert out == {"kb": "manuals", "doc": gone["doc_id"], "deleted_sentences": gone["sentences"]}
+    left = {k["kb"]: k for k in cli.json("kbs", "--docs")["kbs"]}["manuals"]
+    assert {d["source"] for d in left["docs"]} == {"kettle.txt", "warranty.md"}
+    out = cli.json("ask", "immerse the base", "--kb", "manuals", "--top-k", "5")
+    assert all(p["source"] != "notes.txt" for p in out["passages"])
+    human = cli("delete", "--kb", "manuals")
+    assert human.strip() == f"deleted {left['sentences']} sentences from 'manuals'"
+    assert "manuals" not in {k["kb"] for k in cli.json("kbs")["kbs"]}
+    out = cli.json("ask", q, "--kb", "manuals", code=1)
+    assert out["error"]["kind"] == "not_found"
