@@ -13,6 +13,7 @@ Script it with ``server.reply`` (a string, or a function of the request body ret
 - ``"500"``       server error
 - ``"slow"``      sleeps ``slow_s`` seconds before answering (longer than the client timeout)
 - ``"cut"``       streams ``cut_after`` content chunks, then drops the connection mid-body
+- ``"stall"``     streams ``cut_after`` content chunks, then sends nothing for ``slow_s`` seconds
 - ``"truncated"`` streams some chunks, then ends the body cleanly with no finish_reason / [DONE]
 - ``"malformed"`` answers 200 with invalid JSON
 
@@ -29,7 +30,7 @@ from typing import Any, Callable
 
 import pytest
 
-MODES = ("ok", "401", "429", "500", "slow", "cut", "truncated", "malformed")
+MODES = ("ok", "401", "429", "500", "slow", "cut", "stall", "truncated", "malformed")
 
 
 class FakeLLM:
@@ -232,12 +233,14 @@ class _Handler(BaseHTTPRequestHandler):
             if chat:
                 self._event(_chunk(model, {"role": "assistant", "content": ""}, None))
             for k, piece in enumerate(pieces):
-                if mode in ("cut", "truncated") and k >= self.fake.cut_after:
+                if mode in ("cut", "truncated", "stall") and k >= self.fake.cut_after:
                     break
                 self._event(_chunk(model, {"content": piece}, None) if chat
                             else _text_chunk(model, piece, None))
                 time.sleep(0.005)
-            if mode == "cut":
+            if mode == "stall":  # the connection stays open, silent (a model that hangs mid-answer)
+                self.fake.stopping.wait(self.fake.slow_s)
+            if mode in ("cut", "stall"):
                 self._drop()
                 return
             if mode != "truncated":
