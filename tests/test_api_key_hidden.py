@@ -29,17 +29,11 @@ ENV_KEYS = ("SWR_HOME", "SWR_SECRETS", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR
 
 
 def _ui():
-    """The Streamlit side's module with ``get_engine`` and ``evidence_card`` (it is moving into
-    swr/app/)."""
-    try:
-        from swr.app import base
-        from swr.app.components.answer import evidence_card
+    """The Streamlit side's ``get_engine`` and ``evidence_card``."""
+    from swr.app import base
+    from swr.app.components.answer import evidence_card
 
-        return base.get_engine, evidence_card
-    except ImportError:
-        from swr import ui
-
-        return ui.get_engine, ui.evidence_card
+    return base.get_engine, evidence_card
 
 
 @pytest.fixture
