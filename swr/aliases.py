@@ -1,8 +1,8 @@
 """Document subjects learned from the documents, in both languages, so a question naming a
 product in either language (空气炸锅 = air fryer = AF-360) finds that product's documents.
 
-A document's subject terms are the terms said at least twice among its file name and its first
-sentences (title and opening lines: "Morningbrook AF-360 Digital Air Fryer — Instruction
+A document with a title (its first sentence a heading) has subject terms: the terms of the
+file name and the title that are said at least twice among them and its first sentences (title and opening lines: "Morningbrook AF-360 Digital Air Fryer — Instruction
 Manual", "Thank you for choosing the Morningbrook AF-360 Digital Air Fryer"), tokenized as BM25
 does (jieba words, stemmed English words, model codes whole), each text also translated word by
 word into the other language (:mod:`swr.glossary`). A question
@@ -32,6 +32,16 @@ MIN_REPEATS = 2  # ... in at least this many of them (the file name counts as on
 MIN_SHARE = 0.5  # documents scoring at least this share of the best one are subjects too
 MAX_SUBJECTS = 4
 _NAME_SPLIT = re.compile(r"[_\-.\s]+")
+_SENTENCE_END = re.compile(r"[.!?。！？:：;；,，]$")
+MAX_TITLE = 120  # characters
+
+
+def _is_title(text: str) -> bool:
+    """A heading: a Markdown heading, or one short line that does not end like a sentence."""
+    t = text.strip()
+    if t.startswith("#"):
+        return True
+    return 0 < len(t) <= MAX_TITLE and "\n" not in t and not _SENTENCE_END.search(t)
 
 
 class Subjects:
@@ -75,8 +85,12 @@ class Subjects:
             # a subject is named again and again at the start of a document ("AF-360 Air Fryer"
             # in the title, the first line, the file name); a word said once there ("Thank you
             # for choosing") is not one
+            if not sents or not _is_title(sents[0].text):
+                subjects[d.source] = set()  # no title: the document names no subject of its own
+                continue
             units = Counter(t for text in [name, *(s.text for s in sents)] for t in self._both(text))
-            subjects[d.source] = {t for t, c in units.items() if c >= MIN_REPEATS}
+            named = self._both(name) | self._both(sents[0].text)
+            subjects[d.source] = {t for t, c in units.items() if c >= MIN_REPEATS and t in named}
         n = len(subjects)
         df = Counter(t for terms in subjects.values() for t in terms)
         idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}

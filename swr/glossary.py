@@ -109,7 +109,19 @@ class Glossary:
 
     # -- zh -> en --------------------------------------------------------------------------
     def segment(self, text: str) -> list[str]:
-        """Longest-match segmentation of the CJK runs against the dictionary's headwords."""
+        """Longest-match segmentation of the CJK runs against the dictionary's headwords.
+
+        A character that jieba (with its HMM for unknown words) puts inside a longer word the
+        dictionary lacks is part of a name (贾里德): it is dropped, not glossed character by
+        character ("buy lining morality").
+        """
+        import jieba
+
+        unknown, pos = set(), 0
+        for w in jieba.lcut(text, HMM=True):
+            if len(w) > 1 and _CJK.match(w) and w not in self.zh_en:
+                unknown.update(range(pos, pos + len(w)))
+            pos += len(w)
         out, i, n = [], 0, len(text)
         while i < n:
             if not _CJK.match(text[i]):
@@ -122,7 +134,8 @@ class Glossary:
                 continue
             for j in range(min(n, i + _MAX_WORD), i, -1):
                 if text[i:j] in self.zh_en or j == i + 1:
-                    out.append(text[i:j])
+                    if j > i + 1 or i not in unknown:
+                        out.append(text[i:j])
                     i = j
                     break
         return out
@@ -173,18 +186,20 @@ class Glossary:
         """``text`` as words of ``target`` ("zh" or "en"); "" when nothing could be looked up.
 
         ``known(word)`` (optional) says whether the target documents use a word: of a word's
-        several translations the ones they use are kept (at most two), else the first.
+        several translations the first one they use is kept, else the first.
         """
         out = self.to_en(text, known) if target == "en" else self.to_zh(text, known)
         return out.strip()
 
 
 def _pick(options: list[str], known: Known | None) -> list[str]:
-    if not options:
-        return []
-    if known is None:
-        return options[:1]
-    return [o for o in options if known(o)][:2] or options[:1]
+    """The first option the documents use (probing in order, so usually one probe), else the
+    first option."""
+    if known is not None:
+        for o in options:
+            if known(o):
+                return [o]
+    return options[:1]
 
 
 def _forms(phrase: str) -> list[str]:
