@@ -1,13 +1,15 @@
 """Cross-lingual retrieval (issue #20): plain search vs the cross-lingual search, side by side.
 
-    python bench/crosslingual.py                  # all sets, 150 XQuAD questions per group
-    python bench/crosslingual.py --xquad-n 300 --same-n 300 --methods off lists on
+    python bench/crosslingual.py                  # all sets, 100 XQuAD questions per group
+    python bench/crosslingual.py --methods off lists translate on --sets xquad sample
 
 Methods (one engine, one store; only ``SWR_CROSSLINGUAL`` and its parts change):
 - ``off``: one hybrid search over the whole knowledge base (the app before #20);
 - ``lists``: one hybrid search per document language, fused by the per-list (DBSF) scores;
-- ``on``: ``lists`` plus the question translated into each other language present (CC-CEDICT
-  word glosses offline: no LLM here) and searched in that language (the default).
+- ``translate``: ``lists`` plus the question translated into each other language present
+  (CC-CEDICT word glosses offline: no LLM here) and searched in that language;
+- ``on``: ``translate`` plus document subjects (swr/aliases.py: the product a question names
+  selects its documents): the default.
 
 Sets:
 (a) XQuAD (240 parallel paragraphs, en + zh), one knowledge base: a seeded third of the
@@ -37,14 +39,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from swr.crosslingual import SUBJECT_BONUS
+from swr.engine import Engine
+from swr.evaluate import judge, load_set, normalize
+from swr.questions import load_squad
+from swr.settings import Settings
 
-from swr.crosslingual import SUBJECT_BONUS  # noqa: E402
-from swr.engine import Engine  # noqa: E402
-from swr.evaluate import judge, load_set, normalize  # noqa: E402
-from swr.questions import load_squad  # noqa: E402
-from swr.settings import Settings  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 DATA = ROOT.parent / "shared" / "data"
 if not DATA.is_dir():
@@ -184,8 +185,10 @@ def run_same(eng, kb, qs) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", default=str(ROOT / "bench" / "out" / "xl_home"))
-    ap.add_argument("--methods", nargs="+", default=["off", "lists", "on"])
-    ap.add_argument("--xquad-n", type=int, default=150, help="questions per XQuAD group (zh->en, en->zh, same zh, same en)")
+    ap.add_argument("--home-same", default=None, help="SWR_HOME of the CMRC / SQuAD sets (default --home)")
+    ap.add_argument("--methods", nargs="+", default=["off", "lists", "translate", "on"])
+    ap.add_argument("--xquad-n", type=int, default=100,
+                    help="questions per XQuAD group (zh->en, en->zh, same zh, same en)")
     ap.add_argument("--same-n", type=int, default=300, help="CMRC / SQuAD questions")
     ap.add_argument("--cmrc-articles", type=int, default=120)
     ap.add_argument("--squad-articles", type=int, default=4)
@@ -194,13 +197,19 @@ def main() -> None:
     ap.add_argument("--json", default=str(ROOT / "bench" / "out" / "crosslingual.json"))
     args = ap.parse_args()
 
-    settings = Settings.from_env(home=args.home, collection="xl", sample_kb="")
-    eng = Engine(settings)
-    counter = Counter(eng)
+    engines: dict[str, tuple[Engine, Counter]] = {}
+
+    def engine(home: str) -> tuple[Engine, Counter]:
+        if home not in engines:
+            e = Engine(Settings.from_env(home=home, collection="xl", sample_kb=""))
+            engines[home] = (e, Counter(e))
+        return engines[home]
+
+    eng, counter = engine(args.home)
     rng = random.Random(args.seed)
     results: dict = {m: {} for m in args.methods}
 
-    def index(kb, docs):
+    def index(kb, docs, eng=eng):
         t0 = time.perf_counter()
         res = eng.index_files(kb, docs)
         bad = [r for r in res if not r.ok]
@@ -230,8 +239,9 @@ def main() -> None:
     for name, path, arts in (("cmrc", CMRC, args.cmrc_articles), ("squad", SQUAD, args.squad_articles)):
         if name not in args.sets:
             continue
+        eng, counter = engine(args.home_same or args.home)
         docs, qs = squad_corpus(path, arts)
-        index(name, [(n, t.encode()) for n, t in docs])
+        index(name, [(n, t.encode()) for n, t in docs], eng)
         qs = random.Random(args.seed).sample(qs, min(args.same_n, len(qs)))
         for m in args.methods:
             set_method(eng, m)
@@ -246,7 +256,8 @@ def main() -> None:
         for k in sorted(first["xquad"]["hit@3"]):
             print(f"| XQuAD mixed | hit@3 {k} | " + " | ".join(fmt(results[m]["xquad"]["hit@3"][k]) for m in ms) + " |")
     if "golden" in first:
-        print("| sample KB | golden.csv hit (w3, k3) | " + " | ".join(fmt(results[m]["golden"]["hit"]) for m in ms) + " |")
+        print("| sample KB | golden.csv hit (w3, k3) | "
+              + " | ".join(fmt(results[m]["golden"]["hit"]) for m in ms) + " |")
         print("| sample KB | cross-lingual questions hit (w3, k3) | "
               + " | ".join(fmt(results[m]["sample_xl"]["hit"]) for m in ms) + " |")
     for name in ("cmrc", "squad"):
@@ -268,7 +279,8 @@ def main() -> None:
         if "xquad" in results[m]:
             results[m]["xquad"].pop("cost")
     Path(args.json).write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
-    eng.close()
+    for e, _ in engines.values():
+        e.close()
 
 
 if __name__ == "__main__":

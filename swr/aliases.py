@@ -1,14 +1,15 @@
 """Document subjects learned from the documents, in both languages, so a question naming a
 product in either language (空气炸锅 = air fryer = AF-360) finds that product's documents.
 
-A document with a title (its first sentence a heading) has subject terms: the terms of the
-file name and the title that are said at least twice among them and its first sentences (title and opening lines: "Morningbrook AF-360 Digital Air Fryer — Instruction
-Manual", "Thank you for choosing the Morningbrook AF-360 Digital Air Fryer"), tokenized as BM25
-does (jieba words, stemmed English words, model codes whole), each text also translated word by
-word into the other language (:mod:`swr.glossary`). A question
-(and its translations) is matched against them with BM25's IDF over the knowledge base's
-documents: a term every document has ("manual", "说明书") weighs nothing, a product name or model
-code found in one or two documents weighs most. :meth:`Subjects.weights` gives each matching
+A document with a title (its first sentence a heading) has subject terms: the terms of its file
+name and title that are said at least twice among them and its first sentences ("Morningbrook
+AF-360 Digital Air Fryer — Instruction Manual", "Thank you for choosing the Morningbrook AF-360
+Digital Air Fryer"), tokenized as BM25 does (jieba words, stemmed English words, model codes
+whole), each text also translated word by word into the other language (:mod:`swr.glossary`).
+A question (and its translations) is matched against them with BM25's IDF over the knowledge
+base's documents: a term every document has ("manual", "说明书") weighs nothing, a product name
+or model code found in one or two documents weighs most. Documents without a title (articles,
+paragraphs) name no subject and get no bonus. :meth:`Subjects.weights` gives each matching
 document a weight in (0, 1] (its score over the best document's); :mod:`swr.crosslingual` adds
 a bonus proportional to it to that document's hits and searches those documents on their own.
 

@@ -24,6 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from .sparse import EN_STOP
+
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # a gloss that names no meaning of its own
 _SKIP = re.compile(r"^(variant of|old variant|archaic variant|see |see also|CL:|used in|surname |abbr\. for|"
@@ -32,15 +34,10 @@ _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]|\|\S+")
 _SPACE = re.compile(r"\s+")
 # Chinese words that carry no content for retrieval (particles, copula, pronouns). Hand-written:
 # CC-CEDICT has no part-of-speech field to select them by.
-_ZH_SKIP = frozenset("的 了 是 在 吗 呢 吧 啊 呀 么 之 其 与 及 和 或 把 被 给 对 从 向 到 将 请问 一下 我 你 他 她 它 我们 你们 "
-                     "他们 这 那 这个 那个 这些 那些 个 就 都 也 还 又 可以 能 会 要 应该 该".split())
-# English function words: the same role as sparse.py's list (a word list, not a rule); kept here
-# so this module owns its own table.
-_EN_SKIP = frozenset("""a an the and or but if then of to in on at by for with from into about as is are was were be
-been being am do does did have has had it its this that these those there here what which who whom whose when where
-why how i me my we our you your he him his she her they them their not no so than too very can could should would
-will shall may might must just also only own same such both each few more most other some any all s t much many
-""".split())
+_ZH_SKIP = frozenset("""的 了 是 在 吗 呢 吧 啊 呀 么 之 其 与 及 和 或 把 被 给 对 从 向 到 将 请问 一下
+我 你 他 她 它 我们 你们 他们 这 那 这个 那个 这些 那些 个 就 都 也 还 又 可以 能 会 要 应该 该""".split())
+# English function words: BM25's stop words (swr/sparse.py) and two quantity words
+_EN_SKIP = EN_STOP | {"much", "many"}
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-._/+'][A-Za-z0-9]+)*")
 _CODE = re.compile(r"\d")
 _MAX_WORD = 8  # longest headword tried when segmenting (CC-CEDICT idioms are 4-8 characters)
