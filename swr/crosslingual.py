@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .aliases import Subjects
+from .params import MAX_TOP_K
 from .sparse import SparseVec
 from .split import detect_lang
 from .store import SearchRequest
@@ -70,7 +71,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     qlang = detect_lang(question)
     plan = Plan(question_lang=qlang, translations={})
     langs = [req.lang] if req.lang else list(LANGS)
-    k = max(req.top_k * 2, req.top_k + 5)  # a deeper pool per list: the fusion re-ranks
+    k = min(MAX_TOP_K, max(req.top_k * 2, req.top_k + 5))  # a deeper pool per list: the fusion re-ranks
     lists: list[tuple[str | None, list[Hit]]] = []
     vectors = {qlang: (req.dense, req.sparse)}
     for lang in langs:
