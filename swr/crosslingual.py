@@ -209,7 +209,10 @@ class Translator:
     """
 
     def __init__(self, llm_config=None) -> None:
-        self.llm_config = llm_config if llm_config is not None and llm_config.configured else None
+        # an OpenAI-compatible endpoint only: the embedded local model (llm_config.local) needs
+        # seconds per call on a CPU, too slow before every search, so the dictionary serves then
+        remote = llm_config is not None and llm_config.configured and not getattr(llm_config, "local", False)
+        self.llm_config = llm_config if remote else None
         self._client = None
         self._cache: dict[tuple[str, str], tuple[str, str]] = {}
 
