@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import rerank, window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer
+from .crosslingual import CrossLingual
 from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound
 from .indexer import EMBED_CHUNK, Indexer  # noqa: F401  (EMBED_CHUNK: its old home)
@@ -106,6 +107,8 @@ class Engine:
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version}
         self._checked = False
         self.reranker = rerank.CrossEncoderReranker(settings.rerank_model) if settings.rerank_model else None
+        self.crosslingual = CrossLingual(settings, self.store, self.embedder, self.sparse,
+                                         getattr(self.answerer, "config", None))
         if self.store.meta() is not None:
             self.ensure_collection()
 
@@ -212,7 +215,8 @@ class Engine:
         sparse = self.sparse.encode_query(question)
         # the reranker sees a larger pool than top_k
         pool = min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None
-        hits = self.store.search(SearchRequest.from_params(kb, dense, sparse, rp, top_k=pool))
+        req = SearchRequest.from_params(kb, dense, sparse, rp, top_k=pool)
+        hits = self.crosslingual.search(req, question) if self.crosslingual.enabled else self.store.search(req)
         for h in hits:
             h.fused_score = h.score
         if rp.stages:

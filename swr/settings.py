@@ -46,6 +46,7 @@ ENV_VARS = {
     "SWR_SAMPLE_KB": ("sample_kb", str),  # empty: no sample knowledge base
     "SWR_SPARSE": ("sparse", str),
     "SWR_RERANK_MODEL": ("rerank_model", str),
+    "SWR_CROSSLINGUAL": ("crosslingual", str),
     "SWR_SHARD_BY_KB": ("qdrant_shard_by_kb", _bool),
     "SWR_SHARD_NUMBER": ("qdrant_shard_number", int),
     "SWR_REPLICATION_FACTOR": ("qdrant_replication_factor", int),
@@ -85,6 +86,8 @@ class Settings:
     max_file_mb: float = 50.0
     sparse: str = "jieba"  # BM25 tokenizer: jieba | qdrant (see swr/sparse.py)
     rerank_model: str | None = None  # cross-encoder for the optional rerank stage
+    # on: per-language lists + translated question in mixed zh/en knowledge bases (swr/crosslingual.py)
+    crosslingual: str = "on"
     sample_kb: str = "sample"  # name of the KB the bundled manuals are indexed into; "" disables
     # Qdrant server only (see swr/store/server.py): one custom shard key per knowledge base
     qdrant_shard_by_kb: bool = False

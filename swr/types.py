@@ -70,6 +70,7 @@ class Hit:
     rank: int = 0
     fused_score: float | None = None
     rerank_score: float | None = None
+    via: str | None = None  # how a cross-lingual search found it: "translation", "lang-list" (swr/crosslingual.py)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -94,6 +95,7 @@ class PassageHit:
     sparse_rank: int | None = None
     fused_score: float | None = None
     rerank_score: float | None = None
+    via: str | None = None  # Hit.via
 
 
 @dataclass

@@ -319,3 +319,33 @@ def test_local_model_gives_a_written_streamed_answer_offline_in_chromium(tmp_pat
                 browser.close()
     finally:
         serving.close()
+
+
+def test_chinese_question_gets_the_english_air_fryer_fan_fault_in_chromium(server):
+    """#20: a question in Chinese finds the answer that only the English manual has."""
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = None
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(server["url"], wait_until="domcontentloaded")
+            chat = page.locator('[data-testid="stChatInputTextArea"]')
+            chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+            chat.fill("空气炸锅显示E2是什么意思？")
+            chat.press("Enter")
+            page.locator(".swr-passage .swr-text mark").first.wait_for(state="visible", timeout=120_000)
+            page.locator(".swr-answer").first.wait_for(state="visible", timeout=60_000)
+            marks = [m.inner_text() for m in page.locator(".swr-passage .swr-text mark").all()]
+            assert any("fan fault" in m.lower() for m in marks), marks  # highlighted as a hit
+            assert "fan fault" in page.locator(".swr-answer").first.inner_text().lower() or \
+                any("E2 means fan fault" in m for m in marks)
+            page.screenshot(path=str(ARTIFACTS / "3-crosslingual-e2.png"))
+        except Exception:
+            if page is not None:
+                page.screenshot(path=str(ARTIFACTS / "failure-crosslingual.png"))
+            raise
+        finally:
+            browser.close()

@@ -108,7 +108,7 @@ def _verdict(rp: RetrievalParams, filt: str | None, out: dict) -> tuple[str, str
         return f"Retrieved at rank {out['rank']} of top_k {k}.", None, True
     if mode == "sparse" and not out["shared_terms"]:
         return "BM25 cannot find it: it shares no term with the question.", "no_shared_terms", False
-    if mode == "hybrid" and not (out["in_dense_candidates"] or out["in_sparse_candidates"]):
+    if mode == "hybrid" and out["rank"] is None and not (out["in_dense_candidates"] or out["in_sparse_candidates"]):
         dr = out["dense_rank"] or f">{PROBE_LIMIT}"
         sr = out["sparse_rank"] or (f">{PROBE_LIMIT}" if out["shared_terms"] else "none (no shared term)")
         return (f"Not among the fusion candidates: dense rank {dr} (dense_k {rp.dense_k}), "

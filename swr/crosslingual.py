@@ -1,0 +1,317 @@
+"""Language-fair retrieval for knowledge bases holding Chinese and English documents.
+
+multilingual-e5 scores a same-language sentence above the right sentence in the other language,
+and BM25 shares no term across languages, so one search over a mixed knowledge base answers a
+Chinese question with Chinese sentences about the wrong product. Instead (``SWR_CROSSLINGUAL``):
+
+1. one hybrid search per document language (the ``lang`` payload every sentence carries), so the
+   other language's candidates are normalised among themselves (DBSF per language) instead of
+   under the question language's scores;
+2. for every other language present in the knowledge base, the question translated into it (by
+   the configured LLM, else word by word with CC-CEDICT: :mod:`swr.glossary`) and searched in
+   that language: dense and BM25 then both work as on a same-language question;
+3. the lists are fused by their (already per-list normalised) scores, each sentence keeping its
+   best; a hit that came from another language's list says so in ``Hit.via``
+   (``"translation"`` or ``"lang-list"``).
+
+A knowledge base with one language gets exactly the plain search's hits (one extra filtered
+search finds the other language empty; nothing is translated). Cost per question in a mixed
+knowledge base: 1 + 2 x (other languages) store searches and one extra query embedding per
+other language (bench/crosslingual.py measures it).
+"""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from .aliases import Subjects
+from .params import MAX_TOP_K
+from .sparse import SparseVec
+from .split import detect_lang
+from .store import SearchRequest
+from .types import Hit
+
+log = logging.getLogger("swr.crosslingual")
+
+LANGS = ("zh", "en")
+# a sentence of another language found by both its lists (the question's own vectors and the
+# translation's) gets the second score at this weight on top of the first: 0 (max) / 0.5 / 1
+# gave XQuAD mixed cross-lingual hit@3 0.635 / 0.690 / 0.755, same-language 0.880 / 0.880 /
+# 0.860, sample golden 0.90 / 0.90 / 0.83 (bench/crosslingual.py)
+SECOND_LIST = 0.5
+_WORDY = re.compile(r"\w")
+SUBJECT_K = 50  # candidates per list inside the subject documents
+SUBJECT_BONUS = 0.5  # added to a hit's fused score (DBSF scale 0..2) x its document's subject weight
+MODES = ("on", "off")
+
+
+@dataclass
+class Plan:
+    """What the cross-lingual search did for one question (for timings and the evidence)."""
+
+    question_lang: str
+    translations: dict[str, str]
+    searches: int = 0
+    embeddings: int = 0
+    subjects: dict[str, float] = field(default_factory=dict)
+
+
+def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
+           translate: Callable[[str, str], str | None], *, translation: bool = True, subjects=None,
+           bonus: float = 0.0) -> tuple[list[Hit], Plan]:
+    """Hits of ``req`` fused over per-language lists (see the module docstring).
+
+    ``req`` carries the question's own vectors; ``embed_query``/``encode_sparse`` make the
+    vectors of a translation; ``translate(question, lang)`` returns the question in ``lang``
+    (or None / "" when it cannot). ``subjects`` (:class:`swr.aliases.Subjects`) names the
+    documents the question is about; their hits get ``bonus`` x their weight.
+    """
+    qlang = detect_lang(question)
+    plan = Plan(question_lang=qlang, translations={})
+    langs = [req.lang] if req.lang else list(LANGS)
+    k = min(MAX_TOP_K, max(req.top_k * 2, req.top_k + 5))  # a deeper pool per list: the fusion re-ranks
+    lists: list[tuple[str | None, list[Hit]]] = []
+    vectors = {qlang: (req.dense, req.sparse)}
+    for lang in langs:
+        own = store.search(replace(req, lang=lang, top_k=k))
+        plan.searches += 1
+        if lang == qlang:
+            lists.append((None, own))
+            continue
+        if not own:  # no document in this language
+            continue
+        lists.append(("lang-list", own))
+        text = translate(question, lang) if translation else None
+        if text and text.strip() and text.strip() != question.strip():
+            plan.translations[lang] = text
+            vectors[lang] = (embed_query(text), encode_sparse(text))
+            plan.embeddings += 1
+            lists.append(("translation", store.search(replace(req, lang=lang, top_k=k, dense=vectors[lang][0],
+                                                              sparse=vectors[lang][1]))))
+            plan.searches += 1
+    weights: dict[str, float] = {}
+    if subjects is not None and bonus > 0:
+        weights, named = subjects.match(req.kb, [question, *plan.translations.values()])
+        if req.sources:
+            weights = {s: w for s, w in weights.items() if s in req.sources}
+        plan.subjects = weights
+        drop = set(encode_sparse(" ".join(sorted(named))).indices) if weights else set()
+        if weights:  # the subject documents on their own, in each language searched; inside
+            # them the words naming the subject say nothing, so BM25 goes by the other words
+            texts = {qlang: question, **plan.translations}
+            for lang in langs:
+                if lang not in vectors and lang != qlang:
+                    continue
+                dense, sparse = vectors.get(lang, vectors[qlang])
+                if sparse is not None:
+                    keep = [(i, v) for i, v in zip(sparse.indices, sparse.values) if i not in drop]
+                    sparse = SparseVec([i for i, _ in keep], [v for _, v in keep]) if keep else sparse
+                rest = subjects.strip(texts.get(lang, question), named)
+                if dense is not None and rest and rest != texts.get(lang, question) and _WORDY.search(rest):
+                    dense = embed_query(rest)
+                    plan.embeddings += 1
+                sub, n = subject_list(store, replace(req, lang=lang, sources=list(weights), dense=dense, sparse=sparse))
+                plan.searches += n
+                lists.append(("translation" if lang != qlang else None, sub, True))
+    return fuse(lists, req.top_k, weights, bonus), plan
+
+
+def subject_list(store, req: SearchRequest) -> tuple[list[Hit], int]:
+    """Hybrid hits of the subject documents, fused here: (hits, searches made).
+
+    Qdrant's DBSF maps a candidate list of one to zero (its spread is zero), and inside a
+    product's own manual the BM25 list is often that short ("容量" is in one sentence); so the
+    dense scores are normalised DBSF's way (mean +- 3 sigma) and the BM25 scores by the best one,
+    then added, as DBSF adds them.
+    """
+    parts = []
+    if req.mode in ("dense", "hybrid") and req.dense is not None:
+        parts.append(("dense", store.search(replace(req, mode="dense", top_k=SUBJECT_K))))
+    if req.mode in ("sparse", "hybrid") and req.sparse is not None and req.sparse.indices:
+        parts.append(("sparse", store.search(replace(req, mode="sparse", top_k=SUBJECT_K))))
+    merged: dict[tuple[str, int], tuple[float, Hit]] = {}
+    for kind, hits in parts:
+        if not hits:
+            continue
+        vals = [h.score for h in hits]
+        norm = _dbsf(vals) if kind == "dense" else [v / vals[0] if vals[0] > 0 else 0.0 for v in vals]
+        for r, (h, v) in enumerate(zip(hits, norm), start=1):
+            key = (h.sentence.doc_id, h.sentence.i)
+            total, first = merged.get(key, (0.0, h))
+            if kind == "dense":
+                first.dense_score, first.dense_rank = h.score, r
+            else:
+                first.sparse_score, first.sparse_rank = h.score, r
+            merged[key] = (total + v, first)
+    out = []
+    for total, h in sorted(merged.values(), key=lambda t: -t[0]):
+        h.score = total
+        out.append(h)
+    return out, len(parts)
+
+
+def _dbsf(vals: list[float]) -> list[float]:
+    """Distribution-based score normalisation (mean +- 3 sigma to 0..1), as Qdrant's DBSF."""
+    if len(vals) < 2:
+        return [1.0] * len(vals)
+    mu = sum(vals) / len(vals)
+    sd = (sum((v - mu) ** 2 for v in vals) / len(vals)) ** 0.5
+    if sd == 0:
+        return [1.0] * len(vals)
+    return [min(1.0, max(0.0, (v - (mu - 3 * sd)) / (6 * sd))) for v in vals]
+
+
+def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None,
+         bonus: float = 0.0) -> list[Hit]:
+    """Each sentence's best score over the lists (ties keep the earlier list), plus ``bonus`` x
+    its document's subject weight, best first. ``lists`` are ``(via, hits)`` or
+    ``(via, hits, True)`` for the lists of the subject documents alone.
+
+    The stores' fused scores are normalised per list (DBSF: each candidate list mapped to [0, 1]
+    by its mean +- 3 sigma), so lists of different languages share one scale.
+    """
+    weights = weights or {}
+    best: dict[tuple[str, int], tuple[float, int, Hit, str | None]] = {}
+    for order, (via, hits, *subject) in enumerate(lists):
+        for h in hits:
+            if weights.get(h.sentence.source) and not subject:
+                continue  # a subject document's sentences compete in its own list (their BM25
+                # there leaves out the words that named the subject)
+            key = (h.sentence.doc_id, h.sentence.i)
+            if key in best and via and best[key][3] and not subject:  # both lists of another language
+                first = best[key]
+                best[key] = (first[0] + h.score * SECOND_LIST, first[1], first[2], first[3])
+            elif key not in best or h.score > best[key][0]:
+                best[key] = (h.score, order, h, via)
+    ranked = sorted(((s + bonus * weights.get(h.sentence.source, 0.0), o, h, via) for s, o, h, via in best.values()),
+                    key=lambda t: (-t[0], t[1]))[:top_k]
+    out = []
+    for r, (score, _, h, via) in enumerate(ranked, start=1):
+        if weights.get(h.sentence.source):
+            via = f"{via}+alias" if via else "alias"
+        h.rank, h.via, h.score = r, via, round(score, 6)
+        out.append(h)
+    return out
+
+
+# -- translation ---------------------------------------------------------------------------
+_LANG_NAMES = {"zh": "Simplified Chinese", "en": "English"}
+_LLM_TIMEOUT_S = 10.0  # a translation must not hold the answer up for the answer's own timeout
+
+
+class Translator:
+    """Question translation: the configured LLM when there is one, else CC-CEDICT word glosses.
+
+    An LLM failure falls back to the dictionary for that question (logged, never raised): a
+    question is still answered when the LLM is down. Translations are cached per process.
+    """
+
+    def __init__(self, llm_config=None) -> None:
+        # an OpenAI-compatible endpoint only: the embedded local model (llm_config.local) needs
+        # seconds per call on a CPU, too slow before every search, so the dictionary serves then
+        remote = llm_config is not None and llm_config.configured and not getattr(llm_config, "local", False)
+        self.llm_config = llm_config if remote else None
+        self._client = None
+        self._cache: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def __call__(self, text: str, lang: str, known=None, scope: object = None) -> str | None:
+        return self.translate(text, lang, known, scope)[0] or None
+
+    def translate(self, text: str, lang: str, known=None, scope: object = None) -> tuple[str, str]:
+        """(translation, how: "llm" | "dictionary"); "" when nothing could be translated.
+
+        ``known(word)`` tells the dictionary which translations the target documents use;
+        ``scope`` (e.g. the knowledge base and its size) keys the cache with it.
+        """
+        key = (text, lang, scope)
+        if key not in self._cache:
+            out = self._llm(text, lang) if self.llm_config else None
+            how = "llm"
+            if not out:
+                from .glossary import glossary
+
+                out, how = glossary().translate(text, lang, known), "dictionary"
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[key] = (out, how)
+        return self._cache[key]
+
+    def _llm(self, text: str, lang: str) -> str | None:
+        cfg = self.llm_config
+        try:
+            if self._client is None:
+                from llama_index.llms.openai_like import OpenAILike
+
+                self._client = OpenAILike(model=cfg.model, api_base=cfg.base_url.rstrip("/"),
+                                          api_key=cfg.key_or_placeholder, is_chat_model=True,
+                                          context_window=cfg.context_window, max_tokens=200, temperature=0.0,
+                                          timeout=min(cfg.timeout_s, _LLM_TIMEOUT_S), max_retries=0)
+            from llama_index.core.llms import ChatMessage
+
+            msgs = [ChatMessage(role="system", content=(
+                        f"Translate the user's question into {_LANG_NAMES[lang]}. Keep model numbers, codes, "
+                        "numbers and units exactly as written. Reply with the translation only.")),
+                    ChatMessage(role="user", content=text)]
+            out = (self._client.chat(msgs).message.content or "").strip()
+            return out.splitlines()[0].strip() if out else None
+        except Exception as exc:  # noqa: BLE001 - any LLM failure: the dictionary answers instead
+            log.warning("question translation by the LLM failed (%s); using the dictionary", type(exc).__name__)
+            return None
+
+
+class CrossLingual:
+    """The engine's cross-lingual search: its store, embedder, sparse encoder and translator."""
+
+    def __init__(self, settings, store, embedder, sparse, llm_config=None) -> None:
+        mode = (settings.crosslingual or "on").strip().lower()
+        if mode not in MODES:
+            from .errors import BadRequest
+
+            raise BadRequest(f"SWR_CROSSLINGUAL must be one of {', '.join(MODES)}, not {settings.crosslingual!r}.")
+        self.enabled = mode == "on"
+        self.translation = True  # off: per-language lists only (bench/crosslingual.py's "lists")
+        self.store, self.embedder, self.sparse = store, embedder, sparse
+        self.translator = Translator(llm_config)
+        self.subjects = Subjects(store, self._dictionary)
+        self.bonus = SUBJECT_BONUS
+        self._vocab: dict[tuple, bool | None] = {}
+        self.last: Plan | None = None
+
+    @staticmethod
+    def _dictionary(text: str, lang: str) -> str:
+        from .glossary import glossary
+
+        return glossary().translate(text, lang)
+
+    def _known(self, kb: str, lang: str, count: int) -> Callable[[str], bool]:
+        """Whether the knowledge base's ``lang`` sentences use every content word of a phrase:
+        one BM25 probe per new word (cached until the knowledge base changes)."""
+        if len(self._vocab) > 200_000:
+            self._vocab.clear()
+
+        def known(phrase: str) -> bool:
+            seen = False
+            for word in phrase.split():
+                key = (kb, lang, count, word.lower())
+                if key not in self._vocab:
+                    vec = self.sparse.encode_query(word)
+                    self._vocab[key] = None if not vec.indices else bool(self.store.search(SearchRequest(
+                        kb=kb, dense=None, sparse=vec, mode="sparse", top_k=1, lang=lang)))
+                if self._vocab[key] is False:
+                    return False
+                seen = seen or self._vocab[key] is not None
+            return seen
+        return known
+
+    def search(self, req: SearchRequest, question: str) -> list[Hit]:
+        count = self.store.count(req.kb)
+
+        def translate(text: str, lang: str) -> str | None:
+            return self.translator(text, lang, self._known(req.kb, lang, count), (req.kb, count))
+
+        hits, self.last = search(self.store, self.embedder.encode_query, self.sparse.encode_query, req, question,
+                                 translate, translation=self.translation, subjects=self.subjects,
+                                 bonus=self.bonus)
+        return hits
