@@ -98,7 +98,7 @@ def contained(terms: list[str], text: str) -> list[str]:
 
 
 # -- negation ---------------------------------------------------------------------------------
-_NEG_EN = re.compile(r"\b(?:not|no|never|none|nor|neither|cannot|nothing|nobody|nowhere|without)\b|n't\b")
+_NEG_EN = re.compile(r"\b(?:not|no|never|none|nor|neither|cannot|nothing|nobody|nowhere)\b|n't\b")
 _NEG_ZH = re.compile("不要|不能|不可|不得|不会|不应|不是|不用|不宜|不允许|不适合|不建议|请勿|切勿|禁止|严禁|没有|未经|无法|勿|并非|非清水")
 
 
@@ -149,6 +149,11 @@ _units("count_person", "person", 1, "people", "persons", "person", "人")
 _units("count_times", "times", 1, "times", "次")
 _units("money", "usd", 1, "dollars", "dollar", "usd", "美元")
 _units("money", "cny", 1, "yuan", "rmb", "元", "块")
+_units("magnitude", "thousand", 1e3, "thousand")
+_units("magnitude", "million", 1e6, "million", "millions")
+_units("magnitude", "billion", 1e9, "billion", "billions")
+_units("magnitude", "万", 1e4, "万")
+_units("magnitude", "亿", 1e8, "亿")
 _UNIT_OF = {k: v for k, v in _UNITS.items()}
 
 _NUMBER_WORDS = {w: n for n, w in enumerate(
@@ -157,7 +162,7 @@ _NUMBER_WORDS.update({"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "six
                       "half": 0.5, "single": 1, "once": 1, "twice": 2, "thrice": 3})
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
               "九": 9, "半": 0.5}
-_ZH_NUM = "零〇一二两三四五六七八九十百千万半"
+_ZH_NUM = "零〇一二两三四五六七八九十百千半"
 _EN_UNITS = sorted((u for u in _UNITS if not _HAS_CJK.search(u)), key=len, reverse=True)
 _ZH_UNITS = sorted((u for u in _UNITS if _HAS_CJK.search(u)), key=len, reverse=True)
 _EN_UNIT_RE = "|".join(re.escape(u) for u in _EN_UNITS)

@@ -115,20 +115,12 @@ def build(docs: list[tuple[str, str, list[str]]]) -> SubjectIndex:
         zh, en = _terms(_name_words(source) + " " + title)
         cs = set(codes(" ".join(head)) + codes(_name_words(source)))
         raw.append((doc_id, source, zh, en, cs))
-    n = max(1, len(raw))
-    df: dict[str, int] = {}
-    for _, _, zh, en, _ in raw:
-        for t in zh | en:
-            df[t] = df.get(t, 0) + 1
-    limit = max(1, int(GENERIC_SHARE * n)) if n > 2 else n
     subjects, doc_subject = [], {}
     by_code: dict[str, int] = {}
     for doc_id, source, zh, en, cs in raw:
         if len({code_family(c) for c in cs}) >= 2:
             doc_subject[doc_id] = None  # an FAQ over several products: no subject of its own
             continue
-        zh = {t for t in zh if df[t] <= limit}
-        en = {t for t in en if df[t] <= limit}
         if not (zh or en or cs):
             doc_subject[doc_id] = None
             continue
@@ -136,15 +128,25 @@ def build(docs: list[tuple[str, str, list[str]]]) -> SubjectIndex:
         if key is None:
             key = len(subjects)
             subjects.append(Subject(key, [], []))
-        s = subjects[key]
-        s.docs.append(doc_id)
-        s.names.append(source)
-        s.codes |= cs
-        s.zh_terms |= zh
-        s.en_terms |= en
+        sub = subjects[key]
+        sub.docs.append(doc_id)
+        sub.names.append(source)
+        sub.codes |= cs
+        sub.zh_terms |= zh
+        sub.en_terms |= en
         for c in cs:
             by_code.setdefault(c, key)
         doc_subject[doc_id] = key
+    # a name term of many subjects ("manual", "说明书", the brand) is generic
+    n = max(1, len(subjects))
+    df: dict[str, int] = {}
+    for sub in subjects:
+        for t in sub.zh_terms | sub.en_terms:
+            df[t] = df.get(t, 0) + 1
+    limit = max(1, int(GENERIC_SHARE * n)) if n > 2 else n
+    for sub in subjects:
+        sub.zh_terms = {t for t in sub.zh_terms if df[t] <= limit}
+        sub.en_terms = {t for t in sub.en_terms if df[t] <= limit}
     _drop_shared_terms(subjects)
     return SubjectIndex(subjects, doc_subject)
 

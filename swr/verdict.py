@@ -167,6 +167,12 @@ def compare_codes(claim: ClaimFacts, focus: str, subjects: SubjectIndex | None) 
     return conflicts, gaps
 
 
+def is_question(text: str) -> bool:
+    """A question ("**What does E4 mean?**", "问：…？") asks and states nothing."""
+    t = text.strip().strip("*_ ").strip()
+    return t.endswith(("?", "？")) or t.startswith(("问：", "问:", "Q:"))
+
+
 def pick_focus(claim: ClaimFacts, sentences: list[str], cosines: list[float | None], doc_id: str,
                subjects: SubjectIndex | None) -> tuple[str, float | None, set[int]]:
     """The focus of a window: (text, its cosine when one sentence, its subjects)."""
@@ -178,52 +184,80 @@ def pick_focus(claim: ClaimFacts, sentences: list[str], cosines: list[float | No
         if not text.strip():
             continue
         s = subj(text)
-        key = (compatible(claim.subjects, s), len(cl.contained(claim.content, text)), cos if cos is not None else -1)
+        key = (compatible(claim.subjects, s), not is_question(text), len(cl.contained(claim.content, text)),
+               cos if cos is not None else -1)
         if best is None or key > best[0]:
             best = (key, text.strip(), cos, s)
     whole = "".join(sentences).strip()
     if best is None:
         return whole, None, subj(whole)
     s_whole = subj(whole)
-    if (compatible(claim.subjects, s_whole) and len(cl.contained(claim.content, whole)) > best[0][1]):
+    if compatible(claim.subjects, s_whole) and len(cl.contained(claim.content, whole)) > best[0][2]:
         return whole, None, s_whole
     return best[1], best[2], best[3]
 
 
-def judge(claim: ClaimFacts, sentences: list[str], cosines: list[float | None], window_cos: float | None,
-          doc_id: str, subjects: SubjectIndex | None, t: Thresholds) -> Finding:
-    """Judge one window (its sentences, their cosines, the window's cosine) against a claim."""
+@dataclass
+class Measure:
+    """What one window says about one claim, before any threshold (:func:`classify` applies them)."""
+
+    cosine: float | None
+    literal: float
+    cover: float
+    focus: str
+    fits: bool  # the window's subject fits the claim's
+    conflicts: list[str]
+    gaps: list[str]
+    other: str = ""  # the reason when the subject does not fit
+
+
+def measure(claim: ClaimFacts, sentences: list[str], cosines: list[float | None], window_cos: float | None,
+            doc_id: str, subjects: SubjectIndex | None) -> Measure:
+    """Measure one window (its sentences, their cosines, the window's cosine) against a claim."""
     focus, focus_cos, subj = pick_focus(claim, sentences, cosines, doc_id, subjects)
     cos_values = [c for c in (window_cos, focus_cos) if c is not None]
     cos = max(cos_values) if cos_values else None
-    whole = "".join(sentences)
     literal = len(cl.contained(claim.terms, focus)) / len(claim.terms) if claim.terms else 0.0
-    cover = claim.coverage(whole)
-    c = cos if cos is not None else -1.0
-    on_topic = c >= t.topic or cover >= 0.5
-    strong = (c >= t.support and cover >= t.cover) or c >= t.high or literal >= t.literal
+    cover = claim.coverage("".join(sentences))
     if not compatible(claim.subjects, subj):
-        reasons = [f"another product's fact: this window is about {subjects.label(subj)}, the claim about "
-                   f"{subjects.label(claim.subjects)}"] if subjects else []
-        return Finding("other subject" if on_topic else "weak", cos, literal, focus, reasons, cover)
+        other = (f"another product's fact: this window is about {subjects.label(subj)}, the claim about "
+                 f"{subjects.label(claim.subjects)}") if subjects else "another subject"
+        return Measure(cos, literal, cover, focus, False, [], [], other)
     n_conf, n_gaps = compare_numbers(claim, focus)
     c_conf, c_gaps = compare_codes(claim, focus, subjects)
     conflicts = n_conf + c_conf
-    if claim.negated != cl.negated(focus):
+    if claim.negated != cl.negated(focus) and not is_question(focus):
         conflicts.append("polarity: " + ("the window negates, the claim does not" if not claim.negated
                                          else "the claim negates, the window does not"))
-    gaps = n_gaps + c_gaps
-    if conflicts and on_topic:
-        return Finding("contradicts", cos, literal, focus, conflicts + gaps, cover)
-    if strong and not conflicts and not gaps:
-        return Finding("supports", cos, literal, focus, [
-            f"the window says the same (cosine {c:.3f}, {cover:.0%} of the claim's facts); numbers, codes, "
-            "polarity and subject agree"], cover)
-    reasons = conflicts + gaps
+    return Measure(cos, literal, cover, focus, True, conflicts, n_gaps + c_gaps)
+
+
+def classify(m: Measure, t: Thresholds) -> Finding:
+    """The window's role under thresholds ``t``: supports, contradicts, other subject or weak."""
+    c = m.cosine if m.cosine is not None else -1.0
+    # a conflict counts only in a window that speaks of what the claim speaks of
+    on_topic = m.cover >= 0.5 or (c >= t.topic and m.cover > 0) or c >= t.high
+    strong = (c >= t.support and m.cover >= t.cover) or c >= t.high or m.literal >= t.literal
+    args = (m.cosine, m.literal, m.focus)
+    if not m.fits:
+        return Finding("other subject" if on_topic else "weak", *args, [m.other], m.cover)
+    if m.conflicts and on_topic:
+        return Finding("contradicts", *args, m.conflicts + m.gaps, m.cover)
+    if strong and not m.conflicts and not m.gaps:
+        return Finding("supports", *args, [f"the window says the same (cosine {c:.3f}, {m.cover:.0%} of the "
+                                           "claim's facts); numbers, codes, polarity and subject agree"], m.cover)
+    reasons = m.conflicts + m.gaps
     if not strong:
-        reasons.append(f"too far from the claim (cosine {c:.3f}, {cover:.0%} of its facts; supports at "
+        reasons.append(f"too far from the claim (cosine {c:.3f}, {m.cover:.0%} of its facts; supports at "
                        f"{t.support:g} with {t.cover:.0%}, or {t.high:g})")
-    return Finding("weak", cos, literal, focus, reasons, cover)
+    return Finding("weak", *args, reasons, m.cover)
+
+
+def judge(claim: ClaimFacts, sentences: list[str], cosines: list[float | None], window_cos: float | None,
+          doc_id: str, subjects: SubjectIndex | None, t: Thresholds) -> Finding:
+    """Judge one window against a claim: :func:`measure`, then :func:`classify`."""
+    f = classify(measure(claim, sentences, cosines, window_cos, doc_id, subjects), t)
+    return f
 
 
 def strength(f: Finding) -> tuple[float, float]:

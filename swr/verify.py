@@ -36,7 +36,7 @@ from .params import MODES, VerifyParams
 from .store.base import sentence_id
 from .types import Passage, PassageHit, Sentence
 
-PATHS = ("window", "literal")
+PATHS = ("cosine", "literal")  # the best of the window's and its focus sentence's cosine; key terms
 VERDICTS = vd.VERDICTS
 _ROLE_RANK = {"supports": 0, "contradicts": 1, "other subject": 2, "weak": 3}
 
@@ -106,6 +106,7 @@ class VerifyResult:
     timings: dict = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
     deciding: int | None = None  # index in entries of the window that decided the verdict
+    measures: list = field(default_factory=list, repr=False)  # every window's swr.verdict.Measure (not in JSON)
 
     @property
     def supporting(self) -> list[SupportEntry]:
@@ -228,7 +229,7 @@ def embed_windows(engine, chunks_of: list[list[Chunk]], p: VerifyParams, embedde
 
 def judge_claim(claim: vd.ClaimFacts, chunks: list[Chunk], q: np.ndarray, stored: dict, encoded: dict,
                 p: VerifyParams, index, t: vd.Thresholds) -> tuple[list[tuple], int]:
-    """Every window of every chunk judged: [(finding, chunk index, a, b, window cosine)], windows."""
+    """Every window of every chunk judged: [(finding, chunk index, a, b, measure)], windows."""
     out, n_windows = [], 0
 
     def cos_of(vec):
@@ -242,9 +243,9 @@ def judge_claim(claim: vd.ClaimFacts, chunks: list[Chunk], q: np.ndarray, stored
         for a, b in slide(0, len(ch.sentences) - 1, p.window, p.step):
             wcos = sent_cos[a] if a == b else (cos_of(encoded.get(ch.text(a, b))) if ch.slide else None)
             n_windows += ch.slide
-            f = vd.judge(claim, [s.text for s in ch.sentences[a:b + 1]], sent_cos[a:b + 1], wcos,
-                         ch.passage.doc_id, index, t)
-            out.append((f, k, a, b, wcos))
+            m = vd.measure(claim, [s.text for s in ch.sentences[a:b + 1]], sent_cos[a:b + 1], wcos,
+                           ch.passage.doc_id, index)
+            out.append((vd.classify(m, t), k, a, b, m))
     return out, n_windows
 
 
@@ -264,8 +265,8 @@ def entries_of(claim: vd.ClaimFacts, judged: list[tuple], chunks: list[Chunk], t
             best[k] = (key, item)
     ranked = sorted(best.values(), key=lambda kv: kv[0], reverse=True)[:top_k]
     out = []
-    for _, (f, k, a, b, wcos) in ranked:
-        paths = {"window": round(wcos, 6)} if wcos is not None else {}
+    for _, (f, k, a, b, _m) in ranked:
+        paths = {"cosine": round(f.cosine, 6)} if f.cosine is not None else {}
         paths["literal"] = round(f.literal, 6)
         score = round(_score(f), 6)
         path = max(paths, key=lambda name: paths[name])
@@ -335,7 +336,7 @@ def verify_many(engine, claims: list[str], kb: str | list[str], params: VerifyPa
         counts = {"chunks": len(chunks_of[ci]), "windows": n_windows, "claims": len(claims), **batch_c}
         results.append(VerifyResult(claim=claim, kb=kbs[ci], verdict=verdict, threshold=t.support, entries=entries,
                                     key_terms=facts.terms, params=params_out, counts=counts, timings=timings,
-                                    reasons=reasons, deciding=deciding))
+                                    reasons=reasons, deciding=deciding, measures=[j[4] for j in judged]))
     total = round((time.perf_counter() - t_start) * 1000, 2)
     for r in results:
         r.timings["total_ms"] = total
