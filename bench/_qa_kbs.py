@@ -1,7 +1,8 @@
 """Knowledge bases for bench/verdicts.py and bench/answerable.py, built from the shared data.
 
-- English: the 48 SQuAD v1.1 dev articles; each article's paragraphs 0-1 are its document
-  (``<title>.txt``), paragraph 2 is kept out (claims from it are "not found" on the same topic).
+- English: the 48 XQuAD-en articles (SQuAD v1.1 dev paragraphs, 5 per article, translated in
+  XQuAD-zh); paragraphs 0-2 are the article's document (``<title>.txt``), paragraph 3 is kept
+  out (claims from it are "not found" on the same topic).
 - Chinese: the first 96 CMRC 2018 dev articles; the first 60 % of each context's sentences are
   its document, the rest is kept out.
 - Articles alternate between knowledge bases ``A`` and ``B`` of their language (``bq-en-A``...),
@@ -37,6 +38,7 @@ class Article:
     seen: list[str]  # sentences of the indexed document
     unseen: list[str]  # sentences kept out
     questions: list[str] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
 
     @property
     def kb(self) -> str:
@@ -59,13 +61,13 @@ def _sentences(text: str) -> list[str]:
 
 def articles() -> list[Article]:
     out = []
-    squad = json.loads((DATA / "squad_v1.1" / "dev-v1.1.json").read_text(encoding="utf-8"))["data"]
-    for k, a in enumerate(squad):
+    xq = json.loads((DATA / "xquad" / "xquad.en.json").read_text(encoding="utf-8"))["data"]
+    for k, a in enumerate(xq):
         ps = a["paragraphs"]
-        seen = [s for p in ps[:2] for s in _sentences(p["context"])]
-        unseen = _sentences(ps[2]["context"]) if len(ps) > 2 else []
-        qs = [q["question"] for p in ps[:2] for q in p["qas"]][:4]
-        out.append(Article("en", k, a["title"], seen, unseen, qs))
+        seen = [s for p in ps[:3] for s in _sentences(p["context"])]
+        unseen = _sentences(ps[3]["context"]) if len(ps) > 3 else []
+        qas = [q for p in ps[:3] for q in p["qas"][:1]] + [q for p in ps[:1] for q in p["qas"][1:2]]
+        out.append(Article("en", k, a["title"], seen, unseen, [q["question"] for q in qas], [q["id"] for q in qas]))
     cmrc = json.loads((DATA / "cmrc2018" / "cmrc2018_dev.json").read_text(encoding="utf-8"))["data"][:N_ZH]
     for k, a in enumerate(cmrc):
         p = a["paragraphs"][0]
