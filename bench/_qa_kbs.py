@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("SWR_HOME", str(ROOT / "bench" / "out" / "qahome"))
 os.environ.setdefault("SWR_SAMPLE_KB", "")

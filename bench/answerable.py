@@ -11,7 +11,6 @@ question terms found in the passages the fusion retrieved. Writes bench/out/answ
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 import time

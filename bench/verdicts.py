@@ -34,13 +34,14 @@ _EN_FLIP = [(" is not ", " is "), (" was not ", " was "), (" are not ", " are ")
 _EN_NEG = [(" is ", " is not "), (" was ", " was not "), (" are ", " are not "), (" were ", " were not "),
            (" can ", " cannot "), (" has ", " has not "), (" had ", " had not "), (" will ", " will not ")]
 _ZH_NEG = [("可以", "不可以"), ("能够", "不能够"), ("会", "不会"), ("被", "没有被"), ("是", "不是"), ("有", "没有")]
-_ZH_KEEP = ("但是", "于是", "就是", "还是", "可是", "只是", "总是", "或是", "凡是", "若是", "要是", "正是", "所有", "没有", "具有",
-            "拥有", "只有", "还有", "有些", "有关", "有限", "共有", "已有", "会议", "协会", "社会", "机会", "学会", "委员会", "不")
+_ZH_KEEP = tuple("""但是 于是 就是 还是 可是 只是 总是 或是 凡是 若是 要是 正是 所有 没有 具有 拥有 只有 还有
+有些 有关 有限 共有 已有 会议 协会 社会 机会 学会 委员会 不""".split())
 _UNIT_SWAP = {"years": "months", "year": "month", "months": "years", "month": "year", "days": "weeks", "weeks": "days",
               "hours": "minutes", "minutes": "hours", "km": "miles", "kilometres": "miles", "kilometers": "miles",
               "miles": "kilometres", "metres": "feet", "meters": "feet", "feet": "metres", "million": "billion",
               "billion": "million", "thousand": "million", "percent": "times", "kg": "pounds", "pounds": "kg",
-              "年": "个月", "个月": "年", "小时": "分钟", "分钟": "小时", "公里": "英里", "万": "亿", "亿": "万", "米": "公里",
+              "年": "个月", "个月": "年", "小时": "分钟", "分钟": "小时", "公里": "英里",
+              "万": "亿", "亿": "万", "米": "公里",
               "天": "周", "千米": "英里", "平方公里": "平方英里"}
 
 
@@ -96,7 +97,8 @@ def flip(s: str, lang: str) -> str | None:
     if negated(s):
         for a in ("不是", "没有", "不能", "不会", "不可以", "不"):
             if a in s:
-                return s.replace(a, {"不是": "是", "没有": "有", "不能": "能", "不会": "会", "不可以": "可以", "不": ""}[a], 1)
+                back = {"不是": "是", "没有": "有", "不能": "能", "不会": "会", "不可以": "可以", "不": ""}
+                return s.replace(a, back[a], 1)
         return None
     for a, b in _ZH_NEG:
         for m in re.finditer(re.escape(a), s):
@@ -123,7 +125,7 @@ def build_claims(arts, per_article: int, seed: int) -> list[dict]:
         rng.shuffle(good)
         made = {"verbatim": 0, "paraphrase": 0}
 
-        def add(claim, gold, kind):
+        def add(claim, gold, kind, a=a):
             rows.append({"claim": claim, "gold": gold, "kind": kind, "kb": a.kb, "lang": a.lang, "split": a.split,
                          "article": a.title})
 
@@ -138,8 +140,8 @@ def build_claims(arts, per_article: int, seed: int) -> list[dict]:
         used = {"number": 0, "unit": 0, "polarity": 0, "subject": 0}
         for s in good:
             for kind, fn in (("number", lambda x: change_number(x, rng)), ("unit", change_unit),
-                             ("polarity", lambda x: flip(x, a.lang)),
-                             ("subject", lambda x: swap_subject(x, a.title, titles[a.lang], rng))):
+                             ("polarity", lambda x, a=a: flip(x, a.lang)),
+                             ("subject", lambda x, a=a: swap_subject(x, a.title, titles[a.lang], rng))):
                 if used[kind] >= (2 if kind != "unit" else 1):
                     continue
                 c = fn(s)
@@ -176,17 +178,20 @@ def summary(claims, verdicts) -> dict:
     sup = [v for c, v in zip(claims, verdicts) if c["gold"] == "supported"]
     neg = [v for c, v in zip(claims, verdicts) if c["gold"] != "supported"]
     return {"recall": sum(v == "supported" for v in sup) / max(1, len(sup)),
-            "false_support": sum(v == "supported" for v in neg) / max(1, len(neg)), "n_sup": len(sup), "n_neg": len(neg)}
+            "false_support": sum(v == "supported" for v in neg) / max(1, len(neg)),
+            "n_sup": len(sup), "n_neg": len(neg)}
 
 
 def table(claims, verdicts, label) -> list[str]:
-    lines = [f"\n{label}\n", "| part | gold | kind | n | verdict right | called supported |", "|---|---|---|---|---|---|"]
+    lines = [f"\n{label}\n", "| part | gold | kind | n | verdict right | called supported |",
+             "|---|---|---|---|---|---|"]
     for lang in ("en", "zh", "both"):
         sub = [(c, v) for c, v in zip(claims, verdicts) if lang in ("both", c["lang"])]
         kinds = sorted({(c["gold"], c["kind"]) for c, _ in sub})
         for gold, kind in kinds + [("supported", "all"), ("contradicted", "all"), ("not found", "all"),
                                    ("not supported", "all")]:
-            rows = [(c, v) for c, v in sub if (c["gold"] == gold or (gold == "not supported" and c["gold"] != "supported"))
+            rows = [(c, v) for c, v in sub
+                    if (c["gold"] == gold or (gold == "not supported" and c["gold"] != "supported"))
                     and kind in ("all", c["kind"])]
             if not rows or (lang != "both" and kind == "all" and gold != "not supported" and gold != "supported"):
                 continue

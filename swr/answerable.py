@@ -46,7 +46,8 @@ OTHER = AnswerThresholds(high=0.6, low=0.45, cover=0.5, cross=0.55)
 
 # words that ask rather than say what is asked about
 _ASK = frozenset("""what which who whom whose when where why how many much long does do did mean means please tell
-know explain describe happen happens kind type 多久 几年 多长 多长时间 意思 代表 应该 怎么办 处理 请问 是不是 哪种 哪一个
+know explain describe happen happens kind type 多久 几年 多长 多长时间 意思 代表 应该 怎么办 处理 请问
+是不是 哪种 哪一个
 为何 何时 多大 多重 多高 几个 几次 可不可以 能不能 吗""".split())
 
 

@@ -20,8 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import subjects as subj
-from . import verdict as vd
+from . import subjects as subj, verdict as vd
 from .split import split_spans
 from .types import Passage
 from .verify import slide
@@ -30,7 +29,8 @@ WINDOW = 2
 _CITE = re.compile(r"\s*[\[【](\d{1,3})[\]】]")
 _LIST_NO = re.compile(r"^\s*(?:\d{1,3}[.)、]|[-*•])\s+")
 _MARKS = re.compile("[【】*_`#>]")
-_LEAD = re.compile(r"^(?:根据|依据|按照)\s*(?:\[\d+\]|资料|文档|说明书)?[^，,。]{0,12}[，,]\s*|^(?:according to|based on) "
+_LEAD = re.compile(r"^(?:根据|依据|按照)\s*(?:\[\d+\]|资料|文档|说明书)?[^，,。]{0,12}[，,]\s*"
+                   r"|^(?:according to|based on) "
                    r"(?:the )?(?:\[\d+\]|passage|document|manual|evidence)[^,]{0,20},\s*", re.I)
 _QMARK = re.compile(r"[?？]+\s*$|吗\s*[?？]?\s*$")
 SHORT_CHARS = 12  # a sentence this short (without marks) is checked with its question

@@ -15,7 +15,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+from .lang import HAN_BMP as CJK  # the one CJK table
+
 _HAS_CJK = re.compile(f"[{CJK}]")
 _TERM = re.compile(rf"(?P<cjk>[{CJK}]+)|(?P<word>[0-9a-z\u00c0-\u024f]+(?:[-._/+'][0-9a-z\u00c0-\u024f]+)*)")
 _PART = re.compile(r"[-._/+]")
@@ -99,7 +100,8 @@ def contained(terms: list[str], text: str) -> list[str]:
 
 # -- negation ---------------------------------------------------------------------------------
 _NEG_EN = re.compile(r"\b(?:not|no|never|none|nor|neither|cannot|nothing|nobody|nowhere)\b|n't\b")
-_NEG_ZH = re.compile("不要|不能|不可|不得|不会|不应|不是|不用|不宜|不允许|不适合|不建议|请勿|切勿|禁止|严禁|没有|未经|无法|勿|并非|非清水")
+_NEG_ZH = re.compile("不要|不能|不可|不得|不会|不应|不是|不用|不宜|不允许|不适合|不建议"
+                     "|请勿|切勿|禁止|严禁|没有|未经|无法|勿|并非|非清水")
 
 
 def negated(text: str) -> bool:

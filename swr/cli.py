@@ -213,7 +213,7 @@ def cmd_check(a) -> dict:
 
     eng = _engine()
     try:
-        res = eng.ask(a.question, a.kb, window_size=a.window_size, llm=False, top_k=a.top_k)
+        res = eng.ask(a.question, a.kb, eng.default_params(window_size=a.window_size, top_k=a.top_k), llm=False)
         out = check_answer(eng, res.question, a.answer, res.passages, kb=a.kb).to_dict()
     finally:
         eng.close()

@@ -315,7 +315,8 @@ class Engine:
         except LLMUnavailable as exc:
             result.llm_error = exc.message
             result.answer_kind = "extractive"
-            result.answer = extractive_answer(result.question, answerable.substantive(result.passages) or result.passages)
+            usable = answerable.substantive(result.passages) or result.passages
+            result.answer = extractive_answer(result.question, usable)
         result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return result.answer
 

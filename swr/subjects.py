@@ -167,8 +167,6 @@ _cache_lock = threading.Lock()
 
 def for_kb(engine, kb: str) -> SubjectIndex:
     """The subject index of ``kb`` (cached until its documents change)."""
-    from .store.base import sentence_id
-
     docs = [d for d in engine.docs(kb) if d.complete]
     key = (id(engine), kb, tuple(sorted(d.doc_id for d in docs)))
     with _cache_lock:
@@ -176,9 +174,9 @@ def for_kb(engine, kb: str) -> SubjectIndex:
     if hit is not None:
         return hit
     heads = []
-    ids = [sentence_id(kb, d.doc_id, i) for d in docs for i in range(min(HEAD_SENTENCES, d.sentences))]
+    keys = [(d.doc_id, i) for d in docs for i in range(min(HEAD_SENTENCES, d.sentences))]
     got: dict[str, list] = {}
-    for s in engine.store.get(ids) if ids else []:
+    for s in (engine.fetch_sentences(kb, keys) if keys else {}).values():
         got.setdefault(s.doc_id, []).append(s)
     for d in docs:
         sents = sorted(got.get(d.doc_id, []), key=lambda s: s.i)

@@ -27,9 +27,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import subjects as subj
-from . import verdict as vd
-from . import window as win
+from . import subjects as subj, verdict as vd, window as win
 from .claims import contained, key_terms, negated  # noqa: F401  (public names of this module before the split)
 from .errors import BadRequest
 from .params import MODES, VerifyParams
@@ -184,7 +182,7 @@ def candidates(engine, claim: str, kb: str, p: VerifyParams, retrieve_knobs: dic
     got = {(h.sentence.doc_id, h.sentence.i): h.sentence for h in retrieval.hits}
 
     def fetch(keys):
-        out = {(s.doc_id, s.i): s for s in engine.store.get([sentence_id(kb, d, i) for d, i in keys])}
+        out = engine.fetch_sentences(kb, keys)
         got.update(out)
         return out
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from swr import claims as cl
-from swr import subjects as sj
+from swr import claims as cl, subjects as sj
 from swr.check import answer_sentences, check_answer, statement
 
 ROOT = Path(__file__).resolve().parent.parent
