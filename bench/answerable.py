@@ -117,6 +117,8 @@ FUSIONS = ("dbsf", "rrf")
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--articles", type=int, default=None, help="only the first N articles per language")
+    ap.add_argument("--fusions", default="dbsf,rrf")
     a = ap.parse_args()
     from swr import answerable as an
     from swr.engine import Engine
@@ -125,7 +127,11 @@ def main() -> int:
     t0 = time.time()
     engine = Engine(Settings.from_env())
     arts = qa.articles()
-    qa.index(engine, arts)
+    qa.index(engine, arts)  # all of them: the wrong knowledge bases stay whole
+    if a.articles:
+        arts = [x for x in arts if x.k < a.articles]
+    global FUSIONS
+    FUSIONS = tuple(a.fusions.split(","))
     t = an.thresholds_for(engine.embedder.name)
     lines = ["| fusion, thresholds | questions | precision | recall | recall, question in the other language | "
              "answered, wrong KB same language | answered, wrong KB other language |",

@@ -208,6 +208,7 @@ def main() -> int:
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--per-article", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-claims", type=int, default=None, help="a seeded sample of the claims (bounded runs)")
     a = ap.parse_args()
     from swr import verdict as vd
     from swr.engine import Engine
@@ -218,6 +219,8 @@ def main() -> int:
     arts = qa.articles()
     qa.index(engine, arts)
     claims = build_claims(arts, a.per_article, a.seed)
+    if a.max_claims and a.max_claims < len(claims):
+        claims = [claims[k] for k in sorted(random.Random(a.seed).sample(range(len(claims)), a.max_claims))]
     tune = [c for c in claims if c["split"] == "tune"]
     test = [c for c in claims if c["split"] == "test"]
     print(f"{len(claims)} claims ({len(tune)} tuning, {len(test)} held out); {engine.embedder.name}", file=sys.stderr)
