@@ -77,7 +77,7 @@ def tune(rows, fusion):
     best = None
     for hi in [x / 1000 for x in range(860, 941, 5)]:
         for lo in [x / 1000 for x in range(820, 901, 10)]:
-            for c in (0.34, 0.5, 0.67, 0.75, 1.0):
+            for c in (0.33, 0.5, 0.66, 0.75, 1.0):  # a third, a half, two thirds, ...
                 for x in [v / 1000 for v in range(820, 921, 10)]:
                     if lo > hi:
                         continue
@@ -114,17 +114,35 @@ def has_cjk_q(r) -> bool:
 FUSIONS = ("dbsf", "rrf")
 
 
+def replay(rows, a, t) -> int:
+    global FUSIONS
+    FUSIONS = tuple(f for f in a.fusions.split(",") if f"cover_{f}" in rows[0])
+    test = [r for r in rows if r["split"] == "test"]
+    lines = []
+    for fusion in FUSIONS:
+        lines += report(test, t, f"{fusion}, swr {tuple(t.to_dict().values())}", fusion)
+        if a.tune:
+            tuned = tune([r for r in rows if r["split"] == "tune"], fusion)
+            lines += report(test, tuned, f"{fusion}, tuned here {tuple(tuned.to_dict().values())}", fusion)
+    print("\n".join(lines))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--articles", type=int, default=None, help="only the first N articles per language")
     ap.add_argument("--fusions", default="dbsf,rrf")
+    ap.add_argument("--replay", action="store_true", help="re-decide the rows of the last run (no retrieval)")
     a = ap.parse_args()
     from swr import answerable as an
     from swr.engine import Engine
     from swr.settings import Settings
 
     t0 = time.time()
+    if a.replay:
+        rows = json.loads((qa.ROOT / "bench" / "out" / "answerable.json").read_text(encoding="utf-8"))["rows"]
+        return replay(rows, a, an.thresholds_for("e5"))
     engine = Engine(Settings.from_env())
     arts = qa.articles()
     qa.index(engine, arts)  # all of them: the wrong knowledge bases stay whole
