@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from swr import claims as cl, subjects as sj
+from swr.answerable import substantive_text
 from swr.check import answer_sentences, check_answer, statement
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,9 +134,9 @@ def test_the_sample_questions_stay_answerable(sample):
         r = eng.ask(row["question"], kb, llm=False)
         if not r.answerable:
             bad.append((row["question"], r.answerability))
-        else:
-            first = r.answer.split("\n\n", 1)[-1].strip()
-            assert first.strip("|-: 【】") and not first.startswith("#"), (row["question"], r.answer)
+        else:  # what the extractive answer marks as the answer is a sentence, not a border or a heading
+            marked = re.findall("【(.*?)】", r.answer, flags=re.S)
+            assert marked and all(substantive_text(m) for m in marked), (row["question"], r.answer)
     assert not bad, bad
 
 
@@ -210,3 +212,20 @@ def test_cli_check_and_ask_json(tmp_path):
     assert ask["answerable"] is True and ask["answerable_score"] > 0 and "check" in ask
     vf = run("verify", "AF-360 is covered for five years", "--kb", "s", "--json")
     assert vf["verdict"] == "contradicted" and vf["reasons"]
+
+
+def test_borders_and_bare_headings_are_never_the_extractive_answer():
+    from swr.answer import extractive_answer
+    from swr.answerable import substantive
+    from swr.types import Passage, PassageHit
+
+    def passage(text, score):
+        return Passage(doc_id="d", source="m.md", first=0, last=0, text=text, score=score,
+                       hits=[PassageHit(i=0, sentence=text, score=score, start=0, end=len(text))])
+
+    for t in ("|", "| --- | --- |", "## 11. Warranty", "---", "  "):
+        assert not substantive_text(t), t
+    assert substantive_text("The AF-360 is covered by a 2-year limited warranty.") and substantive_text("可以。")
+    border, real = passage("| --- | --- |", 0.9), passage("Drawer capacity: 4.2 L", 0.5)
+    assert substantive([border, real]) == [real]
+    assert "4.2 L" in extractive_answer("q?", substantive([border, real]))
