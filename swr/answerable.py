@@ -21,7 +21,7 @@ held-out half (``bench/README.md``, section "Answerability").
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from . import claims as cl
 from .types import Passage
@@ -138,5 +138,11 @@ def substantive_text(text: str) -> bool:
 
 
 def substantive(passages: list[Passage]) -> list[Passage]:
-    """The passages whose hits are real sentences (for the extractive answer)."""
-    return [p for p in passages if any(substantive_text(h.sentence) for h in p.hits)]
+    """The passages whose hits are real sentences, each with only those hits (for the extractive
+    answer, which marks its passage's hits: a heading or a border is never marked as the answer)."""
+    out = []
+    for p in passages:
+        hits = [h for h in p.hits if substantive_text(h.sentence)]
+        if hits:
+            out.append(replace(p, hits=hits))
+    return out
