@@ -1,4 +1,4 @@
-"""`python -m swr index|ask|kbs|delete|eval|verify`. With ``--json`` one JSON document goes to
+"""`python -m swr index|ask|kbs|delete|eval|verify|check`. With ``--json`` one JSON document goes to
 stdout; logs and progress go to stderr."""
 from __future__ import annotations
 
@@ -102,12 +102,20 @@ def _parser() -> argparse.ArgumentParser:
     vf.add_argument("--passage-window", type=int, default=None,
                     help=f"chunk = hits +- this many sentences (default {d.passage_window})")
     vf.add_argument("--threshold", type=float, default=None,
-                    help="support threshold (default: 0.88 for e5 models, 0.6 for others; see swr/verify.py)")
+                    help="support cosine (default: calibrated per model; see swr/verdict.py)")
     vf.add_argument("--top-k", type=int, default=None, help=f"entries per claim, one per chunk (default {d.top_k})")
     vf.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default from SWR_MODE)")
     vf.add_argument("--fusion", choices=FUSIONS, default=None, help="hybrid fusion (default from SWR_FUSION)")
     vf.add_argument("--source", action="append", default=[], help="only this source file (repeatable)")
     vf.add_argument("--json", action="store_true")
+
+    ck = sub.add_parser("check", help="check an answer, sentence by sentence, against the evidence for a question")
+    ck.add_argument("question")
+    ck.add_argument("--answer", required=True, help="the answer to check (from any system)")
+    ck.add_argument("--kb", required=True)
+    ck.add_argument("--top-k", type=int, default=None)
+    ck.add_argument("--window-size", type=int, default=None)
+    ck.add_argument("--json", action="store_true")
     return p
 
 
@@ -187,11 +195,41 @@ def _read_history(path: Path) -> list[dict]:
 
 
 def cmd_ask(a) -> dict:
+    from .check import check_answer
+
     eng = _engine()
     history = _read_history(a.history) if a.history else None
     res = eng.ask(a.question, a.kb, ask_params(eng.default_params, a), llm=not a.no_llm, history=history)
+    out = res.to_dict()
+    # the per-sentence check of a written answer (an extractive one is the evidence itself)
+    out["check"] = (check_answer(eng, res.question, res.answer, res.passages, kb=a.kb).to_dict()
+                    if res.answer_kind == "llm" and res.answerable else None)
     eng.close()
-    return res.to_dict()
+    return out
+
+
+def cmd_check(a) -> dict:
+    from .check import check_answer
+
+    eng = _engine()
+    try:
+        res = eng.ask(a.question, a.kb, eng.default_params(window_size=a.window_size, top_k=a.top_k), llm=False)
+        out = check_answer(eng, res.question, a.answer, res.passages, kb=a.kb).to_dict()
+    finally:
+        eng.close()
+    out.update({"question": res.question, "kb": a.kb, "answer": a.answer, "answerable": res.answerable,
+                "answerable_score": res.answerable_score,
+                "passages": [{"n": n, "source": p.source, "first": p.first, "last": p.last, "text": p.text}
+                             for n, p in enumerate(res.passages, 1)]})
+    if not a.json:
+        print(f"support {out['support']:.0%} over {len(out['sentences'])} sentence(s)")
+        for s in out["sentences"]:
+            mark = "+" if s["supported"] and not s["bad_citations"] else "!"
+            where = f" [passage {s['passage']}]" if s["passage"] else ""
+            print(f"  {mark} {s['verdict']}{where}: {s['text']}")
+            for why in s["reasons"]:
+                print(f"      because: {why}")
+    return out
 
 
 def cmd_kbs(a) -> dict:
@@ -305,6 +343,7 @@ def cmd_verify(a) -> dict:
         results = vf.verify_many(eng, claims, a.kb, candidates=vp.candidates, use_top=vp.use_top, window=vp.window,
                                  step=vp.step, passage_window=vp.passage_window, threshold=vp.threshold,
                                  top_k=vp.top_k, mode=vp.mode, fusion=vp.fusion, sources=a.source or None)
+        counts = {v: sum(r.verdict == v for r in results) for v in vf.VERDICTS}
     finally:
         eng.close()
     if not a.json:
@@ -313,7 +352,8 @@ def cmd_verify(a) -> dict:
     if len(results) == 1 and not a.file:
         return results[0].to_dict()
     return {"kb": a.kb, "results": [r.to_dict() for r in results],
-            "supported": sum(r.verdict == "supported" for r in results), "claims": len(results)}
+            "supported": counts["supported"], "contradicted": counts["contradicted"],
+            "not_found": counts["not found"], "claims": len(results)}
 
 
 def _print_human(cmd: str, out: dict) -> None:
@@ -334,6 +374,9 @@ def _print_human(cmd: str, out: dict) -> None:
         if out.get("standalone_question") and out["standalone_question"] != out["question"]:
             print(f"searched for: {out['standalone_question']}")
         print(f"{label}: {out['answer']}\n")
+        if not out.get("answerable", True):
+            print(f"(not answered by this knowledge base: {out['answerability'].get('reason', '')}; "
+                  "the passages below are the closest, not an answer)\n")
         for n, p in enumerate(out["passages"], 1):
             hits = ", ".join(f"#{h['i']} score {h['score']:.4f}" for h in p["hits"])
             print(f"[{n}] {p['source']} sentences {p['first']}-{p['last']} ({hits})")
@@ -356,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if a.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
     handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval,
-                "verify": cmd_verify}
+                "verify": cmd_verify, "check": cmd_check}
     try:
         if a.cmd not in handlers:
             raise SwrError(f"`{a.cmd}` is not available in this version yet.")

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import rerank, window as win
-from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer
+from . import answerable, rerank, window as win
+from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer, not_found_message
 from .crosslingual import CrossLingual
 from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound
@@ -69,6 +69,9 @@ class AskResult:
     created_at: str = ""
     standalone_question: str | None = None  # what was searched for (a follow-up rewritten)
     condense: dict | None = None  # how: {"method": "none"|"llm"|"offline", "llm_error": ...}
+    answerable: bool = True  # swr.answerable: does the evidence answer the question at all?
+    answerable_score: float | None = None  # the cosine that decided it
+    answerability: dict = field(default_factory=dict)  # its figures and reason
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -291,8 +294,15 @@ class Engine:
             condense={"method": cond.method, "llm_error": cond.llm_error} if cond else {"method": "none"})
         if cond:
             result.question = cond.question
+        verdict = answerable.assess(self, retrieval.question, kb, retrieval.hits, passages, retrieval.params)
+        result.answerable, result.answerable_score = verdict.answerable, verdict.score
+        result.answerability = verdict.to_dict()
+        if not verdict.answerable:  # say so plainly; the passages stay as the closest, not an answer
+            result.answer, result.answer_kind = not_found_message(retrieval.question), "extractive"
+            result.settings["llm_model"] = None
+            return result, None
         if not use_llm:
-            result.answer = extractive_answer(retrieval.question, passages)
+            result.answer = extractive_answer(retrieval.question, answerable.substantive(passages) or passages)
             return result, None
         return result, self.answerer.stream(retrieval.question, passages)
 
@@ -309,7 +319,8 @@ class Engine:
         except LLMUnavailable as exc:
             result.llm_error = exc.message
             result.answer_kind = "extractive"
-            result.answer = extractive_answer(result.question, result.passages)
+            usable = answerable.substantive(result.passages) or result.passages
+            result.answer = extractive_answer(result.question, usable)
         result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return result.answer
 

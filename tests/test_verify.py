@@ -134,24 +134,25 @@ def test_key_terms_and_containment():
 
 def test_literal_path_finds_the_sentence_holding_the_key_terms(fake_engine, kb):
     r = vf.verify(fake_engine, "heating element warranty: two years", kb, threshold=0.9)
-    lit = [e for e in r.entries if "literal" in e.paths]
-    assert lit, r.entries
-    e = lit[0]
+    assert r.verdict == "supported" and r.deciding == 0
+    e = r.entries[0]
     assert e.paths["literal"] == 1.0 and e.path == "literal" and e.score == 1.0 and e.supported
-    # trimmed to the one sentence that holds every term, highlighted inside its chunk
-    assert e.window_first == e.window_last and e.text.startswith("The warranty covers the heating element")
+    assert e.role == "supports" and e.reasons
+    # the focus is the one sentence that holds every term; the window is highlighted inside its chunk
+    assert e.focus.startswith("The warranty covers the heating element") and e.focus in e.text
     assert set(e.terms) == {"heating", "element", "warranty", "two", "years"}
     mark = e.chunk.hits[0]
     assert e.chunk.text[mark.start:mark.end] == e.text
     assert e.chunk_first <= e.window_first <= e.window_last <= e.chunk_last
 
 
-def test_a_negated_window_is_no_literal_support_and_is_flagged(fake_engine, kb):
+def test_a_negated_window_contradicts_with_its_reason(fake_engine, kb):
     r = vf.verify(fake_engine, "the kettle may be used without water", kb, threshold=0.5, window=1)
     assert r.key_terms == ["kettle", "used", "without", "water"]
     never = [e for e in r.entries if e.text == "Never use the kettle without water."]
-    assert never and never[0].paths.get("literal", 0) < 1.0
-    assert any("negation" in w for w in never[0].warnings)
+    assert never and not never[0].supported and never[0].role == "contradicts"
+    assert any("polarity" in w for w in never[0].warnings)
+    assert r.verdict == "contradicted" and "polarity" in r.reasons[0]
 
 
 def test_merge_keeps_one_entry_per_chunk_with_its_highest_scoring_path(fake_engine, kb):
@@ -163,20 +164,25 @@ def test_merge_keeps_one_entry_per_chunk_with_its_highest_scoring_path(fake_engi
     for e in r.entries:
         assert e.score == pytest.approx(max(e.paths.values()))
         assert e.paths[e.path] == pytest.approx(e.score)
-    scores = [e.score for e in r.entries]
-    assert scores == sorted(scores, reverse=True)
+    rank = {"supports": 0, "contradicts": 1, "other subject": 2, "weak": 3}
+    order = [(rank[e.role], -e.score) for e in r.entries[1:]]
+    assert order == sorted(order)  # after the deciding window: by role, then score
     assert len(vf.verify(fake_engine, "the warranty lasts two or three years", kb, candidates=10, use_top=5,
                          threshold=0.0, top_k=1, passage_window=1).entries) == 1
 
 
 def test_verdict_follows_the_threshold(fake_engine, kb):
-    claim = "the blender motor is strong"
-    best = vf.verify(fake_engine, claim, kb, threshold=0.0).best.score
-    at = vf.verify(fake_engine, claim, kb, threshold=best)
-    above = vf.verify(fake_engine, claim, kb, threshold=min(1.0, best + 1e-4))
+    from swr import verdict as vd
+
+    claim = "the blender motor is strong"  # covers too little of itself anywhere: only the high cosine supports
+    gap = vd.OTHER.high - vd.OTHER.support
+    probe = vf.verify(fake_engine, claim, kb, threshold=-0.5)
+    best = max(e.paths.get("cosine", -1) for e in probe.entries)
+    at = vf.verify(fake_engine, claim, kb, threshold=best - gap)
+    above = vf.verify(fake_engine, claim, kb, threshold=best - gap + 1e-4)
     assert at.verdict == "supported" and at.supporting and at.entries[0].supported
     assert above.verdict == "not found" and not above.supporting and above.entries  # still shown, flagged
-    assert vf.default_threshold("intfloat/multilingual-e5-small") == vf.E5_THRESHOLD
+    assert vf.default_threshold("intfloat/multilingual-e5-small") == vf.E5_THRESHOLD == vd.E5.support
     assert vf.default_threshold("all-MiniLM-L6-v2") == vf.OTHER_THRESHOLD
     assert vf.verify(fake_engine, claim, kb).threshold == vf.OTHER_THRESHOLD
     d = at.to_dict()

@@ -1,5 +1,5 @@
 """The Verify page: check claims against the selected knowledge base. Paste one claim (or one per
-line) or upload a list; each gets a verdict (supported / not found, by the threshold) and its
+line) or upload a list; each gets a verdict (supported / contradicted / not found, with reasons) and its
 best windows, highlighted inside their chunks. The work is :func:`swr.verify.verify_many` (the
 windows of every claim embedded in one batched call), its knobs a :class:`swr.params.VerifyParams`.
 
@@ -31,11 +31,12 @@ def render() -> None:
     ctl = sidebar(engine, knobs=False)
     st.markdown("#### ✅ Verify claims")
     kb = require_kb(ctl)
-    st.caption("Each claim is checked three ways: semantic retrieval (hybrid), literal containment of its key "
-               "terms, and windows of a few sentences sliding over the best chunks (all windows of all claims "
-               "embedded in one batch). The best window per chunk counts; a score at or above the threshold "
-               "supports the claim. A high score means the window says nearly the same thing, not that it "
-               "entails the claim: read it (a warning marks a negation or a number that differs).")
+    st.caption("Similarity picks candidate windows; the verdict then checks numbers with their units, model "
+               "numbers and error codes, negation, and the product a window is about (a fact about the rice "
+               "cooker does not support a claim about the kettle). Supported: a window says the same and nothing "
+               "differs. Contradicted: a window on the same subject states another number, unit or code, or the "
+               "opposite. Not found: neither. A score is the cosine between the claim and the window in the "
+               "embedding model, never a fused retrieval score; the threshold is the support cosine.")
     left, right = st.columns([3, 2], gap="medium")
     with left:
         text = st.text_area("Claims, one per line", key=VERIFY.claims, height=120, max_chars=20000,
@@ -101,20 +102,20 @@ def run_verify(engine: Engine, kb: str, text: str, upload, params: VerifyParams)
 
 
 def results_view(results: list) -> None:
-    supported = sum(r.verdict == "supported" for r in results)
-    c = st.columns(4)
+    c = st.columns(5)
     c[0].metric("Claims", len(results))
-    c[1].metric("Supported", supported)
-    c[2].metric("Not found", len(results) - supported)
+    c[1].metric("Supported", sum(r.verdict == "supported" for r in results))
+    c[2].metric("Contradicted", sum(r.verdict == "contradicted" for r in results))
+    c[3].metric("Not found", sum(r.verdict == "not found" for r in results))
     r0 = results[0]
-    c[3].metric("Embedding", f"{r0.counts['encoded_texts']} windows",
+    c[4].metric("Embedding", f"{r0.counts['encoded_texts']} windows",
                 help=f"{r0.counts['encode_calls']} model call(s), {r0.counts['stored_vectors']} stored vectors "
                      f"reused, {r0.timings.get('total_ms', 0):,.0f} ms in all.")
     rows = []
     for r in results:
         b = r.best
         rows.append({"claim": r.claim, "verdict": r.verdict, "best score": round(b.score, 4) if b else None,
-                     "check": "⚠ " + "; ".join(b.warnings) if b and b.warnings else "",
+                     "because": "; ".join(r.reasons),
                      "path": b.path if b else "", "source": b.source if b else "",
                      "sentences": f"{b.window_first + 1}–{b.window_last + 1}" if b else "",
                      "window": b.text if b else ""})
@@ -136,7 +137,7 @@ def results_view(results: list) -> None:
 
 def _entry_head(n: int, e: vf.SupportEntry, threshold: float) -> str:
     paths = " · ".join(f"{p} {v:.4f}" for p, v in e.paths.items())
-    state_ = "supports" if e.supported else f"below {threshold:g}"
+    state_ = e.role
     warn = "".join(f' <span class="swr-warn">⚠ {esc(w)}</span>' for w in e.warnings)
     terms = f" · terms: {esc(', '.join(e.terms))}" if e.terms else ""
     return (f'<div class="swr-ventry"><b>[{n}] {e.score:.4f}</b> by <b>{esc(e.path)}</b> ({state_}) · '
@@ -149,6 +150,7 @@ def claim_html(k: int, r) -> str:
     yes = r.verdict == "supported"
     parts = [f'<span class="swr-verdict {"yes" if yes else "no"}">{esc(r.verdict)}</span>',
              f'<span class="swr-vclaim">{esc(r.claim)}</span>',
+             "".join(f'<div class="swr-ventry">because: {esc(w)}</div>' for w in r.reasons),
              (f'<div class="swr-ventry">threshold {r.threshold:g} · key terms: '
               f'{esc(", ".join(r.key_terms) or "none")}</div>')]
     if not r.entries:

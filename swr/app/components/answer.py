@@ -57,6 +57,11 @@ def kind_html(result: AskResult) -> str:
 def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None) -> None:
     """Kind, answer (citations link to ``#{prefix}passage-n``), stamp, the LLM's failure; with
     ``export_key`` also the "Export evidence card" download."""
+    if not getattr(result, "answerable", True):  # plainly: the passages are the closest, not an answer
+        st.warning("**Not in the knowledge base.** " + md(
+            f"{result.answer} The passages shown are the closest ones, not an answer "
+            f"({result.answerability.get('reason', '')}; the score is the cosine of the question and the best "
+            "sentence, never a fused score)."), icon=":material/search_off:")
     st.html(kind_html(result) + render.answer_html(result.answer, len(result.passages), anchor=prefix)
             + f'<div class="swr-stamp">{render.esc(stamp_text(result))}</div>')
     if result.llm_error:

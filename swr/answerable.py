@@ -1,0 +1,148 @@
+"""Answerability: does the retrieved evidence answer the question at all?
+
+Retrieval always returns *something*; "What is the capital of France?" against appliance
+manuals returns a table border. Two signals decide, both on scales that mean the same for every
+question:
+
+- ``cosine``: the best cosine between the question (query prefix) and a retrieved sentence
+  (passage prefix), from the dense scores of the hits or their stored vectors. Never a fused
+  score: DBSF and RRF scores are normalised per result list, so the best hit of a hopeless
+  question scores as high as that of a good one;
+- ``coverage``: the share of the question's content terms (no question words) found in the
+  retrieved passages.
+
+Answerable when ``cosine >= high``, or ``cosine >= low`` and ``coverage >= cover``, or, when the
+closest sentence is in the other language than the question (e5 scores those lower and no term can
+match), ``cosine >= cross``. The thresholds were set per embedding model on the tuning half of
+``bench/answerable.py`` (SQuAD and CMRC 2018 questions asked against their own knowledge base and
+against the wrong one; XQuAD-zh questions against the English articles) and are reported on the
+held-out half (``bench/README.md``, section "Answerability").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, replace
+
+from . import claims as cl
+from .types import Passage
+
+
+@dataclass(frozen=True)
+class AnswerThresholds:
+    high: float  # best cosine that answers on its own
+    low: float  # best cosine that answers when the passages hold ``cover`` of the question's terms
+    cover: float
+    cross: float  # best cosine that answers when the best sentence is in the other language
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+DENSE_K = 10  # sentences of the dense search whose best cosine decides
+# e5 scores a question against a sentence of the other language lower: its own bar (bench/answerable.py)
+E5 = AnswerThresholds(high=0.875, low=0.86, cover=0.66, cross=0.82)  # tuned: bench/README.md, Answerability
+OTHER = AnswerThresholds(high=0.6, low=0.45, cover=0.5, cross=0.55)
+
+
+# words that ask rather than say what is asked about
+_ASK = frozenset("""what which who whom whose when where why how many much long does do did mean means please tell
+know explain describe happen happens kind type 多久 几年 多长 多长时间 意思 代表 应该 怎么办 处理 请问
+是不是 哪种 哪一个
+为何 何时 多大 多重 多高 几个 几次 可不可以 能不能 吗""".split())
+
+
+@dataclass
+class Answerability:
+    """Whether the evidence answers the question, and the figures that decided it."""
+
+    answerable: bool
+    score: float  # the deciding cosine
+    coverage: float
+    reason: str
+    thresholds: dict
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def thresholds_for(model: str) -> AnswerThresholds:
+    return E5 if "e5" in (model or "").lower() else OTHER
+
+
+def question_terms(question: str) -> list[str]:
+    return [t for t in cl.content_terms(question) if t not in _ASK and cl.stem(t) not in _ASK]
+
+
+def coverage(question: str, passages: list[Passage]) -> float:
+    terms = question_terms(question)
+    if not terms:
+        return 0.0
+    text = "\n".join(p.text for p in passages)
+    return len(cl.contained(terms, text)) / len(terms)
+
+
+def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None) -> tuple[float, str] | None:
+    """(cosine, text) of the substantive sentence of ``kb`` closest to the question: a dense
+    search (the same source/tag/language filters), whatever the fusion of ``hits``."""
+    f = {k: v for k, v in (filters or {}).items() if k in ("sources", "tags", "lang") and v}
+    dense = engine.retrieve(question, kb, mode="dense", top_k=DENSE_K, stages=(), min_score=None, **f).hits
+    scored = [(h.dense_score if h.dense_score is not None else h.score, h.sentence.text)
+              for h in list(dense) + [h for h in hits if h.dense_score is not None]
+              if substantive_text(h.sentence.text)]
+    return max(scored) if scored else None
+
+
+def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = None) -> float | None:
+    best = best_hit(engine, question, kb, hits, filters)
+    return best[0] if best else None
+
+
+def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds) -> tuple[bool, str]:
+    """The decision on the figures, and why."""
+    if cross and cos >= t.cross:
+        return True, f"cosine {cos:.3f} >= {t.cross:g} (the closest sentence is in the other language)"
+    if cos >= t.high:
+        return True, f"cosine {cos:.3f} >= {t.high:g}"
+    if cos >= t.low and cover >= t.cover:
+        return True, f"cosine {cos:.3f} >= {t.low:g} and {cover:.0%} of the question's terms found"
+    bar = t.cross if cross else t.high
+    return False, (f"cosine {cos:.3f} below {bar:g}, and " + (f"below {t.low:g}" if cos < t.low else
+                                                           f"only {cover:.0%} of the question's terms found"))
+
+
+def assess(engine, question: str, kb: str, hits, passages: list[Passage], filters: dict | None = None) -> Answerability:
+    """Decide whether ``passages`` (retrieved for ``question`` from ``kb`` with ``filters``:
+    the retrieval's params) answer it."""
+    t = thresholds_for(engine.embedder.name)
+    best = best_hit(engine, question, kb, hits, filters)
+    cover = coverage(question, passages)
+    if best is None:
+        return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict())
+    cos, text = best
+    ok, why = decide(cos, cover, cl.has_cjk(question) != cl.has_cjk(text), t)
+    return Answerability(ok, round(cos, 6), round(cover, 4), why, t.to_dict())
+
+
+_BORDER = re.compile(r"^[\s|:\-–—=+*#_~`.·•]*$")
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+
+
+def substantive_text(text: str) -> bool:
+    """Not a table border (``|``, ``| --- |``), not a bare Markdown heading, not empty."""
+    t = (text or "").strip()
+    if not t or _BORDER.match(t):
+        return False
+    if _HEADING.match(t) and len(t) < 80:
+        return False
+    return len(re.sub(r"[\s|#*_\-:]", "", t)) >= 2
+
+
+def substantive(passages: list[Passage]) -> list[Passage]:
+    """The passages whose hits are real sentences, each with only those hits (for the extractive
+    answer, which marks its passage's hits: a heading or a border is never marked as the answer)."""
+    out = []
+    for p in passages:
+        hits = [h for h in p.hits if substantive_text(h.sentence)]
+        if hits:
+            out.append(replace(p, hits=hits))
+    return out

@@ -1,0 +1,146 @@
+"""Answer check: every sentence of an answer (an LLM's, or pasted from anywhere) checked against
+the passages it was written from, with the verdict machinery of :mod:`swr.verdict`.
+
+- The answer is split into sentences (swr's splitter); citation marks ``[n]`` are read and
+  removed, so are list numbers ("11. ") and the extractive answer's 【】 marks.
+- A short sentence ("可以。", "Yes.", "一年。") says nothing alone: it is checked as the statement
+  it makes about the question (the question without its question mark, then the answer).
+- Windows of two sentences slide over every passage; ALL windows are embedded in ONE
+  ``encode_passages`` call (the embedder's cache makes repeats free), single sentences too.
+- Each sentence is ``supported`` when a window supports it (cosine and coverage, and numbers,
+  codes, negation and subject agree), else not, with the reasons of the deciding window
+  (``number: the claim says 三年, the window says 两年``...). A citation ``[n]`` whose passage
+  has no window supporting its sentence is flagged in ``bad_citations``.
+- ``support`` is the share of supported sentences (0..1).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from . import subjects as subj, verdict as vd
+from .split import split_spans
+from .types import Passage
+from .verify import slide
+
+WINDOW = 2
+_CITE = re.compile(r"\s*[\[【](\d{1,3})[\]】]")
+_LIST_NO = re.compile(r"^\s*(?:\d{1,3}[.)、]|[-*•])\s+")
+_MARKS = re.compile("[【】*_`#>]")
+_LEAD = re.compile(r"^(?:根据|依据|按照)\s*(?:\[\d+\]|资料|文档|说明书)?[^，,。]{0,12}[，,]\s*"
+                   r"|^(?:according to|based on) "
+                   r"(?:the )?(?:\[\d+\]|passage|document|manual|evidence)[^,]{0,20},\s*", re.I)
+_QMARK = re.compile(r"[?？]+\s*$|吗\s*[?？]?\s*$")
+SHORT_CHARS = 12  # a sentence this short (without marks) is checked with its question
+
+
+@dataclass
+class SentenceCheck:
+    text: str  # the sentence as written
+    statement: str  # what was checked
+    supported: bool
+    verdict: str
+    score: float | None  # the deciding window's cosine
+    passage: int | None  # 1-based passage number of the deciding window
+    window: str
+    reasons: list[str] = field(default_factory=list)
+    citations: list[int] = field(default_factory=list)
+    bad_citations: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class AnswerCheck:
+    sentences: list[SentenceCheck]
+    support: float
+    counts: dict = field(default_factory=dict)
+
+    @property
+    def flagged(self) -> list[SentenceCheck]:
+        return [s for s in self.sentences if not s.supported or s.bad_citations]
+
+    def to_dict(self) -> dict:
+        return {"sentences": [s.to_dict() for s in self.sentences], "support": self.support,
+                "counts": dict(self.counts)}
+
+
+def answer_sentences(answer: str) -> list[tuple[str, str, list[int]]]:
+    """(as written, cleaned, cited passage numbers) per sentence of ``answer``."""
+    out = []
+    for a, b in split_spans(answer or ""):
+        raw = answer[a:b].strip()
+        cites = [int(n) for n in _CITE.findall(raw)]
+        text = _MARKS.sub("", _CITE.sub("", raw))
+        text = _LEAD.sub("", _LIST_NO.sub("", text)).strip()
+        if len(re.sub(r"\W", "", text)) < 1:
+            continue
+        out.append((raw, text, cites))
+    return out
+
+
+def statement(question: str, sentence: str) -> str:
+    """The sentence, or for a short one the statement it makes about the question."""
+    bare = re.sub(r"[\s\W]", "", sentence)
+    if len(bare) > SHORT_CHARS and len(sentence.split()) > 3:
+        return sentence
+    q = _QMARK.sub("", (question or "").strip()).strip()
+    return f"{q} {sentence}".strip() if q else sentence
+
+
+def _windows(passages: list[Passage]) -> list[tuple[int, list[str]]]:
+    out = []
+    for n, p in enumerate(passages):
+        sents = [p.text[a:b] for a, b in split_spans(p.text) if p.text[a:b].strip()]
+        for a, b in slide(0, len(sents) - 1, WINDOW, 1):
+            out.append((n, sents[a:b + 1]))
+    return out
+
+
+def check_answer(engine, question: str, answer: str, passages: list[Passage], *, kb: str | None = None,
+                 embedder=None) -> AnswerCheck:
+    """Check each sentence of ``answer`` against ``passages`` (see the module doc). ``kb``
+    (when given) supplies the documents' subjects; else they are learnt from the passages' names."""
+    embedder = embedder or engine.embedder
+    parts = answer_sentences(answer)
+    windows = _windows(passages)
+    if kb:
+        index = subj.for_kb(engine, kb)
+    else:
+        index = subj.build([(p.doc_id, p.source, []) for p in passages])
+    texts = list(dict.fromkeys([t.strip() for _, ws in windows for t in ws if t.strip()]
+                               + ["".join(ws).strip() for _, ws in windows if len(ws) > 1]))
+    calls0 = embedder.calls
+    vecs = embedder.encode_passages(texts) if texts and parts else np.zeros((0, 1), dtype=np.float32)
+    vec = dict(zip(texts, np.asarray(vecs, dtype=np.float32)))
+    encode_calls = embedder.calls - calls0
+    t = vd.thresholds_for(engine.embedder.name)
+    checks = []
+    for raw, text, cites in parts:
+        st = statement(question, text)
+        facts = vd.ClaimFacts.read(st, index)
+        if not facts.subjects:  # an answer is about what the question asks about
+            facts.subjects = index.mentioned(question)
+        q = np.asarray(engine.embedder.encode_query(st), dtype=np.float32)
+        findings = []
+        for n, ws in windows:
+            cos = [float(vec[w.strip()] @ q) if w.strip() in vec else None for w in ws]
+            wcos = cos[0] if len(ws) == 1 else float(vec["".join(ws).strip()] @ q)
+            findings.append(vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t))
+        verdict, k = vd.decide(findings) if findings else ("not found", None)
+        f = findings[k] if k is not None else None
+        supporting = {windows[j][0] + 1 for j, g in enumerate(findings) if g.supports}
+        bad = [c for c in cites if c not in supporting]
+        reasons = list(f.reasons) if f else ["no passage to check against"]
+        reasons += [f"citation [{c}]: that passage does not support this sentence" for c in bad]
+        checks.append(SentenceCheck(text=raw, statement=st, supported=verdict == "supported", verdict=verdict,
+                                    score=round(f.cosine, 6) if f and f.cosine is not None else None,
+                                    passage=windows[k][0] + 1 if k is not None else None,
+                                    window="".join(windows[k][1]).strip() if k is not None else "",
+                                    reasons=reasons, citations=cites, bad_citations=bad))
+    support = round(sum(c.supported for c in checks) / len(checks), 4) if checks else 0.0
+    return AnswerCheck(checks, support, {"sentences": len(checks), "windows": len(windows),
+                                         "encode_calls": encode_calls, "encoded_texts": len(texts)})

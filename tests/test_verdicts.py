@@ -1,0 +1,231 @@
+"""Verdicts that hold (issue #19), answerability, and the per-sentence answer check (#13 §3).
+
+The examples are the issue's, on the bundled sample manuals, with the real engine (bundled
+multilingual-e5-small + Qdrant Edge, the session's ``e5_engine``); the text rules of
+swr.claims and swr.subjects are also tested alone.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from swr import claims as cl, subjects as sj
+from swr.answerable import substantive_text
+from swr.check import answer_sentences, check_answer, statement
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# -- text rules ---------------------------------------------------------------------------------
+def test_numbers_with_units_in_both_languages():
+    def q(text):
+        return [(x.value, x.unit) for x in cl.quantities(text)]
+
+    assert q("covered by a 2-year limited warranty") == [(2, "year")]
+    assert q("covered for five years") == [(5, "year")]
+    assert q("发热盘保修两年。") == [(2, "year")] and q("三个月") == [(3, "month")] and q("二十四小时") == [(24, "h")]
+    assert q("额定功率2200W") == [(2200, "w")] and q("Drawer capacity: 4.2 L") == [(4.2, "l")]
+    assert q("15-20 min") == [(15, "min"), (20, "min")]
+    assert q("E4 on the KX-2000") == []  # codes are not numbers
+    assert q("这十分重要，请一下") == []  # a Chinese numeral needs a unit
+    two_years, months = cl.quantities("2 years")[0], cl.quantities("24 months")[0]
+    assert two_years.same(months) and not two_years.same(cl.quantities("3 years")[0])
+    assert cl.quantities("两年")[0].same(two_years)
+
+
+def test_codes_negation_and_terms():
+    assert cl.codes("KX-2000 shows E4; AF-360") == ["KX2000", "E4", "AF360"]
+    assert cl.codes("220V 1500 W 4.2 L") == []
+    assert cl.negated("请勿使用钢丝球") and cl.negated("The KX-2000 is not dishwasher safe")
+    assert not cl.negated("可以用钢丝球") and not cl.negated("不粘涂层")  # non-stick is no negation
+    assert cl.content_terms("AF-360 is covered for five years") == ["covered"]
+
+
+def test_subjects_from_names_titles_and_codes():
+    ix = sj.build([("k", "kettle_manual_zh.md", ["晨川 KX-2000 智能控温电热水壶 使用说明书"]),
+                   ("r", "rice_cooker_manual_zh.md", ["晨川 RC-550 微电脑电饭煲 使用说明书"]),
+                   ("g", "rice_cooker_quick_guide_en.txt", ["MORNINGBROOK RC-550 MICROCOMPUTER RICE COOKER"]),
+                   ("f", "faq_en.md", ["Small Appliances — FAQ", "KX-2000 is the kettle. RC-550 is the rice cooker."])])
+    kettle, rice = ix.doc_subject["k"], ix.doc_subject["r"]
+    assert ix.doc_subject["g"] == rice  # one product: they share the RC-550 code
+    assert ix.doc_subject["f"] is None  # an FAQ over several products has no subject of its own
+    assert ix.mentioned("电热水壶的发热盘保修三年") == {kettle}
+    assert ix.mentioned("水壶的容量") == {kettle}  # the tail of 电热水壶
+    assert ix.mentioned("KX-2000 is dishwasher safe") == {kettle}
+    assert ix.mentioned("The rice cooker keeps rice warm") == {rice}
+    assert ix.mentioned("使用说明书") == set()  # generic name terms name nothing
+    assert not sj.compatible({kettle}, ix.of_window("r", "发热盘保修三年。"))
+    assert sj.compatible({kettle}, ix.of_window("f", "Keep your receipt."))
+
+
+# -- the issue's examples on the sample manuals ----------------------------------------------------
+@pytest.fixture(scope="module")
+def sample(e5_engine):
+    return e5_engine, e5_engine.settings.sample_kb
+
+
+VERDICTS = [
+    ("AF-360 is covered for five years", "contradicted", "number"),
+    ("电热水壶的发热盘保修三年", "contradicted", "三年"),
+    ("KX-2000 is dishwasher safe", "contradicted", "polarity"),
+    ("The RC-550 rice cooker can be controlled over Wi-Fi with a phone app", "not found", ""),
+    ("AF-360 drawer holds 4.2 L", "supported", ""),  # the manual: "Drawer capacity: 4.2 L"
+    ("电饭煲的发热盘保修三年", "supported", ""),
+    ("The AF-360 is covered by a two-year warranty", "supported", ""),
+    ("电热水壶额定功率2200W", "contradicted", "1800"),
+    ("可以用钢丝球清洁电热水壶", "contradicted", "polarity"),
+    ("空气炸锅可以用来煮咖啡", "contradicted", "polarity"),
+    ("电热水壶显示E2表示底座接触不良", "contradicted", "code"),
+]
+
+
+def test_the_issues_claims_get_the_right_verdict_with_reasons(sample):
+    from swr import verify as vf
+
+    eng, kb = sample
+    results = vf.verify_many(eng, [c for c, _, _ in VERDICTS], kb)
+    got = [(r.claim, r.verdict) for r in results]
+    assert got == [(c, v) for c, v, _ in VERDICTS]
+    for r, (_, _, why) in zip(results, VERDICTS):
+        assert r.reasons and why in " ".join(r.reasons), (r.claim, r.reasons)
+        if r.verdict != "not found":
+            assert r.deciding == 0 and r.entries[0].role == {"supported": "supports"}.get(r.verdict, "contradicts")
+    d = results[0].to_dict()
+    json.dumps(d, ensure_ascii=False)
+    assert d["verdict"] == "contradicted" and "2-year" in d["reasons"][0]
+
+
+def test_another_products_fact_does_not_support(sample):
+    from swr import verify as vf
+
+    eng, kb = sample
+    r = vf.verify(eng, "电热水壶的发热盘保修三年", kb, top_k=5)
+    rice = [e for e in r.entries if e.source.startswith("rice_cooker") and "三年" in e.text]
+    assert rice and all(not e.supported for e in rice), [(e.source, e.role, e.text) for e in r.entries]
+
+
+# -- answerability ------------------------------------------------------------------------------------
+OFF_TOPIC = ["What is the capital of France?", "Who wrote Hamlet?", "What is the speed of light?",
+             "How many legs does a spider have?", "Who won the 2018 World Cup?", "法国的首都是哪里？"]
+
+
+def test_off_topic_questions_are_not_answerable_and_never_get_a_table_border(sample):
+    eng, kb = sample
+    for q in OFF_TOPIC:
+        r = eng.ask(q, kb, llm=False)
+        assert r.answerable is False, (q, r.answerability)
+        assert r.answerable_score is not None and r.answerability["reason"]
+        assert "|" not in r.answer and "---" not in r.answer
+        assert r.passages  # still shown, as the closest, not an answer
+
+
+def test_the_sample_questions_stay_answerable(sample):
+    eng, kb = sample
+    rows = list(csv.DictReader((ROOT / "samples" / "golden.csv").open(encoding="utf-8")))
+    bad = []
+    for row in rows:
+        r = eng.ask(row["question"], kb, llm=False)
+        if not r.answerable:
+            bad.append((row["question"], r.answerability))
+        else:  # what the extractive answer marks as the answer is a sentence, not a border or a heading
+            marked = re.findall("【(.*?)】", r.answer, flags=re.S)
+            assert marked and all(substantive_text(m) for m in marked), (row["question"], r.answer)
+    assert not bad, bad
+
+
+# -- the answer check ------------------------------------------------------------------------------------
+def test_answer_sentences_and_short_statements():
+    parts = answer_sentences("根据[1]中的信息，空气炸锅可以用来煮咖啡。\n11. 用于商业用途的产品。")
+    assert [p[1] for p in parts] == ["空气炸锅可以用来煮咖啡。", "用于商业用途的产品。"]
+    assert parts[0][2] == [1]
+    assert statement("空气炸锅可以用来煮咖啡吗？", "可以。") == "空气炸锅可以用来煮咖啡 可以。"
+    assert statement("Q?", "The drawer holds 4.2 litres of food.") == "The drawer holds 4.2 litres of food."
+
+
+CHECKS = [
+    ("电热水壶整机保修多久？", "电热水壶整机保修三年。", False, "三年"),
+    ("电热水壶整机保修多久？", "一年。", True, ""),
+    ("KX-2000 电热水壶的额定功率是多少？", "额定功率为 2200 W。", False, "1800"),
+    ("KX-2000 电热水壶的额定功率是多少？", "额定功率为 1800W。", True, ""),
+    ("电热水壶可以用钢丝球清洁吗？", "可以用钢丝球清洁壶身。", False, "polarity"),
+    ("空气炸锅可以用来煮咖啡吗？", "根据[1]中的信息，空气炸锅可以用来煮咖啡。", False, ""),
+    ("空气炸锅可以用来煮咖啡吗？", "可以。", False, ""),
+    ("What does E4 mean on the AF-360?", "E2 means the basket is not inserted.", False, ""),
+]
+
+
+def test_check_catches_wrong_numbers_codes_and_dropped_negations(sample):
+    eng, kb = sample
+    for q, answer, ok, why in CHECKS:
+        r = eng.ask(q, kb, llm=False)
+        c = check_answer(eng, q, answer, r.passages, kb=kb)
+        assert len(c.sentences) == 1, (answer, c.sentences)
+        s = c.sentences[0]
+        assert s.supported is ok, (q, answer, s)
+        assert why in " ".join(s.reasons), (answer, s.reasons)
+        assert c.support == (1.0 if ok else 0.0)
+        if ok:
+            assert s.passage and s.window  # where it is supported
+        assert c.counts["encode_calls"] <= 1  # every window in one model call (or all cached)
+
+
+def test_a_citation_whose_passage_does_not_support_is_flagged(sample):
+    eng, kb = sample
+    q = "KX-2000 电热水壶的额定功率是多少？"
+    r = eng.ask(q, kb, llm=False)
+    right = next(n for n, p in enumerate(r.passages, 1) if "1800W" in p.text)
+    wrong = next(n for n, p in enumerate(r.passages, 1) if "1800W" not in p.text)
+    c = check_answer(eng, q, f"额定功率为 1800W[{right}]。额定功率为 1800W[{wrong}]。", r.passages, kb=kb)
+    assert [s.supported for s in c.sentences] == [True, True]
+    assert c.sentences[0].bad_citations == [] and c.sentences[1].bad_citations == [wrong]
+    assert any(f"[{wrong}]" in why for why in c.sentences[1].reasons)
+
+
+# -- command line ---------------------------------------------------------------------------------------
+def test_cli_check_and_ask_json(tmp_path):
+    env = {**os.environ, "SWR_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1",
+           "SWR_SECRETS": str(tmp_path / "none.toml"), "SWR_SAMPLE_KB": ""}
+    for k in ("QDRANT_URL", "OPENAI_BASE_URL", "SWR_EMBED_MODEL"):
+        env.pop(k, None)
+
+    def run(*args):
+        p = subprocess.run([sys.executable, "-m", "swr", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=600)
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+
+    run("index", str(ROOT / "samples" / "kb"), "--kb", "s", "--json")
+    out = run("check", "电热水壶整机保修多久？", "--answer", "电热水壶整机保修三年。整机保修一年。", "--kb", "s", "--json")
+    assert [s["supported"] for s in out["sentences"]] == [False, True]
+    assert {"text", "supported", "score", "passage", "reasons"} <= set(out["sentences"][0])
+    assert out["support"] == 0.5 and "三年" in out["sentences"][0]["reasons"][0]
+    ask = run("ask", "What is the capital of France?", "--kb", "s", "--json")
+    assert ask["answerable"] is False and "answerable_score" in ask and "|" not in ask["answer"]
+    ask = run("ask", "电热水壶的发热盘保修多久？", "--kb", "s", "--json")
+    assert ask["answerable"] is True and ask["answerable_score"] > 0 and "check" in ask
+    vf = run("verify", "AF-360 is covered for five years", "--kb", "s", "--json")
+    assert vf["verdict"] == "contradicted" and vf["reasons"]
+
+
+def test_borders_and_bare_headings_are_never_the_extractive_answer():
+    from swr.answer import extractive_answer
+    from swr.answerable import substantive
+    from swr.types import Passage, PassageHit
+
+    def passage(text, score):
+        return Passage(doc_id="d", source="m.md", first=0, last=0, text=text, score=score,
+                       hits=[PassageHit(i=0, sentence=text, score=score, start=0, end=len(text))])
+
+    for t in ("|", "| --- | --- |", "## 11. Warranty", "---", "  "):
+        assert not substantive_text(t), t
+    assert substantive_text("The AF-360 is covered by a 2-year limited warranty.") and substantive_text("可以。")
+    border, real = passage("| --- | --- |", 0.9), passage("Drawer capacity: 4.2 L", 0.5)
+    assert substantive([border, real]) == [real]
+    assert "4.2 L" in extractive_answer("q?", substantive([border, real]))
