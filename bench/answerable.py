@@ -15,7 +15,7 @@ import json
 import sys
 import time
 
-import _qa_kbs as qa
+import qa_kbs as qa
 
 
 def xquad_zh() -> dict:

@@ -27,7 +27,7 @@ import re
 import sys
 import time
 
-import _qa_kbs as qa
+import qa_kbs as qa
 
 _EN_FLIP = [(" is not ", " is "), (" was not ", " was "), (" are not ", " are "), (" were not ", " were "),
             (" did not ", " did "), (" not ", " ")]
