@@ -1,6 +1,6 @@
 """Answerability: precision and recall of ``engine.ask``'s ``answerable`` on questions asked
 against their own knowledge base (positives) and against the wrong one (negatives: the other
-knowledge base of the same language, and one of the other language). Data: bench/_qa_kbs.py.
+knowledge base of the same language, and one of the other language). Data: bench/qa_kbs.py.
 
     .venv/bin/python bench/answerable.py            # report the thresholds in swr/answerable.py
     .venv/bin/python bench/answerable.py --tune     # also grid-search them on the tuning half

@@ -1,6 +1,6 @@
 """Verdicts on labelled claims built from the shared data, English (SQuAD) and Chinese (CMRC 2018).
 
-Claims per article of bench/_qa_kbs.py, verified against the article's knowledge base:
+Claims per article of bench/qa_kbs.py, verified against the article's knowledge base:
 
 - ``supported``: sentences of the indexed document, verbatim and lightly paraphrased (brackets
   dropped, cut to the first clause);
