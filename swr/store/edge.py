@@ -27,6 +27,7 @@ from ..errors import StoreLocked, StoreUnavailable
 from ..settings import Settings
 from ..sparse import SparseVec
 from ..types import DocInfo, Hit, Sentence
+from . import fusion
 from .base import (
     DENSE,
     META_ID,
@@ -354,27 +355,40 @@ class EdgeStore(Store):
         if sparse_q is not None:
             queries.append(q.QueryRequest(limit=max(req.sparse_k, req.top_k), query=sparse_q, filter=flt, params=idf))
             names.append("sparse")
-        if req.mode == "hybrid" and dense_q is not None and sparse_q is not None:
-            weights = [req.dense_weight, 1.0 - req.dense_weight] if req.fusion == "weighted" else None
-            queries.append(q.QueryRequest(
-                limit=req.top_k, filter=flt, with_payload=True,
-                prefetches=[q.Prefetch(limit=req.dense_k, query=dense_q, filter=flt, params=ef),
-                            q.Prefetch(limit=req.sparse_k, query=sparse_q, filter=flt, params=idf)],
-                query=q.Fusion.Dbsf() if req.fusion == "dbsf" else q.Fusion.Rrf(k=RRF_K, weights=weights)))
-            names.append("hybrid")
         if not queries:
             return []
         results = dict(zip(names, self._edge.query_batch(q.QueryBatchRequest(queries))))
         lists = {n: [(str(p.id), p.score) for p in pts] for n, pts in results.items()}
-        fused = {str(p.id): p.payload for p in results.get("hybrid", [])}  # only the fused list has payloads
+        if req.mode == "hybrid" and "dense" in lists and "sparse" in lists:
+            # one search per list: the fused list is computed from the two lists the ranks come
+            # from, exactly as Qdrant's prefetch + fusion would (swr/store/fusion.py, tested)
+            lists["hybrid"] = fusion.fuse([lists["dense"][:req.dense_k], lists["sparse"][:req.sparse_k]],
+                                          req.fusion, k=RRF_K, weights=_weights(req), limit=req.top_k)
 
         def payloads(ids: list[str]) -> dict:
-            if req.mode == "hybrid" and fused:
-                return {pid: fused.get(pid) for pid in ids}
             # fetching 50 payloads per list cost 2.7 ms at 100k points; these are top_k
             return {str(r.id): r.payload for r in self._edge.retrieve(ids, with_payload=True, with_vector=False)}
 
         return assemble_hits(req, lists, payloads)
+
+    def qdrant_fused(self, req: SearchRequest) -> list[tuple[str, float]]:
+        """Qdrant's own fused list for a hybrid request (prefetch + fusion inside Qdrant): what
+        :meth:`search` computes client-side, kept to test that both agree."""
+        flt = match_filter(**search_conditions(req))
+        dense_q = q.Query.Nearest(np.asarray(req.dense, dtype=np.float32).tolist(), using=DENSE)
+        sparse_q = q.Query.Nearest(q.SparseVector(req.sparse.indices, req.sparse.values), using=SPARSE)
+        idf = q.SearchParams(idf=q.IdfParams(corpus=match_filter(type="s", kb=req.kb)))
+        ef = q.SearchParams(hnsw_ef=self.hnsw_ef())
+        pts = self._edge.query(q.QueryRequest(
+            limit=req.top_k, filter=flt,
+            prefetches=[q.Prefetch(limit=req.dense_k, query=dense_q, filter=flt, params=ef),
+                        q.Prefetch(limit=req.sparse_k, query=sparse_q, filter=flt, params=idf)],
+            query=q.Fusion.Dbsf() if req.fusion == "dbsf" else q.Fusion.Rrf(k=RRF_K, weights=_weights(req))))
+        return [(str(p.id), p.score) for p in pts]
+
+
+def _weights(req: SearchRequest) -> list[float] | None:
+    return [req.dense_weight, 1.0 - req.dense_weight] if req.fusion == "weighted" else None
 
 
 def match_filter(**conds) -> q.Filter:

