@@ -33,7 +33,6 @@ from pathlib import Path
 
 from swr.engine import Engine
 from swr.evaluate import budget_table, sweep
-from swr.evaluate.metrics import make_row
 from swr.questions import load_squad
 from swr.settings import Settings
 from swr.split import split_spans
@@ -152,8 +151,8 @@ def run_set(name: str, args) -> dict:
         for mode in ("fixed", "section", "budget"):
             sub = [r for r in rows if r.config.method == "window" and r.config.window_mode == mode]
             m = best(sub, "window", b)
-            entry.setdefault("by_mode", {})[mode] = None if m is None else {"config": cfg_label(m), "hit": m.hit_rate, "mrr": m.mrr,
-                                                  "chars": m.context_chars}
+            entry.setdefault("by_mode", {})[mode] = None if m is None else {
+                "config": cfg_label(m), "hit": m.hit_rate, "mrr": m.mrr, "chars": m.context_chars}
         out["budgets"].append(entry)
     out["table"] = budget_table(rows, BUDGETS)
     out["rows"] = [r.to_dict() for r in rows]
