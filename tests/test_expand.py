@@ -54,6 +54,13 @@ def test_section_window_of_a_heading_stops_at_the_next_heading():
     assert p.text.startswith("### 4.2") and p.text.endswith("需要重新按电源键。") and p.stop_after == "heading"
 
 
+def test_section_window_of_a_chapter_stops_at_its_first_subsection():
+    sents = _sentences(KETTLE)
+    hit = Hit(sentence=_at(sents, "## 4. "), score=1.0, rank=1)
+    [p] = expand.build([hit], "section", window_size=3, budget_chars=1200, fetch=_fetcher(sents))
+    assert p.text.startswith("## 4.") and "4.1" not in p.text and p.stop_after == "heading"
+
+
 def test_section_window_within_the_budget_stops_for_the_budget():
     sents = _sentences(KETTLE)
     hit = Hit(sentence=_at(sents, "5. 电热水壶第一次使用前"), score=1.0, rank=1)
@@ -180,3 +187,22 @@ def test_kettle_question_in_section_mode_returns_the_whole_first_use_list(e5_eng
     for p in kettle:  # nothing from the next section ("4. 操作步骤") in any window
         assert "操作步骤" not in p.text and "将水壶从底座上取下" not in p.text
     assert {"window_mode", "stop_before", "stop_after"} <= set(d["passages"][0])
+
+
+def test_eval_sweeps_the_window_modes_at_their_budgets(fake_engine):
+    from swr.evaluate import budget_table, format_rows, sweep
+    from swr.questions import Question
+
+    eng = fake_engine
+    eng.index_files("kb", [SAMPLES / "kettle_manual_zh.md"])
+    qs = [Question("电热水壶第一次使用前要做什么？", ["晾干约 10 分钟"]), Question("E4 是什么故障？", ["底座接触不良"])]
+    rows = sweep(eng, "kb", qs, windows=(0, 1), top_ks=(1, 3), chunk_sizes=(), window_modes=("fixed", "section",
+                 "budget"), budgets=(300, 600))
+    shapes = {(r.config.window_mode, r.config.budget_chars, r.config.top_k) for r in rows}
+    assert ("section", 300, 1) in shapes and ("budget", 600, 3) in shapes and ("fixed", None, 3) in shapes
+    for r in rows:
+        if r.config.window_mode in ("section", "budget"):
+            assert r.context_chars <= r.config.budget_chars
+    table = budget_table(rows, (300, 600))
+    assert all("window_mode" in e for e in table)
+    assert "budget 600" in format_rows(rows)

@@ -93,7 +93,7 @@ def test_plain_text_patterns():
 
 
 def test_numbered_steps_are_one_list_and_a_restart_is_another():
-    got = _of("Intro:\n1. a.\n2. b.\n\n3. c.\n\nThen:\n1. x.\n2. y.\n")
+    got = _of("Intro:\n1. a.\n2. b.\n\n3. c.\n\n1. x.\n2. y.\n")
     blocks = {t.strip(): s for t, s in got}
     assert blocks["1. a."].block == blocks["3. c."].block  # across a blank line
     assert blocks["1. x."].block != blocks["1. a."].block
