@@ -15,7 +15,9 @@ from .params import (
     SWEEP_BUDGETS,
     SWEEP_MODES,
     SWEEP_TOP_KS,
+    SWEEP_WINDOW_MODES,
     SWEEP_WINDOWS,
+    WINDOW_MODES,
     RetrievalParams,
     VerifyParams,
 )
@@ -51,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--kb", required=True)
     ask.add_argument("--window-size", type=int, default=None)
+    ask.add_argument("--window-mode", choices=WINDOW_MODES, default=None,
+                     help="fixed (±window size), section (the hit's list/table/paragraph) or budget "
+                          "(default SWR_WINDOW_MODE)")
+    ask.add_argument("--budget", type=int, default=None,
+                     help="characters of context section and budget windows may use (default SWR_WINDOW_BUDGET)")
     ask.add_argument("--top-k", type=int, default=None)
     ask.add_argument("--mode", choices=MODES, default=None)
     _retrieval_flags(ask)
@@ -82,7 +89,10 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--chunk-sizes", default="256,512",
                     help="chunk sizes (tokens) of the plain-chunk baseline; 'none' for no baseline")
     ev.add_argument("--chunk-overlap", type=int, default=20, help="chunk overlap (tokens) of the baseline")
-    ev.add_argument("--budgets", default=_csv(SWEEP_BUDGETS), help="context budgets (characters) to compare at")
+    ev.add_argument("--budgets", default=_csv(SWEEP_BUDGETS),
+                    help="context budgets (characters) to compare at; also the budgets of section and budget windows")
+    ev.add_argument("--window-modes", default=_csv(SWEEP_WINDOW_MODES),
+                    help="window modes to sweep: fixed (over --windows), section and budget (over --budgets)")
     ev.add_argument("--max-articles", type=int, default=None, help="SQuAD: only the first N articles")
     ev.add_argument("--max-questions", type=int, default=None,
                     help="a seeded random sample of N questions (seed 0), in file order")
@@ -122,7 +132,8 @@ def _parser() -> argparse.ArgumentParser:
 def ask_params(default_params, a) -> RetrievalParams:
     """The retrieval params of ``ask``'s flags over ``default_params()`` (``engine.default_params``)."""
     return default_params(window_size=a.window_size, top_k=a.top_k, mode=a.mode, fusion=a.fusion,
-                          dense_weight=a.dense_weight, sources=a.source, tags=a.tag, lang=a.lang)
+                          dense_weight=a.dense_weight, sources=a.source, tags=a.tag, lang=a.lang,
+                          window_mode=a.window_mode, budget_chars=a.budget)
 
 
 def eval_params(default_params, a) -> RetrievalParams:
@@ -276,6 +287,9 @@ def cmd_eval(a) -> dict:
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
     if any(m not in MODES for m in modes):
         raise SwrError(f"--modes takes dense, sparse and/or hybrid, not {a.modes!r}.")
+    window_modes = [m.strip() for m in a.window_modes.split(",") if m.strip()]
+    if not window_modes or any(m not in WINDOW_MODES for m in window_modes):
+        raise SwrError(f"--window-modes takes fixed, section and/or budget, not {a.window_modes!r}.")
     fmt = a.format or ev.guess_format(a.questions)
     docs, questions = ev.load_set(a.questions, fmt, max_articles=a.max_articles)
     questions = ev.sample(questions, a.max_questions)
@@ -306,7 +320,8 @@ def cmd_eval(a) -> dict:
                   + "; ".join(r.error["message"] for r in bad[:3]), file=sys.stderr)
     t_index = time.perf_counter() - t0
     rows = ev.sweep(eng, a.kb, questions, windows=windows, top_ks=top_ks, modes=modes, chunk_sizes=chunk_sizes,
-                    chunk_overlap=a.chunk_overlap, progress=progress, params=eval_params(eng.default_params, a))
+                    chunk_overlap=a.chunk_overlap, progress=progress, params=eval_params(eng.default_params, a),
+                    window_modes=window_modes, budgets=budgets)
     bar.close()
     table = ev.budget_table(rows, budgets)
     info = eng.embedder.info()

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import answerable, rerank, window as win
+from . import answerable, expand, rerank, window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer, not_found_message
 from .crosslingual import CrossLingual
 from .embed import Embedder, make_embedder
@@ -24,6 +24,7 @@ from .settings import Settings
 from .sparse import SparseEncoder
 from .split import SPLITTER_VERSION
 from .store import SearchRequest, Store, open_store
+from .structure import STRUCTURE_VERSION
 from .types import DocInfo, FileResult, Hit, Passage, Sentence
 
 log = logging.getLogger("swr.engine")
@@ -44,12 +45,14 @@ class Retrieval:
     params: dict  # request.to_dict() without window_size: the "settings" of an answer
     timings: dict = field(default_factory=dict)
     request: RetrievalParams | None = None  # the typed knobs (None only for hand-built retrievals)
+    query_vector: object = None  # the question's dense vector (numpy), for budget windows
 
     def prefix(self, k: int) -> "Retrieval":
         """The first ``k`` hits, as if searched with ``top_k=k`` (the store guarantees the top-k
         list is a prefix of the top-K list)."""
         req = self.request.with_(top_k=k) if self.request is not None else None
-        return Retrieval(self.question, self.kb, self.hits[:k], {**self.params, "top_k": k}, dict(self.timings), req)
+        return Retrieval(self.question, self.kb, self.hits[:k], {**self.params, "top_k": k}, dict(self.timings), req,
+                         self.query_vector)
 
 
 @dataclass
@@ -107,7 +110,7 @@ class Engine:
             **{"timeout_s": settings.llm_timeout_s, **local}))
         self.indexer = Indexer(self)
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
-                      "splitter": SPLITTER_VERSION, "sparse": self.sparse.version}
+                      "splitter": SPLITTER_VERSION, "sparse": self.sparse.version, "structure": STRUCTURE_VERSION}
         self._checked = False
         self.reranker = rerank.CrossEncoderReranker(settings.rerank_model) if settings.rerank_model else None
         self.crosslingual = CrossLingual(settings, self.store, self.embedder, self.sparse,
@@ -121,6 +124,11 @@ class Engine:
         if not self._checked:
             self.store.ensure(self._meta)
             self._checked = True
+            stored = self.store.meta() or {}
+            if int(stored.get("structure", 0)) < STRUCTURE_VERSION:
+                log.warning("This collection was created before document structure was recorded (structure "
+                            "version %s < %s): documents indexed then have no section windows; re-index them "
+                            "to use section windows.", stored.get("structure", 0), STRUCTURE_VERSION)
 
     def close(self) -> None:
         self.store.close()
@@ -231,14 +239,34 @@ class Engine:
         stamp = rp.to_dict()
         stamp.pop("window_size")
         return Retrieval(question, kb, hits, stamp,
-                         {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)}, rp)
+                         {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)}, rp,
+                         dense)
 
-    def passages(self, retrieval: Retrieval, window_size: int | None = None) -> list[Passage]:
-        """The hits' windows at ``window_size``: fetched neighbours, merged. Never embeds."""
+    def passages(self, retrieval: Retrieval, window_size: int | None = None, *, window_mode: str | None = None,
+                 budget_chars: int | None = None) -> list[Passage]:
+        """The hits' windows: fetched neighbours, merged. Never embeds (a hand-built retrieval
+        without its question vector gets it from the query cache for budget windows).
+
+        ``window_mode`` (``fixed`` ±``window_size``, ``section``, ``budget`` within
+        ``budget_chars``; see :mod:`swr.expand`) defaults to the retrieval's request, then the
+        settings. ``section`` on documents indexed before structure was stored raises
+        :class:`swr.errors.ReindexNeeded`.
+        """
         w = self.settings.window_size if window_size is None else window_size
         if not 0 <= w <= win.MAX_WINDOW:
             raise BadRequest(f"window_size must be between 0 and {win.MAX_WINDOW}.")
-        return win.build(retrieval.hits, w, lambda keys: self.fetch_sentences(retrieval.kb, keys))
+        base = retrieval.request or self.default_params()
+        rp = base.with_(window_size=w, window_mode=window_mode, budget_chars=budget_chars).validate()
+        query = retrieval.query_vector
+        if rp.window_mode == "budget" and query is None and retrieval.hits:
+            query = self.embedder.encode_query(retrieval.question)
+        return expand.build(retrieval.hits, rp.window_mode, window_size=rp.window_size, budget_chars=rp.budget_chars,
+                            fetch=lambda keys: self.fetch_sentences(retrieval.kb, keys),
+                            fetch_vectors=lambda keys: self.fetch_vectors(retrieval.kb, keys), query=query)
+
+    def fetch_vectors(self, kb: str, keys):
+        """Stored dense vectors of ``kb``'s sentences by ``(doc_id, i)`` (missing ones skipped)."""
+        return self.store.fetch_vectors(kb, keys)
 
     def fetch_sentences(self, kb: str, keys) -> dict[tuple[str, int], Sentence]:
         """Stored sentences of ``kb`` by ``(doc_id, i)`` (missing ones skipped): the neighbour
@@ -281,13 +309,15 @@ class Engine:
         retrieval = retrieval or self.retrieve(cond.standalone if cond else question, kb, rp)
         w = rp.window_size
         t0 = time.perf_counter()
-        passages = self.passages(retrieval, w)
+        passages = self.passages(retrieval, w, window_mode=rp.window_mode, budget_chars=rp.budget_chars)
         timings = dict(retrieval.timings, window_ms=round((time.perf_counter() - t0) * 1000, 2))
         ctx = context_text(passages)
         use_llm = llm and self.answerer.configured and bool(passages)
         result = AskResult(
             question=retrieval.question, kb=kb, answer="", answer_kind="llm" if use_llm else "extractive",
-            passages=passages, settings=self.stamp(retrieval.params, w, use_llm),
+            passages=passages,
+            settings=self.stamp({**retrieval.params, "window_mode": rp.window_mode, "budget_chars": rp.budget_chars},
+                                w, use_llm),
             context_chars=sum(len(p.text) for p in passages), context_tokens=count_tokens(ctx),
             timings=timings, created_at=_dt.datetime.now().astimezone().isoformat(timespec="seconds"),
             standalone_question=retrieval.question,

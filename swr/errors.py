@@ -85,3 +85,9 @@ class BadRequest(SwrError):
     """A parameter out of range or an unusable question."""
 
     kind = "bad_request"
+
+
+class ReindexNeeded(SwrError):
+    """The collection was indexed before a feature's data was stored (e.g. section windows)."""
+
+    kind = "reindex_needed"

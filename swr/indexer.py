@@ -20,6 +20,7 @@ from .errors import SwrError
 from .load import load_bytes, load_path, safe_name
 from .nodes import build_nodes, embed_text, to_sentence
 from .split import split_spans
+from .structure import annotate
 from .types import DocInfo, FileResult
 
 log = logging.getLogger("swr.indexer")
@@ -123,15 +124,15 @@ class Indexer:
                                   skipped=True)
             if any(j.doc.source == doc.source for j in pool):  # finish the old version first
                 flush()
-            nodes = build_nodes(doc, kb, tags=tags, window_size=self.engine.settings.window_size,
-                                spans=split_spans(doc.text))
+            spans = split_spans(doc.text)
+            nodes = build_nodes(doc, kb, tags=tags, window_size=self.engine.settings.window_size, spans=spans)
             # record the document as incomplete first: a crash leaves it visibly unfinished
             info = DocInfo(doc_id=doc.doc_id, source=doc.source, sentences=len(nodes), complete=False,
                            chars=len(doc.text), format=doc.format, tags=list(tags),
                            indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
             self.engine.store.put_doc(kb, info)
-            return _Job(file_no, doc, info, [to_sentence(n) for n in nodes], [embed_text(n) for n in nodes],
-                        lock, t0)
+            sentences = annotate([to_sentence(n) for n in nodes], doc.text, spans)  # structure: payload only
+            return _Job(file_no, doc, info, sentences, [embed_text(n) for n in nodes], lock, t0)
         except BaseException:
             lock.release()
             raise

@@ -17,7 +17,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from . import window as win
+from . import expand, window as win
 from .params import RetrievalParams
 from .types import Hit, Passage, Sentence
 
@@ -25,6 +25,7 @@ from .types import Hit, Passage, Sentence
 def passage_node(p: Passage) -> TextNode:
     """A passage as a LlamaIndex node: text is the window, hits in metadata (not embedded)."""
     meta = {"source": p.source, "doc_id": p.doc_id, "first": p.first, "last": p.last, "pages": p.pages,
+            "window_mode": p.window_mode, "stop_before": p.stop_before, "stop_after": p.stop_after,
             "original_text": " ".join(h.sentence for h in p.hits),
             "hits": [{"i": h.i, "score": h.score, "start": h.start, "end": h.end} for h in p.hits]}
     keys = list(meta)
@@ -47,20 +48,31 @@ class SentenceWindowRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         r = self._engine.retrieve(query_bundle.query_str, self._kb, self.params)
-        passages = self._engine.passages(r, self.params.window_size)
+        passages = self._engine.passages(r, self.params.window_size, window_mode=self.params.window_mode,
+                                         budget_chars=self.params.budget_chars)
         return [NodeWithScore(node=passage_node(p), score=p.score) for p in passages]
 
 
 class MergingWindowPostprocessor(BaseNodePostprocessor):
-    """Replace sentence nodes by their merged windows of ``window_size`` sentences each side."""
+    """Replace sentence nodes by their merged windows: ``window_mode`` ``fixed`` (``window_size``
+    sentences each side), ``section`` or ``budget`` (within ``budget_chars``; see
+    :mod:`swr.expand`). ``budget`` needs ``embedder`` (the swr embedder the store was built with)
+    to embed the question; ``section`` reads the hits' structure from the store."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     window_size: int = Field(default=3, ge=0, le=win.MAX_WINDOW)
+    window_mode: str = Field(default="fixed", pattern="^(fixed|section|budget)$")
+    budget_chars: int = Field(default=1200, ge=50)
     _store: Any = PrivateAttr()
+    _embedder: Any = PrivateAttr()
 
-    def __init__(self, store, window_size: int = 3, **kwargs: Any) -> None:
-        super().__init__(window_size=window_size, **kwargs)
+    def __init__(self, store, window_size: int = 3, *, window_mode: str = "fixed", budget_chars: int = 1200,
+                 embedder=None, **kwargs: Any) -> None:
+        super().__init__(window_size=window_size, window_mode=window_mode, budget_chars=budget_chars, **kwargs)
+        if window_mode == "budget" and embedder is None:
+            raise ValueError("budget windows need the swr embedder (embedder=engine.embedder) for the question")
         self._store = store
+        self._embedder = embedder
 
     @classmethod
     def class_name(cls) -> str:
@@ -80,5 +92,15 @@ class MergingWindowPostprocessor(BaseNodePostprocessor):
         if not hits:
             return nodes
         kb = hits[0].sentence.kb
-        passages = win.build(hits, self.window_size, lambda keys: self._store.fetch_sentences(kb, keys))
+        fetch = lambda keys: self._store.fetch_sentences(kb, keys)  # noqa: E731
+        query = None
+        if self.window_mode != "fixed":  # the stored payloads carry the structure the node metadata lacks
+            stored = fetch([(h.sentence.doc_id, h.sentence.i) for h in hits])
+            for h in hits:
+                h.sentence = stored.get((h.sentence.doc_id, h.sentence.i), h.sentence)
+        if self.window_mode == "budget":
+            query = self._embedder.encode_query((query_bundle.query_str if query_bundle else "") or " ")
+        passages = expand.build(hits, self.window_mode, window_size=self.window_size, budget_chars=self.budget_chars,
+                                fetch=fetch, fetch_vectors=lambda keys: self._store.fetch_vectors(kb, keys),
+                                query=query)
         return [NodeWithScore(node=passage_node(p), score=p.score) for p in passages]

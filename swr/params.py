@@ -16,6 +16,8 @@ MODES = ("dense", "sparse", "hybrid")
 FUSIONS = ("dbsf", "rrf", "weighted")
 STAGES = ("cutoff", "rerank")
 MAX_WINDOW = 10
+WINDOW_MODES = ("fixed", "section", "budget")  # swr/expand.py
+MIN_BUDGET_CHARS, MAX_BUDGET_CHARS = 50, 100_000
 MAX_TOP_K = 100
 
 # Tune / eval sweep grids (one place: the CLI, the Tune page and evaluate.sweep use these)
@@ -23,6 +25,7 @@ SWEEP_WINDOWS = (0, 1, 2, 3, 5)
 SWEEP_TOP_KS = (1, 2, 3, 5, 10)
 SWEEP_MODES = ("hybrid",)
 SWEEP_BUDGETS = (500, 1000, 2000)  # context budgets (characters) of the budget table
+SWEEP_WINDOW_MODES = ("fixed",)  # eval --window-modes; section and budget windows sweep --budgets
 
 
 def _tuple(v) -> tuple:
@@ -48,6 +51,11 @@ class RetrievalParams:
     dense_k: int = 50
     sparse_k: int = 50
     window_size: int = 3
+    # fixed: ±window_size; section: the hit's block (list, table, paragraph), never across a
+    # heading; budget: grow toward the neighbours most similar to the question. section and
+    # budget windows together stay within budget_chars characters of context (swr/expand.py).
+    window_mode: str = "fixed"
+    budget_chars: int = 1200
     sources: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     lang: str | None = None
@@ -67,7 +75,8 @@ class RetrievalParams:
     def from_settings(cls, settings, **changes) -> "RetrievalParams":
         """The defaults of ``settings`` (a :class:`swr.settings.Settings`), then ``changes``."""
         base = cls(mode=settings.mode, fusion=settings.fusion, top_k=settings.top_k, dense_k=settings.dense_k,
-                   sparse_k=settings.sparse_k, window_size=settings.window_size)
+                   sparse_k=settings.sparse_k, window_size=settings.window_size,
+                   window_mode=settings.window_mode, budget_chars=settings.window_budget)
         return base.with_(**changes) if changes else base
 
     def with_(self, **changes) -> "RetrievalParams":
@@ -94,6 +103,11 @@ class RetrievalParams:
             raise BadRequest("The dense weight must be between 0 and 1.")
         if not 0 <= self.window_size <= MAX_WINDOW:
             raise BadRequest(f"window_size must be between 0 and {MAX_WINDOW}.")
+        if self.window_mode not in WINDOW_MODES:
+            raise BadRequest(f"Unknown window mode {self.window_mode!r}: use one of {', '.join(WINDOW_MODES)}.")
+        if not MIN_BUDGET_CHARS <= self.budget_chars <= MAX_BUDGET_CHARS:
+            raise BadRequest(f"The window budget must be between {MIN_BUDGET_CHARS} and {MAX_BUDGET_CHARS:,} "
+                             "characters.")
         bad = [s for s in self.stages if s not in STAGES]
         if bad:
             raise BadRequest(f"Unknown stage(s) {', '.join(bad)}: use {', '.join(STAGES)}.")

@@ -163,6 +163,17 @@ def _anchor(prefix: str, n: int) -> str:
     return f"{prefix}passage-{int(n)}"
 
 
+STOP_LABELS = {"heading": "heading", "block_end": "end of block", "budget": "budget", "cap": "cap",
+               "doc_edge": "document edge", "missing": "missing sentence"}
+
+
+def window_note(passage: Passage) -> str:
+    """``budget window · stopped: budget ← → heading`` (plain text; escape it for HTML)."""
+    b = STOP_LABELS.get(passage.stop_before or "", passage.stop_before or "–")
+    a = STOP_LABELS.get(passage.stop_after or "", passage.stop_after or "–")
+    return f"{passage.window_mode} window · stopped: {b} ← → {a}"
+
+
 def passage_html(passage: Passage, n: int, *, show_scores: bool = True, anchor: str = "",
                  extra_class: str = "", badge: str | None = None) -> str:
     """A passage card, anchor ``id="{anchor}passage-{n}"``: header ``[n] source · sentences a–b ·
@@ -176,6 +187,8 @@ def passage_html(passage: Passage, n: int, *, show_scores: bool = True, anchor: 
             esc(_sentences(passage.first, passage.last))]
     if passage.pages:
         head.append(esc(_pages(passage.pages)))
+    if passage.window_mode != "fixed":  # how the window was made and where it stopped (swr/expand.py)
+        head.append(f'<span class="swr-stops">{esc(window_note(passage))}</span>')
     cls = " ".join(["swr-passage", *extra_class.split()])
     parts = [
         f'<div class="{cls}" id="{_anchor(anchor, n)}">',

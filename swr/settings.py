@@ -39,6 +39,8 @@ ENV_VARS = {
     "SWR_LLM_GGUF": ("llm_gguf", str),  # empty: no local model, even when the default one is there
     "SWR_LLM_THREADS": ("llm_threads", int),
     "SWR_WINDOW_SIZE": ("window_size", int),
+    "SWR_WINDOW_MODE": ("window_mode", str),
+    "SWR_WINDOW_BUDGET": ("window_budget", int),
     "SWR_TOP_K": ("top_k", int),
     "SWR_MODE": ("mode", str),
     "SWR_FUSION": ("fusion", str),
@@ -76,6 +78,8 @@ class Settings:
     llm_gguf: str | None = None
     llm_threads: int = 1  # 2 threads on 2 busy cores fell to 1-6 tokens/s; 1 held ~29
     window_size: int = 3
+    window_mode: str = "fixed"  # fixed | section | budget (swr/expand.py)
+    window_budget: int = 1200  # characters of context the section and budget windows may use
     top_k: int = 3
     mode: str = "hybrid"  # dense | sparse | hybrid
     # hybrid fusion: dbsf | rrf | weighted (weighted RRF). DBSF beat RRF and both single lists at

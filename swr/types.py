@@ -48,6 +48,15 @@ class Sentence:
     page: int | None = None
     tags: list[str] = field(default_factory=list)
     lang: str | None = None
+    # document structure (swr/structure.py); None in collections indexed before it was recorded
+    block: int | None = None
+    block_kind: str | None = None  # heading | paragraph | list | table
+    block_first: int | None = None
+    block_last: int | None = None
+    heading: str | None = None
+    heading_level: int | None = None
+    section: int | None = None  # sentence number of the section's heading, -1 before the first
+    section_last: int | None = None
 
     def payload(self) -> dict[str, Any]:
         return asdict(self)
@@ -110,6 +119,11 @@ class Passage:
     hits: list[PassageHit]
     score: float
     pages: list[int] = field(default_factory=list)
+    # how the window was made (swr/expand.py): fixed | section | budget, and why it stops before
+    # its first and after its last sentence: heading | block_end | budget | cap | doc_edge | missing
+    window_mode: str = "fixed"
+    stop_before: str | None = None
+    stop_after: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

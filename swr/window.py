@@ -32,6 +32,9 @@ class Interval:
     hi: int
     hits: list[Hit] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)  # each hit's rank (its own, else its list position)
+    mode: str = "fixed"  # the window mode that made it (swr/expand.py makes section and budget ones)
+    stop_before: str | None = None  # why it does not reach further back / forward (Passage fields)
+    stop_after: str | None = None
 
     @property
     def best_rank(self) -> int:
@@ -52,12 +55,15 @@ def plan(hits: list[Hit], window_size: int) -> list[Interval]:
         for h, rank in doc_hits:
             s = h.sentence
             lo, hi = max(0, s.i - window_size), min(max(s.n - 1, s.i), s.i + window_size)
+            after = "doc_edge" if hi >= s.n - 1 else "cap"
             if cur is not None and lo <= cur.hi + 1:
-                cur.hi = max(cur.hi, hi)
+                if hi > cur.hi:
+                    cur.hi, cur.stop_after = hi, after
                 cur.hits.append(h)
                 cur.ranks.append(rank)
             else:
-                cur = Interval(s.doc_id, s.source, lo, hi, [h], [rank])
+                cur = Interval(s.doc_id, s.source, lo, hi, [h], [rank], "fixed",
+                               "doc_edge" if lo == 0 else "cap", after)
                 out.append(cur)
     out.sort(key=lambda iv: iv.best_rank)
     return out
@@ -91,6 +97,12 @@ def assemble(intervals: list[Interval], sentences: dict[tuple[str, int], Sentenc
     return passages
 
 
+def _stops(iv: Interval, run: list[Sentence]) -> tuple[str | None, str | None]:
+    """The stop reasons of a run of ``iv``: the interval's own at its ends, ``missing`` where a
+    missing sentence cut it."""
+    return (iv.stop_before if run[0].i == iv.lo else "missing", iv.stop_after if run[-1].i == iv.hi else "missing")
+
+
 def join_sentences(run: list[Sentence]) -> tuple[str, list[tuple[int, int]]]:
     """The text of consecutive stored sentences, stripped, and each sentence's ``(start, end)`` in
     it (its content without surrounding whitespace; clamped to the text)."""
@@ -118,8 +130,10 @@ def _passage(iv: Interval, run: list[Sentence], hit_at: dict[int, tuple[Hit, int
                                 sparse_score=h.sparse_score, sparse_rank=h.sparse_rank,
                                 fused_score=h.fused_score, rerank_score=h.rerank_score, via=h.via))
     pages = sorted({s.page for s in run if s.page is not None})
+    before, after = _stops(iv, run)
     return Passage(doc_id=iv.doc_id, source=iv.source, first=run[0].i, last=run[-1].i, text=text,
-                   hits=phits, score=max(h.score for h in phits), pages=pages)
+                   hits=phits, score=max(h.score for h in phits), pages=pages, window_mode=iv.mode,
+                   stop_before=before, stop_after=after)
 
 
 def build(hits: list[Hit], window_size: int, fetch) -> list[Passage]:

@@ -51,3 +51,23 @@ def test_postprocessor_merges_windows_in_a_stock_pipeline(fake_engine):
     for (a1, b1), (a2, b2) in zip(spans, spans[1:]):
         assert a2 > b1 + 1, "windows that overlap or touch are merged"
     assert sum(len(n.node.metadata["hits"]) for n in resp.source_nodes) == 4
+
+
+def test_postprocessor_takes_the_window_mode(fake_engine):
+    from conftest import SAMPLES
+
+    path = SAMPLES / "kettle_manual_zh.md"
+    fake_engine.index_files("kb", [path])
+    doc = load_bytes(path.name, path.read_bytes())
+    nodes = build_nodes(doc, "kb")
+    step5 = next(n for n in nodes if n.text.startswith("5. 电热水壶第一次使用前"))
+    from llama_index.core.schema import NodeWithScore, QueryBundle
+
+    pp = MergingWindowPostprocessor(fake_engine.store, window_mode="section")
+    [out] = pp.postprocess_nodes([NodeWithScore(node=step5, score=1.0)], QueryBundle("第一次使用前"))
+    assert out.node.text.startswith("1. 撕掉壶身") and out.node.text.endswith("晾干约 10 分钟。")
+    assert out.node.metadata["window_mode"] == "section" and out.node.metadata["stop_after"] == "block_end"
+    bp = MergingWindowPostprocessor(fake_engine.store, window_mode="budget", budget_chars=200,
+                                    embedder=fake_engine.embedder)
+    [out] = bp.postprocess_nodes([NodeWithScore(node=step5, score=1.0)], QueryBundle("第一次使用前"))
+    assert len(out.node.text) <= 200 and out.node.metadata["window_mode"] == "budget"

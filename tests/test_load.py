@@ -214,10 +214,10 @@ def test_html_visible_text():
     assert d.format == "html" and d.encoding == "utf-8"
     lines = d.text.split("\n")
     assert lines[0] == "My Page"
-    assert "Heading" in lines
+    assert "# Heading" in lines  # Markdown-like marks for swr/structure.py
     assert "First paragraph spans two source lines." in lines
     assert "Second & block here" in lines
-    assert "one" in lines and "two" in lines
+    assert "- one" in lines and "- two" in lines
     assert "line" in lines and "break" in lines
     assert "a\tb" in lines and "c\td" in lines
     assert "中文段落。" in lines
@@ -321,12 +321,10 @@ def test_docx_with_table():
     )
     d = load_bytes("report.docx", data)
     assert d.format == "docx" and d.page_starts == []
-    assert d.text.split("\n") == [
+    assert d.text.split("\n") == [  # a table row is one line, cells tab-separated (swr/structure.py)
         "Intro paragraph.",
-        "Name",
-        "Price",
-        "Apple",
-        "3",
+        "Name\tPrice",
+        "Apple\t3",
         "Closing paragraph. 结束。",
     ]
 
@@ -342,7 +340,7 @@ def test_docx_merged_cells_once():
     buf = io.BytesIO()
     doc.save(buf)
     d = load_bytes("m.docx", buf.getvalue())
-    assert d.text.split("\n") == ["Merged header", "x", "y"]
+    assert d.text.split("\n") == ["Merged header", "x\ty"]
 
 
 def test_docx_corrupt():
@@ -421,3 +419,16 @@ def test_load_path_errors(tmp_path):
     os.mkdir(folder)
     with pytest.raises(UnsupportedFile):
         load_path(folder)
+
+
+def test_docx_headings_and_lists_are_marked_for_the_structure():
+    import docx
+
+    doc = docx.Document()
+    doc.add_heading("Setup", level=2)
+    doc.add_paragraph("Fill the kettle.", style="List Number")
+    doc.add_paragraph("Plain text.")
+    buf = io.BytesIO()
+    doc.save(buf)
+    d = load_bytes("h.docx", buf.getvalue())
+    assert d.text.split("\n") == ["## Setup", "- Fill the kettle.", "Plain text."]

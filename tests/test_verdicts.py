@@ -81,7 +81,9 @@ VERDICTS = [
     ("The AF-360 is covered by a two-year warranty", "supported", ""),
     ("电热水壶额定功率2200W", "contradicted", "1800"),
     ("可以用钢丝球清洁电热水壶", "contradicted", "polarity"),
-    ("空气炸锅可以用来煮咖啡", "contradicted", "polarity"),
+    # the air-fryer manual says nothing of coffee; the kettle's "请勿…煮咖啡" is another product's
+    # fact (with cross-lingual retrieval the air fryer's own sentences are the candidates): not found
+    ("空气炸锅可以用来煮咖啡", "not found", ""),
     ("电热水壶显示E2表示底座接触不良", "contradicted", "code"),
 ]
 

@@ -181,12 +181,15 @@ class LiveView:
     changes: list[str]
 
 
+WINDOW_FIELDS = ("window_size", "window_mode", "budget_chars")  # re-windowing needs no new search
+
+
 def param_changes(old: RetrievalParams, new: RetrievalParams) -> list[str]:
     """``top-k 3 → 8``, ... for every retrieval field (not the window) that differs."""
     out = []
     for f in fields(RetrievalParams):
         a, b = getattr(old, f.name), getattr(new, f.name)
-        if f.name != "window_size" and a != b:
+        if f.name not in WINDOW_FIELDS and a != b:
             out.append(f"{_PARAM_LABELS.get(f.name, f.name)} {short_value(a, f.name)} → {short_value(b, f.name)}")
     return out
 
@@ -213,10 +216,15 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
         retrieval = cached[1]
     if now.window_size != made.window_size:
         changes.insert(0, f"window {made.window_size} → {now.window_size}")
+    if now.window_mode != made.window_mode:
+        changes.insert(0, f"window mode {made.window_mode} → {now.window_mode}")
+    if now.budget_chars != made.budget_chars and now.window_mode != "fixed":
+        changes.insert(0, f"budget {made.budget_chars} → {now.budget_chars} chars")
     if not changes:
         return None
     try:
-        passages = engine.passages(retrieval, now.window_size)
+        passages = engine.passages(retrieval, now.window_size, window_mode=now.window_mode,
+                                   budget_chars=now.budget_chars)
     except SwrError as exc:
         st.error(md(exc.message))
         return None

@@ -101,6 +101,8 @@ class CHAT:
     kb = Kept[str]("kb")
     demo = Kept[bool]("demo")
     window = Kept[int]("window")
+    window_mode = Kept[str]("window_mode")
+    budget = Kept[int]("window_budget")
     top_k = Kept[int]("top_k")
     mode = Kept[str]("mode")
     fusion = Kept[str]("fusion")
@@ -140,6 +142,8 @@ class TUNE:
     windows = Kept[list]("tune_windows")
     top_ks = Kept[list]("tune_top_ks")
     modes = Kept[list]("tune_modes")
+    window_modes = Kept[list]("tune_window_modes")
+    budgets = Kept[list]("tune_budgets")
     chunks = Kept[bool]("tune_chunks")
     chunk_sizes = Kept[list]("tune_chunk_sizes")
     overlap = Kept[int]("tune_overlap")
@@ -262,6 +266,7 @@ def chat_params(defaults: RetrievalParams) -> RetrievalParams:
     stages = (("cutoff",) if min_score is not None else ()) + (("rerank",) if c.rerank.get(False) else ())
     return d.with_(
         window_size=int(c.window.get(d.window_size)), top_k=int(c.top_k.get(d.top_k)), mode=c.mode.get(d.mode),
+        window_mode=c.window_mode.get(d.window_mode), budget_chars=int(c.budget.get(d.budget_chars)),
         fusion=fusion, dense_weight=weight,
         dense_k=int(c.dense_k.get(d.dense_k)), sparse_k=int(c.sparse_k.get(d.sparse_k)),
         sources=tuple(c.sources.get([])), tags=tuple(c.tags.get([])), lang=None if lang == "any" else lang,
@@ -273,6 +278,7 @@ def apply_params(params: RetrievalParams) -> None:
     :func:`chat_params` (``chat_params(defaults) == params`` afterwards)."""
     c = CHAT
     values = [(c.window, int(params.window_size)), (c.top_k, int(params.top_k)), (c.mode, params.mode),
+              (c.window_mode, params.window_mode), (c.budget, int(params.budget_chars)),
               (c.fusion, params.fusion), (c.dense_weight, float(params.dense_weight)),
               (c.dense_k, int(params.dense_k)), (c.sparse_k, int(params.sparse_k)),
               (c.sources, list(params.sources)), (c.tags, list(params.tags)), (c.lang, params.lang or "any"),

@@ -21,7 +21,17 @@ from .tune_charts import TUNE_METRICS, best_window_row, frontier_chart, heatmap_
 from swr import evaluate
 from swr.engine import Engine
 from swr.errors import SwrError
-from swr.params import MAX_WINDOW, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams
+from swr.params import (
+    MAX_WINDOW,
+    SWEEP_BUDGETS,
+    SWEEP_TOP_KS,
+    SWEEP_WINDOW_MODES,
+    SWEEP_WINDOWS,
+    WINDOW_MODES,
+    RetrievalParams,
+)
+
+TUNE_BUDGETS = (300, 600, 1200, 2000)
 
 TUNE_CHUNK_SIZES = [128, 256, 512, 1024]
 
@@ -107,6 +117,12 @@ def tune_grid(n_questions: int, params: RetrievalParams) -> dict | None:
         top_ks = c2.multiselect("Top-k", list(range(1, MAX_SIDEBAR_TOP_K + 1)),
                                 key=TUNE.top_ks.widget(list(SWEEP_TOP_KS)))
         modes = c3.multiselect("Modes", MODES, key=TUNE.modes.widget([params.mode]))
+        c1, c2 = st.columns([3, 3])
+        wmodes = c1.multiselect("Window modes", list(WINDOW_MODES),
+                                key=TUNE.window_modes.widget(list(SWEEP_WINDOW_MODES)),
+                                help="fixed sweeps the windows above; section and budget sweep the budgets")
+        budgets = c2.multiselect("Budgets (characters; section and budget windows)", sorted(
+            set(TUNE_BUDGETS) | set(SWEEP_BUDGETS)), key=TUNE.budgets.widget([600, 1200]))
         c1, c2, c3, c4 = st.columns([2, 3, 2, 2], vertical_alignment="bottom")
         chunks = c1.toggle("Chunk baseline", key=TUNE.chunks.widget(True),
                            help="Also measure plain fixed-size chunks (llama-index SentenceSplitter, same "
@@ -118,12 +134,13 @@ def tune_grid(n_questions: int, params: RetrievalParams) -> dict | None:
         go = st.form_submit_button("Run sweep", type="primary", icon=":material/play_arrow:",
                                    disabled=not n_questions)
     for knob, value in ((TUNE.windows, windows), (TUNE.top_ks, top_ks), (TUNE.modes, modes),
-                        (TUNE.chunks, chunks), (TUNE.chunk_sizes, sizes), (TUNE.overlap, overlap),
-                        (TUNE.limit, limit)):
+                        (TUNE.window_modes, wmodes), (TUNE.budgets, budgets), (TUNE.chunks, chunks),
+                        (TUNE.chunk_sizes, sizes), (TUNE.overlap, overlap), (TUNE.limit, limit)):
         knob.keep(value)
     if not go:
         return None
     return {"windows": sorted(windows), "top_ks": sorted(top_ks), "modes": [m for m in MODES if m in modes],
+            "window_modes": [m for m in WINDOW_MODES if m in wmodes] or ["fixed"], "budgets": sorted(budgets),
             "chunk_sizes": sorted(sizes) if chunks else [], "chunk_overlap": int(overlap),
             "limit": int(limit) or None}
 
@@ -154,7 +171,9 @@ def run_tune(engine: Engine, kb: str, questions: list, source: str, grid: dict, 
     try:
         rows = evaluate.sweep(engine, kb, qs, windows=grid["windows"], top_ks=grid["top_ks"], modes=grid["modes"],
                               chunk_sizes=grid["chunk_sizes"], chunk_overlap=grid["chunk_overlap"],
-                              progress=lambda p: bar.progress(*_progress_text(p)), details=True, params=params)
+                              progress=lambda p: bar.progress(*_progress_text(p)), details=True, params=params,
+                              window_modes=grid.get("window_modes", ["fixed"]),
+                              budgets=grid.get("budgets") or list(SWEEP_BUDGETS))
     except SwrError as exc:
         bar.empty()
         st.error(md(exc.message))
@@ -165,10 +184,12 @@ def run_tune(engine: Engine, kb: str, questions: list, source: str, grid: dict, 
                            "notes": notes, "grid": grid, "seconds": round(el, 1)})
 
 
-def apply_config(window: int, top_k: int, mode: str, params: RetrievalParams) -> RetrievalParams:
+def apply_config(window: int | None, top_k: int, mode: str, params: RetrievalParams, window_mode: str = "fixed",
+                 budget_chars: int | None = None) -> RetrievalParams:
     """Set the chat's knobs to a tested configuration: the params the sweep ran with, at this
-    window, top-k and mode. Returns them."""
-    tested = params.with_(window_size=int(window), top_k=int(top_k), mode=mode)
+    window (or window mode and budget), top-k and mode. Returns them."""
+    tested = params.with_(window_size=None if window is None else int(window), top_k=int(top_k), mode=mode,
+                          window_mode=window_mode or "fixed", budget_chars=budget_chars)
     state.apply_params(tested)
     return tested
 
@@ -179,16 +200,18 @@ def _picked():
     res = state.TUNE_RESULT.get() or {}
     label = st.session_state.get(TUNE.pick)
     row = next((r for r in res.get("rows", []) if r.config.method == "window" and r.config.label() == label), None)
-    return None if row is None else (row.config.window_size, row.config.top_k, row.config.mode, res["params"])
+    return None if row is None else (row.config.window_size, row.config.top_k, row.config.mode, res["params"],
+                                     row.config.window_mode, row.config.budget_chars)
 
 
 def _apply_and_flash() -> None:
     picked = _picked()
     if picked is None:
         return
-    window, top_k, mode, params = picked
-    apply_config(window, top_k, mode, params)
-    flash("success", f"Applied to the chat: window {window} · top-k {top_k} · {mode} ({knobs_text(params)}).")
+    window, top_k, mode, params, wmode, budget = picked
+    apply_config(window, top_k, mode, params, wmode, budget)
+    shape = f"window {window}" if wmode in (None, "fixed") else f"{wmode} window, {budget} chars"
+    flash("success", f"Applied to the chat: {shape} · top-k {top_k} · {mode} ({knobs_text(params)}).")
 
 
 def tune_results(kb: str) -> None:
@@ -252,7 +275,8 @@ def _use_in_chat(res: dict) -> None:
               icon=":material/check:")
     if c3.button("Apply and chat", key=KEYS.tune_apply_go, type="primary", width="stretch",
                  icon=":material/chat:"):
-        apply_config(row.config.window_size, row.config.top_k, row.config.mode, res["params"])
+        apply_config(row.config.window_size, row.config.top_k, row.config.mode, res["params"],
+                     row.config.window_mode, row.config.budget_chars)
         st.switch_page(base.CHAT_PAGE)
     missed = [o for o in row.outcomes if o.get("hit") is False]
     with st.expander(f"Questions this configuration misses ({len(missed)})"):

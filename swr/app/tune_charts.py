@@ -66,8 +66,8 @@ def heatmap_chart(df: pd.DataFrame, mode: str, metric: str = "hit_rate"):
     import altair as alt
 
     title = TUNE_METRICS.get(metric, metric)
-    d = df[(df["method"] == "window") & (df["mode"] == mode)].dropna(subset=[metric]).copy()
-    d["window_size"] = d["window_size"].astype(int)
+    d = df[(df["method"] == "window") & (df["mode"] == mode)].dropna(subset=[metric, "window_size"]).copy()
+    d["window_size"] = d["window_size"].astype(int)  # fixed windows only (section/budget rows have none)
     base = alt.Chart(d).encode(x=alt.X("window_size:O", title="Window (sentences each side)"),
                                y=alt.Y("top_k:O", title="Top-k", sort="descending"))
     rect = base.mark_rect().encode(

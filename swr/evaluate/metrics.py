@@ -23,7 +23,7 @@ from ..questions import Question
 
 METHODS = ("window", "chunks")
 ROW_KEYS = ("method", "mode", "window_size", "top_k", "chunk_size", "hit_rate", "mrr", "evidence_recall",
-            "context_chars", "context_tokens", "latency_ms")
+            "context_chars", "context_tokens", "latency_ms", "window_mode", "budget_chars")
 
 
 @dataclass(frozen=True)
@@ -36,10 +36,14 @@ class Config:
     top_k: int = 3
     chunk_size: int | None = None  # None for windows
     chunk_overlap: int | None = None
+    window_mode: str | None = "fixed"  # windows: fixed | section | budget (swr/expand.py); None for chunks
+    budget_chars: int | None = None  # section and budget windows: their context budget
 
     def label(self) -> str:
         if self.method == "chunks":
             return f"chunks {self.chunk_size}/{self.chunk_overlap} {self.mode} k={self.top_k}"
+        if self.window_mode in ("section", "budget"):
+            return f"window {self.window_mode} {self.budget_chars} chars {self.mode} k={self.top_k}"
         return f"window w={self.window_size} {self.mode} k={self.top_k}"
 
 
@@ -61,7 +65,8 @@ class Row:
     def from_dict(cls, d: dict) -> "Row":
         """A row back from its JSON form (``questions`` and outcomes are not in it)."""
         cfg = Config(d["method"], d["mode"], d.get("window_size"), d["top_k"], d.get("chunk_size"),
-                     d.get("chunk_overlap"))
+                     d.get("chunk_overlap"), d.get("window_mode", "fixed" if d["method"] == "window" else None),
+                     d.get("budget_chars"))
         return cls(cfg, d.get("questions", 0), d.get("hit_rate"), d.get("mrr"), d.get("evidence_recall"),
                    d["context_chars"], d["context_tokens"], d["latency_ms"])
 
@@ -70,7 +75,8 @@ class Row:
         return {"method": c.method, "mode": c.mode, "window_size": c.window_size, "top_k": c.top_k,
                 "chunk_size": c.chunk_size, "hit_rate": self.hit_rate, "mrr": self.mrr,
                 "evidence_recall": self.evidence_recall, "context_chars": self.context_chars,
-                "context_tokens": self.context_tokens, "latency_ms": self.latency_ms}
+                "context_tokens": self.context_tokens, "latency_ms": self.latency_ms,
+                "window_mode": c.window_mode, "budget_chars": c.budget_chars}
 
 
 _WS = re.compile(r"\s+")

@@ -14,6 +14,13 @@ def _f(v, nd=3) -> str:
     return str(v)
 
 
+def _window(r: dict) -> str:
+    """``3`` for a fixed window, ``budget 600`` / ``section 600`` for the others, ``–`` for chunks."""
+    if r.get("window_mode") in ("section", "budget"):
+        return f"{r['window_mode']} {r.get('budget_chars')}"
+    return _f(r.get("window_size"))
+
+
 def format_rows(rows: Sequence[Row | dict]) -> str:
     """A Markdown table of the sweep (readable in a terminal as it is)."""
     rows = [r.to_dict() if isinstance(r, Row) else r for r in rows]
@@ -22,7 +29,7 @@ def format_rows(rows: Sequence[Row | dict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         lines.append("| " + " | ".join([
-            r["method"], r["mode"], _f(r["window_size"]), str(r["top_k"]), _f(r["chunk_size"]),
+            r["method"], r["mode"], _window(r), str(r["top_k"]), _f(r["chunk_size"]),
             _f(r["hit_rate"]), _f(r["mrr"]), _f(r["evidence_recall"]), f"{r['context_chars']:.0f}",
             f"{r['context_tokens']:.0f}", f"{r['latency_ms']:.1f}"]) + " |")
     return "\n".join(lines)
@@ -37,7 +44,7 @@ def format_budgets(budgets: Sequence[dict]) -> str:
             cfg, chars = "nothing fits", "–"
         else:
             chars = f"{b['context_chars']:.0f}"
-            cfg = (f"{b['mode']}, window {b['window_size']}, top_k {b['top_k']}" if b["method"] == "window"
+            cfg = (f"{b['mode']}, window {_window(b)}, top_k {b['top_k']}" if b["method"] == "window"
                    else f"{b['mode']}, chunk {b['chunk_size']}, top_k {b['top_k']}")
         lines.append(f"| < {b['budget']} | {b['method']} | {_f(b['hit_rate'])} | {_f(b['mrr'])} | {chars} | {cfg} |")
     return "\n".join(lines)

@@ -18,7 +18,19 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..chunks import chunk_passages, ensure_chunks
 from ..errors import BadRequest
-from ..params import MAX_TOP_K, MAX_WINDOW, SWEEP_BUDGETS, SWEEP_MODES, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams
+from ..params import (
+    MAX_BUDGET_CHARS,
+    MAX_TOP_K,
+    MAX_WINDOW,
+    MIN_BUDGET_CHARS,
+    SWEEP_BUDGETS,
+    SWEEP_MODES,
+    SWEEP_TOP_KS,
+    SWEEP_WINDOW_MODES,
+    SWEEP_WINDOWS,
+    WINDOW_MODES,
+    RetrievalParams,
+)
 from ..questions import Question
 from .metrics import METHODS, Config, Outcome, Row, judge, make_row, normalize
 
@@ -26,6 +38,7 @@ DEFAULT_WINDOWS = SWEEP_WINDOWS
 DEFAULT_TOP_KS = SWEEP_TOP_KS
 DEFAULT_MODES = SWEEP_MODES
 DEFAULT_BUDGETS = SWEEP_BUDGETS
+DEFAULT_WINDOW_MODES = SWEEP_WINDOW_MODES
 DEFAULT_CHUNK_SIZES = (256, 512)
 DEFAULT_CHUNK_OVERLAP = 20
 QUERY_BLOCK = 64  # questions embedded ahead of their searches (fits the embedder's query LRU)
@@ -45,8 +58,12 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
           top_ks: Iterable[int] = DEFAULT_TOP_KS, modes: Iterable[str] = DEFAULT_MODES,
           chunk_sizes: Iterable[int] = DEFAULT_CHUNK_SIZES, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
           progress: Progress | None = None, details: bool = False, params: RetrievalParams | None = None,
+          window_modes: Iterable[str] = DEFAULT_WINDOW_MODES, budgets: Iterable[int] = DEFAULT_BUDGETS,
           **knobs) -> list[Row]:
     """Metrics of every configuration: windows x top_ks x modes, plus chunk_sizes x top_ks x modes.
+
+    ``window_modes``: ``fixed`` sweeps ``windows``; ``section`` and ``budget`` sweep ``budgets``
+    (each window's context budget in characters), at every top_k, from the same hit lists.
 
     One search per question, mode and method at ``max(top_ks)``; every smaller top_k is a prefix
     of it. ``params`` (default ``engine.default_params()``) with ``knobs`` (further
@@ -58,6 +75,12 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
     top_ks = _ints(top_ks, "top_k", 1, MAX_TOP_K)
     chunk_sizes = _ints(chunk_sizes, "chunk size", 16, 100_000)
     modes = list(dict.fromkeys(modes))
+    window_modes = list(dict.fromkeys(window_modes))
+    if any(m not in WINDOW_MODES for m in window_modes):
+        raise BadRequest(f"Unknown window mode(s) {', '.join(window_modes)}: use {', '.join(WINDOW_MODES)}.")
+    budgets = _ints(budgets, "budget", MIN_BUDGET_CHARS, MAX_BUDGET_CHARS) if set(window_modes) - {"fixed"} else []
+    if "fixed" not in window_modes:
+        windows = windows[:1]  # unused, but the checks below stay simple
     if not windows or not top_ks or not modes:
         raise BadRequest("A sweep needs at least one window size, one top_k and one mode.")
     if chunk_sizes and not 0 <= chunk_overlap < min(chunk_sizes):
@@ -78,20 +101,23 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
                 engine.embedder.encode_query(b.question.strip())
         for mode in modes:
             _measure(engine, kb, q, base.with_(mode=mode, top_k=max(top_ks)), windows, top_ks, chunk_kbs,
-                     chunk_overlap, outs)
+                     chunk_overlap, outs, window_modes, budgets)
         if progress:
             el = time.perf_counter() - t_start
             progress({"stage": "questions", "done": n, "total": len(questions),
                       "questions_per_s": n / el if el > 0 else None})
     order = {m: r for r, m in enumerate(modes)}
     rows = [make_row(cfg, o, details) for cfg, o in outs.items()]
+    wm = {m: r for r, m in enumerate(WINDOW_MODES)}
     rows.sort(key=lambda r: (METHODS.index(r.config.method), order[r.config.mode], r.config.chunk_size or 0,
+                             wm.get(r.config.window_mode, 0), r.config.budget_chars or 0,
                              r.config.window_size or 0, r.config.top_k))
     return rows
 
 
 def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[int], top_ks: list[int],
-             chunk_kbs: dict[int, str], chunk_overlap: int, outs: Outcomes) -> None:
+             chunk_kbs: dict[int, str], chunk_overlap: int, outs: Outcomes,
+             window_modes: Sequence[str] = ("fixed",), budgets: Sequence[int] = ()) -> None:
     """One question in one mode: one search per method at ``rp.top_k``, every prefix judged."""
     answers = [normalize(a) for a in q.answers]
     evidence = [normalize(e) for e in q.evidence]
@@ -100,11 +126,14 @@ def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[in
     search_ms = (time.perf_counter() - t0) * 1000
     for k in top_ks:
         sub = full.prefix(k)
-        for w in windows:
+        shapes = [("fixed", w, None) for w in (windows if "fixed" in window_modes else [])]
+        shapes += [(m, None, b) for m in window_modes if m != "fixed" for b in budgets]
+        for wmode, w, b in shapes:
             t1 = time.perf_counter()
-            ps = engine.passages(sub, w)
+            ps = engine.passages(sub, w or 0, window_mode=wmode, budget_chars=b)
             ms = search_ms + (time.perf_counter() - t1) * 1000
-            outs.setdefault(Config("window", rp.mode, w, k), []).append((q, judge(answers, evidence, ps, ms)))
+            cfg = Config("window", rp.mode, w, k, window_mode=wmode, budget_chars=b)
+            outs.setdefault(cfg, []).append((q, judge(answers, evidence, ps, ms)))
     for size, ckb in chunk_kbs.items():
         t0 = time.perf_counter()
         cfull = engine.retrieve(q.question, ckb, rp)
@@ -113,7 +142,7 @@ def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[in
             t1 = time.perf_counter()
             ps = chunk_passages(cfull.hits[:k])
             ms = search_ms + (time.perf_counter() - t1) * 1000
-            cfg = Config("chunks", rp.mode, None, k, size, chunk_overlap)
+            cfg = Config("chunks", rp.mode, None, k, size, chunk_overlap, window_mode=None)
             outs.setdefault(cfg, []).append((q, judge(answers, evidence, ps, ms)))
 
 
@@ -132,7 +161,7 @@ def budget_table(rows: Sequence[Row | dict], budgets: Iterable[int] = DEFAULT_BU
             best = max(fit, key=lambda r: (r.hit_rate, r.mrr or 0.0, -r.context_chars), default=None)
             entry = {"budget": b, "method": m, "hit_rate": None, "mrr": None, "evidence_recall": None,
                      "context_chars": None, "context_tokens": None, "mode": None, "window_size": None,
-                     "top_k": None, "chunk_size": None}
+                     "top_k": None, "chunk_size": None, "window_mode": None, "budget_chars": None}
             if best is not None:
                 entry.update({k: v for k, v in best.to_dict().items() if k in entry and k != "budget"})
             out.append(entry)
@@ -153,4 +182,5 @@ def context_for(engine, kb: str, question: str, config: Config, params: Retrieva
         r = engine.retrieve(question, ckb, rp)
         return chunk_passages(r.hits), r
     r = engine.retrieve(question, kb, rp)
-    return engine.passages(r, config.window_size or 0), r
+    return engine.passages(r, config.window_size or 0, window_mode=config.window_mode or "fixed",
+                           budget_chars=config.budget_chars), r

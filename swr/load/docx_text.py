@@ -8,7 +8,9 @@ from .names import describe, normalize_newlines, require_text
 
 
 def load_docx(data: bytes, src: str) -> str:
-    """Paragraphs and table cells (row by row, merged cells once), one per line."""
+    """Paragraphs one per line, table rows one per line (cells tab-separated, merged cells once).
+    Heading styles start with ``#`` marks of their level, list styles with ``- `` (Markdown-like,
+    for :mod:`swr.structure`)."""
     if not data:
         raise EmptyDocument(f"{src}: the file is empty", source=src)
     try:
@@ -34,10 +36,25 @@ def _docx_lines(container):
         if isinstance(block, Table):
             for row in block.rows:
                 seen: list = []
+                cells = []
                 for cell in row.cells:
                     if any(cell._tc is tc for tc in seen):
                         continue  # a merged cell is repeated for each grid column it spans
                     seen.append(cell._tc)
-                    yield from _docx_lines(cell)
+                    cells.append(" ".join(x.strip() for x in _docx_lines(cell)))
+                if any(cells):
+                    yield "\t".join(cells)
         elif block.text.strip():
-            yield block.text
+            yield _mark(block) + block.text
+
+
+def _mark(paragraph) -> str:
+    """``## `` for a "Heading 2" paragraph, ``- `` for a list style, else nothing."""
+    name = (paragraph.style.name if paragraph.style is not None else "") or ""
+    if name.startswith("Heading") and name[7:].strip().isdigit():
+        return "#" * min(6, max(1, int(name[7:]))) + " "
+    if name == "Title":
+        return "# "
+    if name.startswith("List"):
+        return "- "
+    return ""

@@ -60,6 +60,7 @@ class _VisibleText(HTMLParser):
         "table", "tbody", "tfoot", "thead", "tr", "ul", "body", "html",
     }
     CELL = {"td", "th"}
+    HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -77,6 +78,11 @@ class _VisibleText(HTMLParser):
         elif tag in self.BLOCK:
             self.parts.append("\n")
             self.pre += tag == "pre"
+            # structure for swr/structure.py, Markdown-like: "## " before a heading, "- " before an item
+            if tag in self.HEADINGS:
+                self.parts.append("#" * int(tag[1]) + " ")
+            elif tag == "li":
+                self.parts.append("- ")
         elif tag in self.CELL:
             self.parts.append("\t")
 
@@ -102,7 +108,9 @@ class _VisibleText(HTMLParser):
 
 
 def html_to_text(html: str) -> str:
-    """Visible text of an HTML document: title first, one line per block, entities unescaped.
+    """Visible text of an HTML document: title first, one line per block, entities unescaped;
+    headings start with ``#`` marks of their level and list items with ``- `` (Markdown-like, so
+    :mod:`swr.structure` sees them), table rows are one line with the cells tab-separated.
 
     ``<script>``, ``<style>``, ``<noscript>``, ``<template>``, ``<svg>`` content is dropped;
     whitespace runs inside a line collapse to one space (kept inside ``<pre>``); empty lines
@@ -116,4 +124,5 @@ def html_to_text(html: str) -> str:
     lines = [line.strip() for line in body.split("\n")]
     if title:
         lines.insert(0, title)
-    return "\n".join(line for line in lines if line)
+    return "\n".join(line for line in lines if line and line not in ("-", "#", "##", "###", "####", "#####",
+                                                                      "######"))

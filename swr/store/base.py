@@ -214,6 +214,14 @@ class Store(ABC):
         ids = [sentence_id(kb, d, i) for d, i in keys]
         return {(s.doc_id, s.i): s for s in self.get(ids)} if ids else {}
 
+    def fetch_vectors(self, kb: str, keys) -> dict[tuple[str, int], np.ndarray]:
+        """Stored dense vectors of ``kb``'s sentences by ``(doc_id, i)`` (missing ones skipped):
+        the neighbour vectors of budget windows (:mod:`swr.expand`)."""
+        keys = list(keys)
+        ids = [sentence_id(kb, d, i) for d, i in keys]
+        found = self.vectors(ids) if ids else {}
+        return {k: found[pid] for k, pid in zip(keys, ids) if pid in found}
+
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         """Stored dense vectors by point id (missing ids are skipped). A backend that cannot
         return them answers ``{}`` and callers embed instead."""

@@ -11,7 +11,7 @@ from ..state import CHAT, KEYS
 from .errors import md
 from swr.engine import Engine
 from swr.errors import SwrError
-from swr.params import FUSIONS, MAX_WINDOW, RetrievalParams
+from swr.params import FUSIONS, MAX_BUDGET_CHARS, MAX_WINDOW, MIN_BUDGET_CHARS, WINDOW_MODES, RetrievalParams
 
 MODES = ["hybrid", "dense", "sparse"]  # the order the radios show
 MAX_SIDEBAR_TOP_K = 20
@@ -109,10 +109,20 @@ def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
         sb.caption(f"Window {params.window_size} · top-k {params.top_k} · {params.mode}")
         _sidebar_presets(engine, kb)
         return Controls(kb, params, True)
-    CHAT.window.keep(sb.slider(
-        "Window (sentences each side of a hit)", 0, MAX_WINDOW, key=CHAT.window.widget(defaults.window_size),
-        help="Moving it re-renders the last answer's evidence at once (no re-embedding); "
-             "then regenerate the answer with the new context if you like."))
+    wmode = CHAT.window_mode.keep(sb.radio(
+        "Window mode", list(WINDOW_MODES), horizontal=True, key=CHAT.window_mode.widget(defaults.window_mode),
+        help="fixed: ± sentences; section: the hit's list of steps, table or paragraph, never across a heading; "
+             "budget: grow toward the neighbours most similar to the question until the budget is spent."))
+    if wmode == "fixed":
+        CHAT.window.keep(sb.slider(
+            "Window (sentences each side of a hit)", 0, MAX_WINDOW, key=CHAT.window.widget(defaults.window_size),
+            help="Moving it re-renders the last answer's evidence at once (no re-embedding); "
+                 "then regenerate the answer with the new context if you like."))
+    else:
+        CHAT.budget.keep(sb.number_input(
+            "Context budget (characters)", MIN_BUDGET_CHARS, MAX_BUDGET_CHARS, step=100,
+            key=CHAT.budget.widget(defaults.budget_chars),
+            help="All windows of one answer together stay within it; changing it re-renders the evidence."))
     CHAT.top_k.keep(sb.slider("Top-k hits", 1, MAX_SIDEBAR_TOP_K, key=CHAT.top_k.widget(defaults.top_k)))
     with sb.expander("Retrieval", expanded=False):
         _retrieval_knobs(engine, defaults)
