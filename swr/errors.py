@@ -85,3 +85,9 @@ class BadRequest(SwrError):
     """A parameter out of range or an unusable question."""
 
     kind = "bad_request"
+
+
+class Forbidden(SwrError):
+    """The acting user's role or grants do not allow this (swr.access)."""
+
+    kind = "forbidden"
