@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _missing, _serve
 
 pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
