@@ -244,14 +244,21 @@ def _editable(actor: Actor) -> set[str]:
     return {kb for kb in KBS if actor.role == "editor" and {"*", kb} & actor.edit}
 
 
-@hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(actor=actors, op=st.sampled_from(OPS), kb=st.sampled_from(KBS),
-       question=st.sampled_from(["descale vinegar", "kettle manual part 3", "zqbetamark", "zqalphamark monthly"]))
-def test_no_call_leaks_another_kbs_text_or_writes_beyond_the_role(world, tmp_path, actor, op, kb, question):
+@hsettings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actor=actors, question=st.sampled_from(["descale vinegar", "kettle manual part 3", "beta kettle",
+                                                "alpha monthly"]))
+def test_no_call_leaks_another_kbs_text_or_writes_beyond_the_role(world, tmp_path, actor, question):
+    """Every call of the view, on every knowledge base, for a random actor."""
+    v = world.as_user(actor, audit=AuditLog(tmp_path / "audit.jsonl"))
+    for kb in KBS:
+        for op in OPS:
+            _check(world, v, actor, op, kb, question)
+
+
+def _check(world, v, actor, op, kb, question):
     from swr.chunks import ensure_chunks
     from swr.store import SearchRequest
 
-    v = world.as_user(actor, audit=AuditLog(tmp_path / "audit.jsonl"))
     readable, editable = _readable(actor), _editable(actor)
     before = {k: sorted(d.doc_id for d in world.docs(k)) for k in KBS}
     doc_id = world.docs(kb)[0].doc_id
