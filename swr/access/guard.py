@@ -150,21 +150,24 @@ class GuardedEngine:
         retrieval.hits = [h for h in retrieval.hits if h.sentence.kb == retrieval.kb]
         return self._engine.passages(retrieval, window_size)
 
+    def condense(self, question: str, history, *, llm: bool = True):
+        """The standalone rewrite of a follow-up: the question and the history only, no knowledge base."""
+        return self._engine.condense(question, history, llm=llm)
+
     def ask_stream(self, question: str, kb: str, params=None, *, window_size=None, llm: bool = True,
-                   retrieval=None, **changes):
+                   retrieval=None, **kw):
         self.require_kb(kb)
         if retrieval is not None:
             self.require_kb(retrieval.kb)
             retrieval.hits = [h for h in retrieval.hits if h.sentence.kb == retrieval.kb]
+        changes = {k: v for k, v in kw.items() if k != "history"}
         self._require_question(question, kb, params, changes)
         self.limits.question(self.actor.name)
-        # the engine's own ask path, but through this view (passages, retrieve checked here)
-        rp = (params or self._engine.default_params()).with_(window_size=window_size, **changes)
-        retrieval = retrieval or self._engine.retrieve(question, kb, rp)
-        return self._engine.ask_stream(question, kb, rp, window_size=window_size, llm=llm, retrieval=retrieval)
+        return self._engine.ask_stream(question, kb, params, window_size=window_size, llm=llm, retrieval=retrieval,
+                                       **kw)
 
-    def ask(self, question: str, kb: str, params=None, *, window_size=None, llm: bool = True, **changes):
-        result, stream = self.ask_stream(question, kb, params, window_size=window_size, llm=llm, **changes)
+    def ask(self, question: str, kb: str, params=None, *, window_size=None, llm: bool = True, **kw):
+        result, stream = self.ask_stream(question, kb, params, window_size=window_size, llm=llm, **kw)
         if stream is not None:
             result.answer = self._engine.finish(result, stream)
         return result
