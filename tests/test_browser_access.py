@@ -106,7 +106,7 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
             admin.get_by_text(f"Deleted {doc}").first.wait_for(timeout=60_000)
             admin.get_by_role("tab", name="Audit").click()
             table = admin.locator(".st-key-audit_table")
-            table.wait_for(timeout=60_000)
+            table.get_by_text("delete_doc").first.wait_for(timeout=60_000)  # the tab's content is drawn lazily
             text = table.inner_text()
             assert "delete_doc" in text and doc in text and "root" in text and "beta-hr" in text, text
             assert "48,000" not in text and "25 days" not in text  # names, never document text
