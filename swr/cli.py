@@ -126,6 +126,10 @@ def _parser() -> argparse.ArgumentParser:
     ck.add_argument("--top-k", type=int, default=None)
     ck.add_argument("--window-size", type=int, default=None)
     ck.add_argument("--json", action="store_true")
+
+    from .access import cli as access_cli
+
+    access_cli.add_parser(sub)
     return p
 
 
@@ -371,6 +375,13 @@ def cmd_verify(a) -> dict:
             "not_found": counts["not found"], "claims": len(results)}
 
 
+def cmd_users(a) -> dict:
+    from .access import cli as access_cli
+    from .settings import Settings
+
+    return access_cli.cmd_users(a, Settings.from_env())
+
+
 def _print_human(cmd: str, out: dict) -> None:
     if cmd == "index":
         for f in out["files"]:
@@ -407,6 +418,10 @@ def _print_human(cmd: str, out: dict) -> None:
                 print(f"    {d['doc_id']}  {d['source']}  {d['sentences']} sentences{flag}")
     elif cmd == "delete":
         print(f"deleted {out['deleted_sentences']} sentences from '{out['kb']}'")
+    elif cmd == "users":
+        from .access import cli as access_cli
+
+        access_cli.print_human(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -414,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if a.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
     handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval,
-                "verify": cmd_verify, "check": cmd_check}
+                "verify": cmd_verify, "check": cmd_check, "users": cmd_users}
     try:
         if a.cmd not in handlers:
             raise SwrError(f"`{a.cmd}` is not available in this version yet.")

@@ -93,7 +93,8 @@ class Engine:
     - :meth:`default_params`, :meth:`retrieve`, :meth:`passages`, :meth:`fetch_sentences`,
       :meth:`ask` / :meth:`ask_stream` / :meth:`finish`;
     - :meth:`require_kb`, :meth:`ensure_collection`, :meth:`kbs`, :meth:`docs`,
-      :meth:`doc_sentences`, :meth:`index_files`, :meth:`delete_kb`, :meth:`delete_doc`.
+      :meth:`doc_sentences`, :meth:`index_files`, :meth:`delete_kb`, :meth:`delete_doc`;
+    - :meth:`as_user`: the checked view (:mod:`swr.access`) the app and ``swr users`` use.
     """
 
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None, store: Store | None = None,
@@ -132,6 +133,13 @@ class Engine:
 
     def close(self) -> None:
         self.store.close()
+
+    def as_user(self, actor, **kw):
+        """The checked view of this engine for ``actor`` (:class:`swr.access.GuardedEngine`): what
+        the app and the CLI hold; every call checks the actor's role and knowledge-base grants."""
+        from .access import GuardedEngine
+
+        return GuardedEngine(self, actor, **kw)
 
     # -- knowledge bases -------------------------------------------------------------------
     def kbs(self, *, hidden: bool = False) -> list[dict]:

@@ -91,3 +91,9 @@ class ReindexNeeded(SwrError):
     """The collection was indexed before a feature's data was stored (e.g. section windows)."""
 
     kind = "reindex_needed"
+
+
+class Forbidden(SwrError):
+    """The acting user's role or grants do not allow this (swr.access)."""
+
+    kind = "forbidden"

@@ -52,6 +52,8 @@ ENV_VARS = {
     "SWR_SHARD_BY_KB": ("qdrant_shard_by_kb", _bool),
     "SWR_SHARD_NUMBER": ("qdrant_shard_number", int),
     "SWR_REPLICATION_FACTOR": ("qdrant_replication_factor", int),
+    "SWR_USER_QUESTIONS_PER_MIN": ("user_questions_per_min", int),  # signed-in users; 0: no limit
+    "SWR_USER_UPLOAD_MB_PER_HOUR": ("user_upload_mb_per_hour", float),
 }
 _EMPTY_IS_A_VALUE = {"SWR_SAMPLE_KB", "SWR_LLM_GGUF"}
 
@@ -97,6 +99,9 @@ class Settings:
     qdrant_shard_by_kb: bool = False
     qdrant_shard_number: int = 6  # shards per shard key (per knowledge base)
     qdrant_replication_factor: int = 2
+    # per signed-in user (swr.access.limits); the open local mode has no limits
+    user_questions_per_min: int = 30
+    user_upload_mb_per_hour: float = 500.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home))

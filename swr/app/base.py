@@ -6,7 +6,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from .components import signin
 from swr import render
+from swr.access import GuardedEngine, Limits
 from swr.engine import Engine
 from swr.errors import SwrError
 from swr.settings import Settings
@@ -54,11 +56,21 @@ def get_engine() -> Engine:
     return engine
 
 
-def engine_or_stop() -> Engine:
-    """The engine, or a clear error on the page (store locked, model missing) and stop."""
+@st.cache_resource
+def _limits(settings: Settings) -> Limits:
+    """The per-user limits of this process (shared by every session)."""
+    return Limits.for_settings(settings)
+
+
+def engine_or_stop() -> GuardedEngine:
+    """The checked engine view for the signed-in user (the sign-in form, and stop, when nobody is);
+    or a clear error on the page (store locked, model missing) and stop. Pages hold only this view:
+    every call checks the user's role and knowledge-base grants (:mod:`swr.access`)."""
     try:
-        return get_engine()
+        engine = get_engine()
     except SwrError as exc:
         st.error(render.esc(exc.message))
         st.stop()
         raise  # unreachable: st.stop raises
+    actor = signin.gate(engine.settings)
+    return engine.as_user(actor, limits=Limits() if actor.local else _limits(engine.settings))

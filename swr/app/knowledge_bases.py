@@ -8,11 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from . import base, presets, state
+from .audit import audit_panel
 from .components.errors import errors_shown, flash, md, show_flash
 from .components.llm_status import llm_status_line
 from .components.sidebar import sidebar
 from .state import CHAT, KEYS
-from swr.engine import Engine
+from swr.access import GuardedEngine as Engine  # pages hold the checked view
 from swr.errors import SwrError
 from swr.load import SUPPORTED, safe_name
 from swr.render import esc, split_preview_html
@@ -34,15 +35,22 @@ def render() -> None:
         with errors_shown():
             system_panel(engine)
         return
-    upload, documents, golden, system = st.tabs(["Upload", "Documents", "Preset questions", "System"])
-    with upload, errors_shown():
-        upload_panel(engine, ctl.kb)
-    with documents, errors_shown():
+    can_edit = engine.actor.can_edit(ctl.kb)  # the view refuses anyway; this hides what would be refused
+    names = (["Upload"] if can_edit else []) + ["Documents", "Preset questions", "System"] \
+        + (["Audit"] if engine.actor.is_admin else [])
+    tabs = dict(zip(names, st.tabs(names)))
+    if can_edit:
+        with tabs["Upload"], errors_shown():
+            upload_panel(engine, ctl.kb)
+    with tabs["Documents"], errors_shown():
         documents_panel(engine, ctl.kb)
-    with golden, errors_shown():
+    with tabs["Preset questions"], errors_shown():
         golden_editor(engine, ctl.kb)
-    with system, errors_shown():
+    with tabs["System"], errors_shown():
         system_panel(engine)
+    if "Audit" in tabs:
+        with tabs["Audit"], errors_shown():
+            audit_panel(engine)
 
 
 def _create_kb(engine: Engine) -> None:
@@ -69,6 +77,8 @@ def _delete_kb(engine: Engine, kb: str) -> None:
 def kb_manager(engine: Engine, kb: str | None) -> None:
     """Create a knowledge base; delete the selected one (after a confirmation)."""
     show_flash()
+    if not engine.actor.is_admin:  # creating and deleting knowledge bases is the admins' job
+        return
     c1, c2 = st.columns(2, gap="large")
     with c1.form("create-kb", clear_on_submit=True, border=True):
         st.text_input("New knowledge base", key=KEYS.new_kb, placeholder="e.g. kettles-2025", max_chars=64)
@@ -166,8 +176,9 @@ def documents_panel(engine: Engine, kb: str) -> None:
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     doc_id = c1.selectbox("Document", list(by_id), key=KEYS.doc_pick,
                           format_func=lambda i: f"{by_id[i].source} ({by_id[i].sentences:,} sentences)")
-    c2.button("Delete document", key=KEYS.delete_doc, icon=":material/delete:", use_container_width=True,
-              on_click=_delete_doc, args=(engine, kb, doc_id, by_id[doc_id].source))
+    if engine.actor.can_edit(kb):
+        c2.button("Delete document", key=KEYS.delete_doc, icon=":material/delete:", use_container_width=True,
+                  on_click=_delete_doc, args=(engine, kb, doc_id, by_id[doc_id].source))
     split_preview(engine, kb, doc_id)
 
 
@@ -192,8 +203,8 @@ def golden_editor(engine: Engine, kb: str) -> None:
                "file). Saved to " + str(presets.golden_path(engine.settings, kb)))
     edited = st.data_editor(presets.load_golden(engine.settings, kb), num_rows="dynamic", use_container_width=True,
                             hide_index=True, key=KEYS.golden(kb))
-    if st.button("Save preset questions", key=KEYS.golden_save, type="primary"):
-        path = presets.save_golden(engine.settings, kb, edited)
+    if engine.actor.can_edit(kb) and st.button("Save preset questions", key=KEYS.golden_save, type="primary"):
+        path = engine.save_golden(kb, edited)  # checked and audited
         st.success(md(f"Saved {len(presets.load_golden(engine.settings, kb))} questions to {path}."))
 
 

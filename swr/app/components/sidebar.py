@@ -99,8 +99,12 @@ def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
         return Controls(kb, state.chat_params(defaults))
     sb = st.sidebar
     c1, c2 = sb.columns([3, 2], vertical_alignment="center")
-    demo = CHAT.demo.keep(c1.toggle("Demo mode", key=CHAT.demo.widget(False),
-                                    help="Hide the knobs and show preset questions as buttons."))
+    if getattr(engine, "actor", None) is not None and engine.actor.demo_only:  # viewers: demo mode only
+        demo = CHAT.demo.keep(True)
+        c1.caption("Demo mode (viewer)")
+    else:
+        demo = CHAT.demo.keep(c1.toggle("Demo mode", key=CHAT.demo.widget(False),
+                                        help="Hide the knobs and show preset questions as buttons."))
     c2.button("Clear", key=KEYS.clear_chat, icon=":material/delete_sweep:", help="Clear the chat history",
               on_click=_clear_history, use_container_width=True)
     if demo:

@@ -1,0 +1,256 @@
+"""The checked engine view: ``GuardedEngine(engine, actor)`` (``engine.as_user(actor)``).
+
+The app and the CLI hold only this view, never the engine: every public engine method is here,
+checks the actor's role and grants, then calls through. Anything else (``indexer``, ``answerer``,
+private names) is not reachable: ``__getattr__`` raises, so a page that reaches past the view
+fails a test instead of leaking. ``store`` is a :class:`ScopedStore` that checks the knowledge base
+of every call and drops sentences of knowledge bases the actor may not read.
+
+A knowledge base the actor may not read does not exist for it: the same :class:`NotFound` as a
+missing one, listing only readable ones. Writes it may not do raise :class:`Forbidden`.
+Uploads, deletions, knowledge-base and preset-question changes are written to the audit trail.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..errors import Forbidden, NotFound
+from .audit import AuditLog
+from .limits import Limits
+from .users import Actor
+
+# what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
+_PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp", "finish", "ensure_collection")
+
+
+class GuardedEngine:
+    def __init__(self, engine, actor: Actor, *, audit: AuditLog | None = None, limits: Limits | None = None) -> None:
+        object.__setattr__(self, "_engine", engine)
+        object.__setattr__(self, "actor", actor)
+        object.__setattr__(self, "audit", audit or AuditLog.for_settings(engine.settings))
+        object.__setattr__(self, "limits", limits or Limits())
+        object.__setattr__(self, "store", ScopedStore(engine.store, actor))
+
+    def __getattr__(self, name: str):
+        if name in _PASS:
+            return getattr(self._engine, name)
+        raise AttributeError(f"{name!r} is not part of the checked engine view (swr.access.GuardedEngine)")
+
+    def __setattr__(self, name, value):
+        raise AttributeError("the checked engine view is read-only")
+
+    # -- checks ------------------------------------------------------------------------------
+    def _log(self, action: str, **fields) -> dict:
+        return self.audit.append(self.actor.name, self.actor.role, action, **fields)
+
+    def require_kb(self, kb: str) -> None:
+        """:class:`NotFound` unless ``kb`` exists and the actor may read it (names only readable ones)."""
+        exists = kb in self._engine.store.kbs()
+        if not (exists and self.actor.can_read(kb)):
+            known = ", ".join(k["kb"] for k in self.kbs()) or "none yet"
+            raise NotFound(f"No knowledge base named {kb!r} (known: {known}). Index files into it first.")
+
+    def _require_edit(self, kb: str, what: str) -> None:
+        self.require_kb(kb)
+        if not self.actor.can_edit(kb):
+            self._log("refused", kb=kb, object=what)
+            raise Forbidden(f"{self.actor.name} ({self.actor.role}) may not {what} in knowledge base {kb!r}: "
+                            "that needs the editor role and an edit grant (ask an admin).")
+
+    def _require_admin(self, what: str, kb: str | None = None) -> None:
+        if not self.actor.is_admin:
+            self._log("refused", kb=kb, object=what)
+            raise Forbidden(f"Only an admin may {what} ({self.actor.name} is {self.actor.role}).")
+
+    def _require_question(self, question: str, kb: str, params, changes: dict) -> None:
+        """Viewers: demo mode only (a preset question of ``kb`` with the default knobs)."""
+        if not self.actor.demo_only:
+            return
+        from ..app.presets import preset_questions  # no Streamlit in it
+
+        default = self._engine.default_params()
+        rp = (params or default).with_(**changes)
+        if rp.with_(window_size=default.window_size) != default or \
+                (question or "").strip() not in [q.strip() for q in preset_questions(self.settings, kb)]:
+            raise Forbidden("Viewers may ask the preset questions of a knowledge base with the default settings "
+                            "(demo mode) only.")
+
+    # -- knowledge bases ---------------------------------------------------------------------
+    def kbs(self, *, hidden: bool = False) -> list[dict]:
+        return [k for k in self._engine.kbs(hidden=hidden) if self.actor.can_read(k["kb"])]
+
+    def docs(self, kb: str):
+        self.require_kb(kb)
+        return self._engine.docs(kb)
+
+    def doc_sentences(self, kb: str, doc_id: str):
+        self.require_kb(kb)
+        return self._engine.doc_sentences(kb, doc_id)
+
+    def fetch_sentences(self, kb: str, keys):
+        self.require_kb(kb)
+        return self._engine.fetch_sentences(kb, keys)
+
+    def create_kb(self, kb: str) -> None:
+        self._require_admin("create knowledge bases", kb)
+        self._engine.create_kb(kb)
+        self._log("create_kb", kb=kb.strip(), object=kb.strip())
+
+    def delete_kb(self, kb: str) -> int:
+        self.require_kb(kb)
+        self._require_admin("delete knowledge bases", kb)
+        n = self._engine.delete_kb(kb)
+        self._log("delete_kb", kb=kb, object=kb, count=n)
+        return n
+
+    def delete_doc(self, kb: str, doc_id: str) -> int:
+        self._require_edit(kb, "delete documents")
+        source = next((d.source for d in self._engine.docs(kb) if d.doc_id == doc_id), None)
+        n = self._engine.delete_doc(kb, doc_id)
+        self._log("delete_doc", kb=kb, object=source, doc_id=doc_id, count=n)
+        return n
+
+    def index_files(self, kb: str, files: Iterable, *, tags=None, progress=None):
+        kb_name = (kb or "").strip()
+        if kb_name in self._engine.store.kbs() or not self.actor.is_admin:
+            self._require_edit(kb_name, "upload documents")
+        files = list(files)
+        self.limits.upload(self.actor.name, sum(_size(f) for f in files))
+        results = self._engine.index_files(kb, files, tags=tags, progress=progress)
+        for r in results:
+            self._log("upload", kb=kb_name, object=r.source, doc_id=getattr(r, "doc_id", None),
+                      count=r.sentences, ok=r.ok,
+                      detail=("unchanged" if r.skipped else "replaced" if r.replaced else None) if r.ok
+                      else (r.error or {}).get("kind"))
+        return results
+
+    def save_golden(self, kb: str, df) -> Path:
+        """Save the preset (golden) questions of ``kb`` (edit grant), audited."""
+        from ..app import presets  # no Streamlit in it
+
+        self._require_edit(kb, "change preset questions")
+        path = presets.save_golden(self.settings, kb, df)
+        self._log("golden", kb=kb, object=path.name, count=len(presets.load_golden(self.settings, kb)))
+        return path
+
+    def system_info(self) -> dict:
+        info = self._engine.system_info()
+        info["kbs"] = [k for k in info["kbs"] if self.actor.can_read(k["kb"])]
+        return info
+
+    # -- asking ------------------------------------------------------------------------------
+    def retrieve(self, question: str, kb: str, params=None, **changes):
+        self.require_kb(kb)
+        self._require_question(question, kb, params, changes)
+        return self._engine.retrieve(question, kb, params, **changes)
+
+    def passages(self, retrieval, window_size: int | None = None):
+        self.require_kb(retrieval.kb)
+        retrieval.hits = [h for h in retrieval.hits if h.sentence.kb == retrieval.kb]
+        return self._engine.passages(retrieval, window_size)
+
+    def condense(self, question: str, history, *, llm: bool = True):
+        """The standalone rewrite of a follow-up: the question and the history only, no knowledge base."""
+        return self._engine.condense(question, history, llm=llm)
+
+    def ask_stream(self, question: str, kb: str, params=None, *, window_size=None, llm: bool = True,
+                   retrieval=None, **kw):
+        self.require_kb(kb)
+        if retrieval is not None:
+            self.require_kb(retrieval.kb)
+            retrieval.hits = [h for h in retrieval.hits if h.sentence.kb == retrieval.kb]
+        changes = {k: v for k, v in kw.items() if k != "history"}
+        self._require_question(question, kb, params, changes)
+        self.limits.question(self.actor.name)
+        return self._engine.ask_stream(question, kb, params, window_size=window_size, llm=llm, retrieval=retrieval,
+                                       **kw)
+
+    def ask(self, question: str, kb: str, params=None, *, window_size=None, llm: bool = True, **kw):
+        result, stream = self.ask_stream(question, kb, params, window_size=window_size, llm=llm, **kw)
+        if stream is not None:
+            result.answer = self._engine.finish(result, stream)
+        return result
+
+
+def _size(f) -> int:
+    if isinstance(f, (tuple, list)) and len(f) == 2:
+        data = f[1]
+        return data.nbytes if isinstance(data, memoryview) else len(data)
+    try:
+        return Path(f).stat().st_size
+    except OSError:
+        return 0
+
+
+class ScopedStore:
+    """The store as the actor may see it: reads of readable knowledge bases, writes only to the hidden
+    chunk-baseline knowledge bases of readable ones (Tune) for non-viewers, and everything for admins."""
+
+    _PASS = ("meta", "backend", "location", "vectors")
+
+    def __init__(self, store, actor: Actor) -> None:
+        self._store, self._actor = store, actor
+
+    def __getattr__(self, name: str):
+        if name in self._PASS:
+            return getattr(self._store, name)
+        raise AttributeError(f"store.{name} is not part of the checked engine view")
+
+    def _read(self, kb: str) -> None:
+        if not self._actor.can_read(kb):
+            raise NotFound(f"No knowledge base named {kb!r}.")
+
+    def _write(self, kb: str) -> None:
+        self._read(kb)
+        if not (self._actor.is_admin or (kb.startswith("~") and not self._actor.demo_only)):
+            raise Forbidden(f"{self._actor.name} ({self._actor.role}) may not write to {kb!r} directly.")
+
+    def kbs(self) -> list[str]:
+        return [k for k in self._store.kbs() if self._actor.can_read(k)]
+
+    def docs(self, kb: str, *args, **kw):
+        self._read(kb)
+        return self._store.docs(kb, *args, **kw)
+
+    def count(self, kb: str | None = None) -> int:
+        if kb is None:
+            return sum(self._store.count(k) for k in self.kbs())
+        self._read(kb)
+        return self._store.count(kb)
+
+    def scroll_doc(self, kb: str, doc_id: str):
+        self._read(kb)
+        return self._store.scroll_doc(kb, doc_id)
+
+    def fetch_sentences(self, kb: str, keys):
+        self._read(kb)
+        return self._store.fetch_sentences(kb, keys)
+
+    def search(self, req):
+        self._read(req.kb)
+        return self._store.search(req)
+
+    def get(self, ids):
+        return [s for s in self._store.get(ids) if self._actor.can_read(s.kb)]
+
+    def create_kb(self, kb: str) -> None:
+        self._write(kb)
+        self._store.create_kb(kb)
+
+    def delete_kb(self, kb: str) -> int:
+        self._write(kb)
+        return self._store.delete_kb(kb)
+
+    def delete_doc(self, kb: str, doc_id: str) -> int:
+        self._write(kb)
+        return self._store.delete_doc(kb, doc_id)
+
+    def put_doc(self, kb: str, info) -> None:
+        self._write(kb)
+        self._store.put_doc(kb, info)
+
+    def upsert(self, sentences, dense, sparse) -> None:
+        for kb in {s.kb for s in sentences}:
+            self._write(kb)
+        self._store.upsert(sentences, dense, sparse)

@@ -1,0 +1,107 @@
+"""The sign-in gate: who is using this session (:class:`swr.access.Actor`), or the page stops.
+
+Three modes, decided on every run:
+
+- an identity provider in ``.streamlit/secrets.toml`` (an ``[auth]`` section): Streamlit's own
+  ``st.login`` (OIDC); the signed-in e-mail address must be a user of the users file (its role and
+  grants); anyone else is refused;
+- users in ``SWR_HOME/users.json``: a sign-in form checked against the bcrypt hashes;
+- no users: the open single-user local mode, only on a loopback bind (else the app refuses to serve).
+
+Hand-written form, not ``streamlit-authenticator``: the checking is bcrypt's
+(:meth:`swr.access.UserStore.authenticate`); the form is two widgets. streamlit-authenticator 0.4.2
+(its latest release) installs here, but it keeps its own credentials dict (YAML) and writes login
+state back into it, needs a cookie signing key and the extra-streamlit-components cookie iframe
+(extra reruns), and is not tested against this Streamlit (1.67); our users file stays the one
+source of users, roles and grants. The session remembers the signed-in name in server-side session
+state only (no cookie): a new tab signs in again.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from ..state import Slot
+from .errors import md
+from swr.access import Actor, AuditLog, UserStore, open_mode_refusal
+from swr.errors import NotFound
+
+SIGNED_IN = Slot[str]("auth_user")
+WRONG = "Wrong user name or password."  # one message: no hint which part was wrong
+
+
+def _oidc_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except Exception:  # no secrets file, or one Streamlit cannot parse: no identity provider
+        return False
+
+
+def gate(settings) -> Actor:
+    """The acting user of this session; draws the sign-in form (and stops) when there is none."""
+    users = UserStore.for_settings(settings)
+    if _oidc_configured():
+        return _oidc(users)
+    if not users.configured():
+        refusal = open_mode_refusal(st.get_option("server.address"), users_configured=False)
+        if refusal:
+            st.error(md(refusal))
+            st.stop()
+        st.sidebar.caption("🔓 Open local mode: no users configured, so no sign-in (single-user, this "
+                           "computer only). Create users to serve a team.")
+        return Actor.local_user()
+    name = SIGNED_IN.get()
+    if name:
+        try:
+            actor = users.actor(name)  # re-read each run: role and grant changes apply at once
+        except NotFound:
+            SIGNED_IN.pop()
+        else:
+            _signed_in_bar(actor, logout=_sign_out)
+            return actor
+    _form(users, settings)
+    st.stop()
+    raise AssertionError("unreachable")
+
+
+def _form(users: UserStore, settings) -> None:
+    st.markdown("#### 🔐 Sign in")
+    with st.form("signin", border=True):
+        name = st.text_input("User name", key="signin_user")
+        password = st.text_input("Password", type="password", key="signin_password")
+        go = st.form_submit_button("Sign in", type="primary")
+    if go:
+        actor = users.authenticate(name, password)
+        if actor is None:
+            st.error(WRONG)
+            return
+        SIGNED_IN.set(actor.name)
+        AuditLog.for_settings(settings).append(actor.name, actor.role, "sign_in")
+        st.rerun()
+
+
+def _sign_out() -> None:
+    SIGNED_IN.pop()
+
+
+def _signed_in_bar(actor: Actor, logout) -> None:
+    c1, c2 = st.sidebar.columns([3, 2], vertical_alignment="center")
+    c1.caption(f"👤 {actor.name} · {actor.role}")
+    c2.button("Sign out", key="signout", on_click=logout, use_container_width=True)
+
+
+def _oidc(users: UserStore) -> Actor:
+    """``st.login`` with the identity provider of ``[auth]`` in secrets.toml (cannot be tested offline)."""
+    if not st.user.is_logged_in:
+        st.markdown("#### 🔐 Sign in")
+        st.button("Sign in with your identity provider", type="primary", on_click=st.login)
+        st.stop()
+    email = str(st.user.get("email") or "")
+    try:
+        actor = users.actor(email)
+    except NotFound:
+        st.error(md(f"{email} is signed in but has no access to this workbench: ask an admin to run "
+                    f"`python -m swr users add {email} --role agent --read KB` (the password is not used)."))
+        st.button("Sign out", on_click=st.logout)
+        st.stop()
+    _signed_in_bar(actor, logout=st.logout)
+    return actor

@@ -1,0 +1,121 @@
+"""Sign-in, roles and the audit view in a real browser: ``streamlit run app.py`` with two users
+(an admin and an agent granted one of two knowledge bases), Debian's Chromium driven by Playwright,
+two browser contexts at once. The agent sees only its knowledge base and no delete controls; a
+wrong password and an unknown user get the same refusal; the admin deletes a document and the
+deletion appears in the audit view. Skipped, or failed under CI, like tests/test_browser.py
+when Chromium is missing."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve  # noqa: F401
+
+# _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
+
+ADMIN, AGENT = ("root", "admin-passw0rd"), ("ann", "agent-passw0rd")
+
+
+@pytest.fixture
+def team_server(tmp_path):
+    from swr.access import UserStore
+    from swr.engine import Engine
+    from swr.settings import Settings
+
+    home = tmp_path / "home"
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "no-secrets.toml", home=home, sample_kb=""))
+    assert eng.index_files("alpha-faq", [("kettle.txt", b"The kettle holds 1.7 litres. Descale it monthly.\n")])[0].ok
+    assert eng.index_files("beta-hr", [("pay.txt", b"The bonus pool is 48,000 dollars.\n"),
+                                       ("leave.txt", b"Staff get 25 days of leave.\n")])[0].ok
+    eng.close()
+    users = UserStore(home / "users.json")
+    users.add(ADMIN[0], "admin", ADMIN[1])
+    users.add(AGENT[0], "agent", AGENT[1], read=["alpha-faq"])
+    yield from _serve(tmp_path, home, {"SWR_SAMPLE_KB": ""})
+
+
+def _sign_in(page, url: str, name: str, password: str) -> None:
+    page.goto(url, wait_until="domcontentloaded")
+    form = page.locator('[data-testid="stForm"]')
+    form.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+    page.get_by_label("User name").fill(name)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def _kb_options(page) -> list[str]:
+    page.locator(".st-key-w_kb").click()
+    opts = page.locator('[role="option"]')
+    opts.first.wait_for(timeout=30_000)
+    names = [t.split(" — ")[0].strip() for t in opts.all_inner_texts()]
+    page.keyboard.press("Escape")
+    return names
+
+
+def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
+    from playwright.sync_api import sync_playwright
+
+    url = team_server["url"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        agent_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        admin_ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        agent, admin = agent_ctx.new_page(), admin_ctx.new_page()
+        try:
+            # a wrong password and an unknown user: the same refusal, no hint which part was wrong
+            messages = []
+            for name, pw in ((AGENT[0], "wrong-passw0rd"), ("nobody", AGENT[1])):
+                _sign_in(agent, url, name, pw)
+                err = agent.locator('[data-testid="stAlert"]').first
+                err.wait_for(timeout=60_000)
+                messages.append(err.inner_text().strip())
+                assert agent.locator('[data-testid="stChatInputTextArea"]').count() == 0
+            assert messages == ["Wrong user name or password."] * 2, messages
+
+            _sign_in(agent, url, *AGENT)
+            _sign_in(admin, url, *ADMIN)  # both sessions live at once
+            for page in (agent, admin):
+                page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=START_TIMEOUT_S * 1000)
+            assert _kb_options(agent) == ["alpha-faq"]
+            assert sorted(_kb_options(admin)) == ["alpha-faq", "beta-hr"]
+            assert "ann · agent" in agent.locator('[data-testid="stSidebar"]').inner_text()
+
+            # the agent's Knowledge bases page: no upload, no delete controls
+            agent.get_by_role("link", name="Knowledge bases").click()
+            agent.get_by_role("tab", name="Documents").click()
+            agent.locator(".st-key-doc_pick").wait_for(timeout=60_000)
+            for label in ("Delete knowledge base", "Delete document", "Create"):
+                assert agent.get_by_role("button", name=label).count() == 0, label
+            assert agent.get_by_role("tab", name="Upload").count() == 0
+            assert agent.get_by_role("tab", name="Audit").count() == 0
+            agent.screenshot(path=str(ARTIFACTS / "access-agent.png"))
+
+            # the admin deletes a document of beta-hr; the audit view shows it
+            admin.get_by_role("link", name="Knowledge bases").click()
+            admin.locator(".st-key-w_kb").click()
+            admin.get_by_role("option", name=re.compile("^beta-hr")).click()
+            admin.get_by_text("Selected: beta-hr").wait_for(timeout=60_000)
+            admin.get_by_role("tab", name="Documents").click()
+            pick = admin.locator(".st-key-doc_pick input")
+            pick.wait_for(timeout=60_000)
+            admin.wait_for_function("() => /^(pay|leave)\\.txt/.test(document.querySelector("
+                                    "'.st-key-doc_pick input').value)", timeout=60_000)
+            doc = pick.input_value().split(" (")[0]
+            admin.get_by_role("button", name="Delete document").click()
+            admin.get_by_text(f"Deleted {doc}").first.wait_for(timeout=60_000)
+            admin.get_by_role("tab", name="Audit").click()
+            table = admin.locator(".st-key-audit_table")
+            table.get_by_text("delete_doc").first.wait_for(timeout=60_000)  # the tab's content is drawn lazily
+            text = table.inner_text()
+            assert "delete_doc" in text and doc in text and "root" in text and "beta-hr" in text, text
+            assert "48,000" not in text and "25 days" not in text  # names, never document text
+            admin.screenshot(path=str(ARTIFACTS / "access-admin-audit.png"))
+            assert _kb_options(agent) == ["alpha-faq"]  # the agent's session is untouched
+        except Exception:
+            for name, page in (("agent", agent), ("admin", admin)):
+                page.screenshot(path=str(ARTIFACTS / f"failure-access-{name}.png"))
+                (ARTIFACTS / f"failure-access-{name}.html").write_text(page.content())
+            raise
+        finally:
+            browser.close()
