@@ -50,6 +50,7 @@ ENV_VARS = {
     "SWR_SHARD_BY_KB": ("qdrant_shard_by_kb", _bool),
     "SWR_SHARD_NUMBER": ("qdrant_shard_number", int),
     "SWR_REPLICATION_FACTOR": ("qdrant_replication_factor", int),
+    "SWR_TRASH_DAYS": ("trash_days", float),
 }
 _EMPTY_IS_A_VALUE = {"SWR_SAMPLE_KB", "SWR_LLM_GGUF"}
 
@@ -93,6 +94,7 @@ class Settings:
     qdrant_shard_by_kb: bool = False
     qdrant_shard_number: int = 6  # shards per shard key (per knowledge base)
     qdrant_replication_factor: int = 2
+    trash_days: float = 7.0  # deleted knowledge bases and documents stay restorable this long (swr/trash.py)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home))
@@ -131,6 +133,11 @@ class Settings:
     def cache_path(self) -> Path:
         """Folder of the on-disk embedding cache."""
         return self.home / "cache"
+
+    @property
+    def trash_path(self) -> Path:
+        """Folder of the trash (deleted knowledge bases and documents, restorable)."""
+        return self.home / "trash"
 
     @property
     def store_location(self) -> str:

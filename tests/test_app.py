@@ -325,7 +325,16 @@ def test_kb_page_documents_preview_delete_and_system(engine):
     doc.select_index(next(k for k, o in enumerate(doc.options) if o.startswith("toaster.txt"))).run()
     at.button(key="delete-doc").click().run()
     assert not at.exception
+    assert sorted(d.source for d in engine.docs("docs-test")) == ["blender.txt", "toaster.txt"]  # asks first
+    assert any("Delete toaster.txt" in w.value for w in at.warning)
+    at.button(key="delete-doc-no").click().run()
+    assert not at.warning and len(engine.docs("docs-test")) == 2  # cancelled: nothing gone, no question
+    at.button(key="delete-doc").click().run()
+    at.button(key="delete-doc-yes").click().run()
+    assert not at.exception
     assert [d.source for d in engine.docs("docs-test")] == ["blender.txt"]
+    assert not at.warning  # the question is gone once used
+    assert any("toaster.txt" in e.source for e in engine.trash.entries())
 
 
 def test_kb_page_delete_kb_needs_confirmation(engine):
@@ -333,11 +342,33 @@ def test_kb_page_delete_kb_needs_confirmation(engine):
     at = kb_page()
     at.selectbox(key="w_kb").set_value("doomed").run()
     assert at.button(key="delete-kb").disabled
-    at.checkbox(key="confirm_delete_kb").check().run()
+    box = at.checkbox(key="confirm_delete_kb-doomed")
+    assert "“doomed”" in box.label and "0 documents" in box.label  # names what goes
+    box.check().run()
     at.button(key="delete-kb").click().run()
     assert not at.exception
     assert "doomed" not in [k["kb"] for k in engine.kbs()]
-    assert at.selectbox(key="w_kb").value != "doomed"
+    landed = at.selectbox(key="w_kb").value
+    assert landed != "doomed"
+    # the new selection's box is unticked and its delete button dead: no second click wipes it
+    assert not at.checkbox(key=f"confirm_delete_kb-{landed}").value
+    assert at.button(key="delete-kb").disabled
+    assert "confirm_delete_kb-doomed" not in at.session_state
+    [entry] = [e for e in engine.trash.entries() if e.kb == "doomed"]
+    at.button(key=f"restore-{entry.id}").click().run()
+    assert not at.exception and "doomed" in [k["kb"] for k in engine.kbs()]
+    assert at.selectbox(key="w_kb").value == "doomed"
+
+
+def test_kb_page_create_existing_says_it_exists_and_keeps_backslashes(engine):
+    at = kb_page()
+    at.text_input(key="new_kb").input("a\\b")
+    next(b for b in at.button if b.label == "Create").click().run()
+    [msg] = [s.value for s in at.success]  # one backslash (escaped as &#92;), not repr's two
+    assert "Created knowledge base “a&#92;b”" in msg and "&#92;&#92;" not in msg, msg
+    at.text_input(key="new_kb").input("a\\b")
+    next(b for b in at.button if b.label == "Create").click().run()
+    assert not at.success and any("exists already" in i.value for i in at.info)
 
 
 def test_kb_page_preset_questions_are_editable(engine, app_home):
