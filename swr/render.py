@@ -295,7 +295,8 @@ def evidence_card_html(
         "</head>",
         "<body><main>",
         "<h1>Evidence card</h1>",
-        f'<p class="swr-meta">Created {esc(created_at)} · {esc(kind)} · {len(passages)} passage{"" if len(passages) == 1 else "s"}</p>',
+        f'<p class="swr-meta">Created {esc(created_at)} · {esc(kind)} · {len(passages)} passage{"" if len(passages) == 1 else "s"}'
+        + (f" · knowledge base “{esc(settings.get('kb'))}”" if (settings or {}).get("kb") else "") + "</p>",
         "<h2>Question</h2>",
         f'<div class="swr-question">{esc(question)}</div>',
         f'<h2>Answer<span class="swr-kind">{esc(kind)}</span></h2>',

@@ -124,7 +124,7 @@ def trash_panel(engine: Engine) -> None:
                       on_click=_restore, args=(engine, e.id), width="stretch")
 
 
-def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> list[FileResult]:
+def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> tuple[list[FileResult], str]:
     """Index uploaded files with a progress bar (sentences/s); one result per file."""
     bar = st.progress(0.0, text=f"Indexing {len(files)} file(s)…")
     n = max(1, len(files))
@@ -145,8 +145,9 @@ def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> list
     el = time.perf_counter() - t0
     rate = f" · {total / el:,.0f} sentences/s" if total >= 50 and el > 0 else ""
     extra = "".join([f" · {skipped} unchanged" if skipped else "", f" · {failed} failed" if failed else ""])
-    bar.progress(1.0, text=f"Done: {total:,} new sentences in {el:.1f} s{rate}{extra}")
-    return results
+    summary = f"Done: {total:,} new sentences in {el:.1f} s{rate}{extra}"
+    bar.progress(1.0, text=summary)
+    return results, summary
 
 
 def file_results(results: list[FileResult]) -> None:
@@ -180,9 +181,11 @@ def upload_panel(engine: Engine, kb: str) -> None:
                    icon=":material/upload:", width="stretch", key=KEYS.index)
     if go and files:
         tags = [t.strip() for t in tags_text.split(",") if t.strip()]
-        state.INDEX_RESULTS.set((kb, index_uploads(engine, kb, files, tags)))
+        state.INDEX_RESULTS.set((kb, *index_uploads(engine, kb, files, tags)))
+        st.rerun()  # the sidebar (drawn before the indexing) shows the new counts
     last = state.INDEX_RESULTS.get()
     if last and last[0] == kb:
+        st.caption(last[2])
         file_results(last[1])  # until the next delete/restore/create: never an old upload's errors again
 
 

@@ -119,9 +119,12 @@ class CHAT:
 HISTORY = Slot[list]("history", list)
 PENDING = Slot[dict]("pending")  # the question to ask in the coming run (a button callback queued it)
 FAILED = Slot[dict]("failed")  # the last question, when it failed (kept with its error)
+KB_GONE = Slot[str]("kb_gone")  # the selected knowledge base vanished (deleted elsewhere): its name
+SESSION_ID = Slot[str]("session_id")  # names the history file (swr.app.history), also in the URL
+HISTORY_LOADED = Slot[bool]("history_loaded")
 FLASH = Slot[tuple]("flash")  # (kind, text) a callback left for the next run
 ENTRY_SEQ = Slot[int]("entry_seq")
-INDEX_RESULTS = Slot[tuple]("index_results")  # (kb, [FileResult])
+INDEX_RESULTS = Slot[tuple]("index_results")  # (kb, [FileResult], summary line)
 DOC_CONFIRM = Slot[tuple]("doc_confirm")  # (kb, doc_id) whose "Delete document…" asks to confirm
 TUNE_RESULT = Slot[dict]("tune_result")
 CMP_RESULT = Slot[dict]("cmp_result")
@@ -177,6 +180,7 @@ class KEYS:
     chat_input = "chat"
     clear_chat = "clear-chat"
     retry_failed = "retry-failed"
+    filters_box = "filters"
     presets_box = "presets"  # the demo mode's preset buttons (CSS: .st-key-presets)
     # knowledge bases
     new_kb = "new_kb"

@@ -2,6 +2,8 @@
 with its citations linked to the passage cards, the settings it was made with, the LLM's failure."""
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from ..state import KEYS
@@ -9,14 +11,28 @@ from .errors import md
 from swr import render
 from swr.engine import AskResult
 
+_STAGE_WORDS = {"cutoff": "score cutoff", "rerank": "reranking"}
+
 
 def short_value(v, key: str = "") -> str:
-    """A knob's value in a line of text (empty filters read "any", no cutoff "none")."""
+    """A knob's value in a line of text, in the page's words: empty filters read "any", no
+    cutoff or no post-fusion step "off" (never an internal name such as ``cutoff``)."""
     if v is None or v == [] or v == ():
-        return "none" if key in ("min_score", "stages") else "any"
+        return "off" if key in ("min_score", "stages") else "any"
+    if key == "stages":
+        return " + ".join(_STAGE_WORDS.get(x, str(x)) for x in v)
     if isinstance(v, (list, tuple)):
         return ", ".join(map(str, v))
     return str(v)
+
+
+def export_name(result: AskResult) -> str:
+    """``evidence-<question>-<yyyy-mm-dd-hhmm>.html``: the question's words (letters and digits of
+    any script, at most 60 characters), a safe file name on every system."""
+    words = re.sub(r"[^\w]+", "-", result.question or "", flags=re.UNICODE).strip("-_")[:60].strip("-_")
+    stamp = re.sub(r"[^0-9]", "", (result.created_at or "")[:16])
+    date = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}-{stamp[8:12]}" if len(stamp) >= 12 else "undated"
+    return f"evidence-{words or 'answer'}-{date}.html"
 
 
 def mode_text(mode: str, fusion: str | None, dense_weight) -> str:
@@ -29,7 +45,7 @@ def mode_text(mode: str, fusion: str | None, dense_weight) -> str:
 def stamp_text(result: AskResult) -> str:
     """The settings an answer was made with, one line."""
     s = result.settings
-    parts = [f"window {s.get('window_size')}", f"top-k {s.get('top_k')}",
+    parts = [f"knowledge base “{result.kb}”", f"window {s.get('window_size')}", f"top-k {s.get('top_k')}",
              mode_text(s.get("mode", ""), s.get("fusion"), s.get("dense_weight")),
              f"candidates {s.get('dense_k')}/{s.get('sparse_k')}"]
     if s.get("min_score") is not None:
@@ -67,7 +83,7 @@ def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None
     if result.llm_error:
         st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
     if export_key is not None:
-        st.download_button("Export evidence card", data=evidence_card(result), file_name=f"evidence-{export_key}.html",
+        st.download_button("Export evidence card", data=evidence_card(result), file_name=export_name(result),
                            mime="text/html", key=KEYS.export(export_key), icon=":material/download:", on_click="ignore")
 
 
