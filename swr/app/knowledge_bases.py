@@ -170,8 +170,9 @@ def file_results(results: list[FileResult]) -> None:
 
 
 def upload_panel(engine: Engine, kb: str) -> None:
+    limit = min(float(engine.settings.max_file_mb), float(st.get_option("server.maxUploadSize")))
     st.caption("Upload many files at once: " + ", ".join(UPLOAD_TYPES) + f", up to "
-               f"{engine.settings.max_file_mb:g} MB each. An unchanged file is skipped at once; a changed "
+               f"{limit:g} MB each. An unchanged file is skipped at once; a changed "
                "file replaces its previous version.")
     files = st.file_uploader("Files", type=UPLOAD_TYPES, accept_multiple_files=True, key=KEYS.uploads,
                              label_visibility="collapsed")
