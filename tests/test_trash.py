@@ -115,3 +115,4 @@ def test_cli_delete_moves_to_trash_then_restore(tmp_path):
     assert run("trash", "list")["entries"] == []
     d2 = run("delete", "--kb", "k", "--purge")
     assert d2["trash"] is None and run("trash", "list")["entries"] == []
+

@@ -131,8 +131,9 @@ def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> tupl
 
     def progress(p: dict) -> None:
         frac = (p["file_no"] + p["done"] / max(1, p["total"])) / n
-        rate = p.get("sentences_per_s")
+        rate, eta = p.get("sentences_per_s"), p.get("eta_s")
         speed = f" · {rate:,.0f} sentences/s" if rate else ""
+        speed += f" · about {eta:,.0f} s left" if eta is not None and p["done"] < p["total"] else ""
         bar.progress(min(1.0, frac), text=f"File {p['file_no'] + 1}/{p['files']}: {p['file']} · "
                                           f"{p['done']:,}/{p['total']:,} sentences{speed}")
 
