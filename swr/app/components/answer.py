@@ -45,7 +45,7 @@ def mode_text(mode: str, fusion: str | None, dense_weight) -> str:
 def stamp_text(result: AskResult) -> str:
     """The settings an answer was made with, one line."""
     s = result.settings
-    parts = [f"knowledge base “{result.kb}”", f"window {s.get('window_size')}", f"top-k {s.get('top_k')}",
+    parts = [f"window {s.get('window_size')}", f"top-k {s.get('top_k')}",
              mode_text(s.get("mode", ""), s.get("fusion"), s.get("dense_weight")),
              f"candidates {s.get('dense_k')}/{s.get('sparse_k')}"]
     if s.get("min_score") is not None:
@@ -78,7 +78,8 @@ def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None
             f"{result.answer} The passages shown are the closest ones, not an answer "
             f"({result.answerability.get('reason', '')}; the score is the cosine of the question and the best "
             "sentence, never a fused score)."), icon=":material/search_off:")
-    st.html(kind_html(result) + render.answer_html(result.answer, len(result.passages), anchor=prefix)
+    kb = f' <span class="swr-kbtag">knowledge base “{render.esc(result.kb)}”</span>'  # which KB answered
+    st.html(kind_html(result) + kb + render.answer_html(result.answer, len(result.passages), anchor=prefix)
             + f'<div class="swr-stamp">{render.esc(stamp_text(result))}</div>')
     if result.llm_error:
         st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
