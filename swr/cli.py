@@ -1,4 +1,4 @@
-"""`python -m swr index|ask|kbs|delete|eval|verify|check`. With ``--json`` one JSON document goes to
+"""`python -m swr index|ask|kbs|delete|trash|eval|verify|check`. With ``--json`` one JSON document goes to
 stdout; logs and progress go to stderr."""
 from __future__ import annotations
 
@@ -74,7 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     de = sub.add_parser("delete", help="delete a knowledge base, or one document of it")
     de.add_argument("--kb", required=True)
     de.add_argument("--doc", default=None, help="document id (see `kbs --docs`); omit to delete the whole KB")
+    de.add_argument("--purge", action="store_true", help="delete for good instead of moving it to the trash")
     de.add_argument("--json", action="store_true")
+
+    tr = sub.add_parser("trash", help="list, restore or purge deleted knowledge bases and documents")
+    tr.add_argument("action", choices=["list", "restore", "purge"])
+    tr.add_argument("id", nargs="?", default=None, help="the entry id (see `trash list`); purge without it: all")
+    tr.add_argument("--json", action="store_true")
 
     ev = sub.add_parser("eval", help="sweep window_size x top_k x mode on a question set, against plain chunks")
     ev.add_argument("questions", type=Path, help="question set: SQuAD-format JSON, CSV or JSONL")
@@ -260,11 +266,27 @@ def cmd_kbs(a) -> dict:
 def cmd_delete(a) -> dict:
     eng = _engine()
     if a.doc:
-        n = eng.delete_doc(a.kb, a.doc)
+        n = eng.delete_doc(a.kb, a.doc, trash=not a.purge)
     else:
-        n = eng.delete_kb(a.kb)
+        n = eng.delete_kb(a.kb, trash=not a.purge)
+    entry = None if a.purge else next((e for e in eng.trash.entries() if e.kb == a.kb and e.doc_id == a.doc), None)
     eng.close()
-    return {"kb": a.kb, "doc": a.doc, "deleted_sentences": n}
+    return {"kb": a.kb, "doc": a.doc, "deleted_sentences": n, "trash": entry.to_dict() if entry else None}
+
+
+def cmd_trash(a) -> dict:
+    eng = _engine()
+    try:
+        if a.action == "restore":
+            if not a.id:
+                raise BadRequest("`trash restore` needs the entry id (see `trash list`).")
+            return {"action": "restore", "restored": [eng.trash.restore(a.id).to_dict()]}
+        if a.action == "purge":
+            return {"action": "purge", "purged": [e.to_dict() for e in eng.trash.purge(a.id)]}
+        entries = [e.to_dict() for e in eng.trash.entries()]
+        return {"action": "list", "days": eng.settings.trash_days, "entries": entries}
+    finally:
+        eng.close()
 
 
 def _int_list(text: str, flag: str) -> list[int]:
@@ -418,6 +440,19 @@ def _print_human(cmd: str, out: dict) -> None:
                 print(f"    {d['doc_id']}  {d['source']}  {d['sentences']} sentences{flag}")
     elif cmd == "delete":
         print(f"deleted {out['deleted_sentences']} sentences from '{out['kb']}'")
+        if out.get("trash"):
+            print(f"moved to the trash as {out['trash']['id']} (restorable until {out['trash']['expires_at']}: "
+                  f"python -m swr trash restore {out['trash']['id']})")
+    elif cmd == "trash":
+        rows = out.get("entries") or out.get("restored") or out.get("purged") or []
+        verb = {"list": "", "restore": "restored ", "purge": "purged "}[out["action"]]
+        if not rows:
+            print("the trash is empty" if out["action"] == "list" else "nothing to do")
+        for e in rows:
+            what = (f"knowledge base '{e['kb']}'" if e["kind"] == "kb"
+                    else f"{e['source']} ({e['doc_id']}) from '{e['kb']}'")
+            print(f"{verb}{e['id']}  {what}: {e['sentences']} sentences, deleted {e['deleted_at']}, "
+                  f"kept until {e['expires_at']}")
     elif cmd == "users":
         from .access import cli as access_cli
 
@@ -429,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if a.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
     handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval,
-                "verify": cmd_verify, "check": cmd_check, "users": cmd_users}
+                "verify": cmd_verify, "check": cmd_check, "users": cmd_users, "trash": cmd_trash}
     try:
         if a.cmd not in handlers:
             raise SwrError(f"`{a.cmd}` is not available in this version yet.")

@@ -25,6 +25,7 @@ from .sparse import SparseEncoder
 from .split import SPLITTER_VERSION
 from .store import SearchRequest, Store, open_store
 from .structure import STRUCTURE_VERSION
+from .trash import Trash
 from .types import DocInfo, FileResult, Hit, Passage, Sentence
 
 log = logging.getLogger("swr.engine")
@@ -95,6 +96,8 @@ class Engine:
     - :meth:`require_kb`, :meth:`ensure_collection`, :meth:`kbs`, :meth:`docs`,
       :meth:`doc_sentences`, :meth:`index_files`, :meth:`delete_kb`, :meth:`delete_doc`;
     - :meth:`as_user`: the checked view (:mod:`swr.access`) the app and ``swr users`` use.
+    - ``trash`` (:class:`swr.trash.Trash`: ``entries``, ``restore``, ``purge``): what
+      :meth:`delete_kb` / :meth:`delete_doc` moved there, restorable without re-embedding.
     """
 
     def __init__(self, settings: Settings, *, embedder: Embedder | None = None, store: Store | None = None,
@@ -110,6 +113,7 @@ class Engine:
             base_url=settings.llm_base_url or "", api_key=settings.llm_api_key, model=settings.llm_model or "",
             **{"timeout_s": settings.llm_timeout_s, **local}))
         self.indexer = Indexer(self)
+        self.trash = Trash(settings, self.store)
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version, "structure": STRUCTURE_VERSION}
         self._checked = False
@@ -161,19 +165,26 @@ class Engine:
         self.ensure_collection()
         self.store.create_kb(kb)
 
-    def delete_kb(self, kb: str) -> int:
+    def delete_kb(self, kb: str, *, trash: bool = True) -> int:
+        """Delete a knowledge base (into the trash unless ``trash=False``); returns its sentence count."""
         self.require_kb(kb)
+        if trash:
+            self.trash.keep(kb)
         return self.store.delete_kb(kb)
 
     def docs(self, kb: str) -> list[DocInfo]:
         self.require_kb(kb)
         return self.store.docs(kb)
 
-    def delete_doc(self, kb: str, doc_id: str) -> int:
+    def delete_doc(self, kb: str, doc_id: str, *, trash: bool = True) -> int:
+        """Delete one document (into the trash unless ``trash=False``); returns its sentence count."""
         self.require_kb(kb)
-        if not any(d.doc_id == doc_id for d in self.store.docs(kb)):
+        found = [d for d in self.store.docs(kb) if d.doc_id == doc_id]
+        if not found:
             raise NotFound(f"No document {doc_id!r} in knowledge base {kb!r}.")
         with self.indexer.doc_lock(kb, doc_id):
+            if trash:
+                self.trash.keep(kb, doc_id, source=found[0].source)
             return self.store.delete_doc(kb, doc_id)
 
     def doc_sentences(self, kb: str, doc_id: str):

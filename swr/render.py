@@ -133,15 +133,42 @@ def hit_title(hit: PassageHit) -> str:
     return " · ".join(parts)
 
 
+# Markdown syntax the documents carry (``**bold**``, ``## heading``) is hidden when shown, never
+# interpreted: the markers are removed before escaping (hand-written: two patterns, and a
+# Markdown renderer would also turn the document's links and HTML into elements).
+_MD_BOLD = re.compile(r"(\*\*)(?=\S)(.+?)(?<=\S)\1")  # not __x__: __init__ is a name
+_MD_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+")
+# a Markdown table's border row (|---|:--:|): never highlighted as a "sentence"
+_TABLE_BORDER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*")
+
+
+def is_table_border(sentence: str) -> bool:
+    """A sentence that is nothing but a Markdown table border (``|---|---|``)."""
+    return bool(_TABLE_BORDER.fullmatch(sentence or "")) and "-" in (sentence or "")
+
+
+def md_display(text: str, at_line_start: bool = True) -> str:
+    """``text`` with Markdown's bold markers and heading hashes removed (for display only)."""
+    if not at_line_start:
+        head, nl, rest = text.partition("\n")
+        return _MD_BOLD.sub(r"\2", head) + (nl + md_display(rest) if nl else "")
+    return _MD_HEADING.sub("", _MD_BOLD.sub(r"\2", text))
+
+
 def highlight_html(text: str, hits: list[PassageHit]) -> str:
-    """``text`` escaped, with each hit span wrapped in ``<mark>`` (tooltip: its scores)."""
+    """``text`` escaped, with each hit span wrapped in ``<mark>`` (tooltip: its scores). Markdown
+    markers are hidden (:func:`md_display`); a hit that is only a table border is not marked."""
     out, pos = [], 0
-    for start, end, hs in hit_spans(text, hits):  # the one span merger (swr.window)
+
+    def shown(a: int, b: int) -> str:
+        return esc(md_display(text[a:b], a == 0 or text[a - 1] == "\n"))
+
+    for start, end, hs in hit_spans(text, [h for h in hits if not is_table_border(h.sentence)]):
         title = esc(" | ".join(hit_title(h) for h in hs))
-        out.append(esc(text[pos:start]))
-        out.append(f'<mark title="{title}">{esc(text[start:end])}</mark>')
+        out.append(shown(pos, start))
+        out.append(f'<mark title="{title}">{shown(start, end)}</mark>')
         pos = end
-    out.append(esc(text[pos:]))
+    out.append(shown(pos, len(text)))
     return "".join(out)
 
 
@@ -308,7 +335,8 @@ def evidence_card_html(
         "</head>",
         "<body><main>",
         "<h1>Evidence card</h1>",
-        f'<p class="swr-meta">Created {esc(created_at)} · {esc(kind)} · {len(passages)} passage{"" if len(passages) == 1 else "s"}</p>',
+        f'<p class="swr-meta">Created {esc(created_at)} · {esc(kind)} · {len(passages)} passage{"" if len(passages) == 1 else "s"}'
+        + (f" · knowledge base “{esc(settings.get('kb'))}”" if (settings or {}).get("kb") else "") + "</p>",
         "<h2>Question</h2>",
         f'<div class="swr-question">{esc(question)}</div>',
         f'<h2>Answer<span class="swr-kind">{esc(kind)}</span></h2>',

@@ -54,6 +54,7 @@ ENV_VARS = {
     "SWR_REPLICATION_FACTOR": ("qdrant_replication_factor", int),
     "SWR_USER_QUESTIONS_PER_MIN": ("user_questions_per_min", int),  # signed-in users; 0: no limit
     "SWR_USER_UPLOAD_MB_PER_HOUR": ("user_upload_mb_per_hour", float),
+    "SWR_TRASH_DAYS": ("trash_days", float),
 }
 _EMPTY_IS_A_VALUE = {"SWR_SAMPLE_KB", "SWR_LLM_GGUF"}
 
@@ -102,6 +103,7 @@ class Settings:
     # per signed-in user (swr.access.limits); the open local mode has no limits
     user_questions_per_min: int = 30
     user_upload_mb_per_hour: float = 500.0
+    trash_days: float = 7.0  # deleted knowledge bases and documents stay restorable this long (swr/trash.py)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home))
@@ -140,6 +142,11 @@ class Settings:
     def cache_path(self) -> Path:
         """Folder of the on-disk embedding cache."""
         return self.home / "cache"
+
+    @property
+    def trash_path(self) -> Path:
+        """Folder of the trash (deleted knowledge bases and documents, restorable)."""
+        return self.home / "trash"
 
     @property
     def store_location(self) -> str:

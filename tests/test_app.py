@@ -180,7 +180,7 @@ def test_score_cutoff_knob_filters_last_question(engine):
     at.number_input(key="w_min_score").set_value(5.0).run()  # far above any RRF score
     assert not at.exception
     body = html.unescape(page_html(at))
-    assert "min score none → 5.0" in body and "stages none → cutoff" in body
+    assert "score cutoff off → 5.0" in body and "stages" not in body and "none →" not in body
     assert not cards(at, r"a1p-") and "No passage found" in body
     at.checkbox(key="w_cutoff").uncheck().run()
     assert "Regenerate answer with this context" not in buttons(at), "back to the settings of the answer"
@@ -201,8 +201,9 @@ def test_history_and_knobs_survive_page_switch(engine):
 def test_switch_knowledge_base(engine):
     engine.index_files("switch-test", [("blender.txt", GOOD_TXT), ("toaster.txt", EVIL_TXT)])
     at = new_app()
-    assert any(o.startswith("switch-test — 2 docs") for o in at.selectbox(key="w_kb").options)
+    assert "switch-test" in at.selectbox(key="w_kb").options
     at.selectbox(key="w_kb").set_value("switch-test").run()
+    assert any(c.value == "2 documents · 6 sentences" or c.value.startswith("2 documents ·") for c in at.sidebar.caption)
     ask(at, "How long is the ZX-9 warranty?")
     found = cards(at, r"a1-")
     assert found and {c["head"].split(" · ")[0].split("] ", 1)[1] for c in found} <= {"blender.txt", "toaster.txt"}
@@ -301,7 +302,7 @@ def test_kb_page_create_upload_good_and_bad_file(engine):
     rows = {r["file"]: r for r in table.to_dict("records")}
     assert rows["blender.txt"]["status"] == "indexed" and rows["blender.txt"]["sentences"] >= 5
     assert rows["broken.pdf"]["status"] == "error" and rows["broken.pdf"]["detail"]
-    assert at.progress and at.progress[0].value == 100
+    assert any(c.value.startswith("Done:") for c in at.caption)  # the bar's last line, kept after the rerun
     assert [d.source for d in engine.docs("upload-test")] == ["blender.txt"]
 
     at.button(key="index").click().run()  # the same files again: unchanged is skipped
@@ -325,7 +326,16 @@ def test_kb_page_documents_preview_delete_and_system(engine):
     doc.select_index(next(k for k, o in enumerate(doc.options) if o.startswith("toaster.txt"))).run()
     at.button(key="delete-doc").click().run()
     assert not at.exception
+    assert sorted(d.source for d in engine.docs("docs-test")) == ["blender.txt", "toaster.txt"]  # asks first
+    assert any("Delete toaster.txt" in w.value for w in at.warning)
+    at.button(key="delete-doc-no").click().run()
+    assert not at.warning and len(engine.docs("docs-test")) == 2  # cancelled: nothing gone, no question
+    at.button(key="delete-doc").click().run()
+    at.button(key="delete-doc-yes").click().run()
+    assert not at.exception
     assert [d.source for d in engine.docs("docs-test")] == ["blender.txt"]
+    assert not at.warning  # the question is gone once used
+    assert any("toaster.txt" in e.source for e in engine.trash.entries())
 
 
 def test_kb_page_delete_kb_needs_confirmation(engine):
@@ -333,11 +343,33 @@ def test_kb_page_delete_kb_needs_confirmation(engine):
     at = kb_page()
     at.selectbox(key="w_kb").set_value("doomed").run()
     assert at.button(key="delete-kb").disabled
-    at.checkbox(key="confirm_delete_kb").check().run()
+    box = at.checkbox(key="confirm_delete_kb-doomed")
+    assert "“doomed”" in box.label and "0 documents" in box.label  # names what goes
+    box.check().run()
     at.button(key="delete-kb").click().run()
     assert not at.exception
     assert "doomed" not in [k["kb"] for k in engine.kbs()]
-    assert at.selectbox(key="w_kb").value != "doomed"
+    landed = at.selectbox(key="w_kb").value
+    assert landed != "doomed"
+    # the new selection's box is unticked and its delete button dead: no second click wipes it
+    assert not at.checkbox(key=f"confirm_delete_kb-{landed}").value
+    assert at.button(key="delete-kb").disabled
+    assert "confirm_delete_kb-doomed" not in at.session_state
+    [entry] = [e for e in engine.trash.entries() if e.kb == "doomed"]
+    at.button(key=f"restore-{entry.id}").click().run()
+    assert not at.exception and "doomed" in [k["kb"] for k in engine.kbs()]
+    assert at.selectbox(key="w_kb").value == "doomed"
+
+
+def test_kb_page_create_existing_says_it_exists_and_keeps_backslashes(engine):
+    at = kb_page()
+    at.text_input(key="new_kb").input("a\\b")
+    next(b for b in at.button if b.label == "Create").click().run()
+    [msg] = [s.value for s in at.success]  # one backslash (escaped as &#92;), not repr's two
+    assert "Created knowledge base “a&#92;b”" in msg and "&#92;&#92;" not in msg, msg
+    at.text_input(key="new_kb").input("a\\b")
+    next(b for b in at.button if b.label == "Create").click().run()
+    assert not at.success and any("exists already" in i.value for i in at.info)
 
 
 def test_kb_page_preset_questions_are_editable(engine, app_home):
@@ -379,3 +411,52 @@ def test_follow_up_is_searched_as_a_standalone_question_shown_editable_and_re_as
     body = html.unescape(page_html(at))
     assert "searched for: <b>电饭煲 E3 顶部传感器短路</b>" in body
     assert any("顶部传感器短路" in c["text"] for c in cards(at, r"a3-"))
+
+def test_kb_deleted_elsewhere_keeps_the_question_and_marks_old_answers(engine):
+    """Another user deletes my knowledge base: my next question is not run against the one the
+    selection fell back to; a notice, the question kept; the old answer is marked."""
+    engine.index_files("mine", [("blender.txt", GOOD_TXT)])
+    at = new_app()
+    at.selectbox(key="w_kb").set_value("mine").run()
+    ask(at, "How long is the ZX-9 warranty?")
+    assert "knowledge base “mine”" in html.unescape(page_html(at))  # each answer names its KB
+    engine.delete_kb("mine")  # elsewhere
+    at.chat_input[0].set_value("Does the ZX-9 need descaling?").run()
+    assert not at.exception
+    body = html.unescape(page_html(at))
+    errors = " ".join(e.value for e in at.error)
+    assert "deleted" in html.unescape(errors) and "Your question was not asked" in html.unescape(errors)
+    assert "Does the ZX-9 need descaling?" in body  # kept, with "Ask again"
+    assert len(state_history(at)) == 1  # nothing was asked of the fallback KB
+    assert "has been deleted since this answer" in body
+    assert "Ask again" in buttons(at)
+
+
+def state_history(at):
+    return at.session_state["history"]
+
+
+def test_history_is_restored_after_a_reload(engine):
+    at = ask(new_app(), Q)
+    sid = at.query_params["s"][0] if isinstance(at.query_params["s"], list) else at.query_params["s"]
+    assert len(sid) == 32
+    fresh = AppTest.from_file(APP, default_timeout=120)
+    fresh.query_params["s"] = sid  # a reload: the same URL, a new browser session
+    fresh.run()
+    assert not fresh.exception
+    [entry] = fresh.session_state["history"]
+    assert entry["question"] == Q and entry["result"].passages
+    assert cards(fresh, r"a1-"), "the restored answer shows its evidence"
+    other = new_app()  # no id: a new conversation
+    assert not other.session_state["history"]
+
+
+def test_export_is_named_after_the_question_and_date():
+    from swr.app.components.answer import export_name
+    from swr.engine import AskResult
+
+    r = AskResult(question="电热水壶 / first use? <x>", kb="k", answer="", answer_kind="extractive", passages=[],
+                  settings={}, context_chars=0, context_tokens=0, timings={}, created_at="2026-12-01T09:20:31+00:00")
+    assert export_name(r) == "evidence-电热水壶-first-use-x-2026-12-01-0920.html"
+    r.question = "../../etc/passwd"
+    assert export_name(r) == "evidence-etc-passwd-2026-12-01-0920.html"

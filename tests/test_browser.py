@@ -349,3 +349,125 @@ def test_chinese_question_gets_the_english_air_fryer_fan_fault_in_chromium(serve
             raise
         finally:
             browser.close()
+
+
+ALPHA = ("The AX-3 blender has a two-year warranty. Clean the AX-3 jar with warm water after each use. "
+         "Never run the AX-3 blender empty.\n")
+BETA = "The BX-9 lamp uses a 5 W LED. Replace the BX-9 bulb only when cold.\n"
+BIG_SENTENCES = 320
+
+
+@pytest.fixture
+def team_server(tmp_path):
+    """Two small knowledge bases (alpha, beta; no sample) indexed before the server starts."""
+    from swr.engine import Engine
+    from swr.settings import Settings
+
+    home = tmp_path / "home"
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "no-secrets.toml", home=home, sample_kb=""))
+    assert eng.index_files("alpha", [("blender.txt", ALPHA.encode()), ("extra.txt", BETA.encode())])[0].ok
+    assert eng.index_files("beta", [("lamp.txt", BETA.encode())])[0].ok
+    eng.close()
+    yield from _serve(tmp_path, home, {"SWR_SAMPLE_KB": ""})
+
+
+def _pick_kb(page, name: str) -> None:
+    page.locator(".st-key-w_kb").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    page.wait_for_function(f"() => document.querySelector('.st-key-w_kb input').value === {json.dumps(name)}")
+
+
+def test_team_lead_slips_cost_nothing_in_chromium(team_server, tmp_path):
+    """Delete confirmations and the trash (delete, restore), the notice when another user deleted
+    my knowledge base (question kept), the history surviving a reload, progress within one large
+    file; and the server log of the whole run holds no warning."""
+    from playwright.sync_api import sync_playwright
+
+    url = team_server["url"]
+    big = tmp_path / "big.txt"
+    big.write_text(" ".join(f"Item {k} of the AX-3 manual says to check the seal." for k in range(BIG_SENTENCES)))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = other = None
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(url, wait_until="domcontentloaded")
+            chat = page.locator('[data-testid="stChatInputTextArea"]')
+            chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+            assert page.locator(".st-key-w_kb input").input_value() == "alpha"
+            chat.fill("How long is the AX-3 warranty?")
+            chat.press("Enter")
+            page.locator(".swr-answer").first.wait_for(timeout=120_000)
+            page.get_by_text("knowledge base “alpha”").first.wait_for(timeout=30_000)  # the answer names its KB
+            page.wait_for_function("() => new URL(location.href).searchParams.get('s')", timeout=30_000)
+
+            # a reload keeps the conversation
+            page.reload(wait_until="domcontentloaded")
+            page.locator(".swr-q", has_text="How long is the AX-3 warranty?").wait_for(timeout=60_000)
+            page.locator(".swr-answer").first.wait_for(timeout=30_000)
+            page.screenshot(path=str(ARTIFACTS / "5-history-after-reload.png"))
+
+            # another user deletes "alpha" (confirmation named, then reset on the new selection)
+            other = browser.new_page(viewport={"width": 1280, "height": 900})
+            other.goto(f"{url}/Knowledge_bases", wait_until="domcontentloaded")
+            other.locator(".st-key-w_kb").wait_for(timeout=120_000)
+            delete = other.get_by_role("button", name="Delete “alpha”")
+            assert delete.is_disabled()
+            other.get_by_text("Delete “alpha” with its 2 documents").click()
+            other.wait_for_function("() => !document.querySelector('.st-key-delete-kb button').disabled")
+            delete.click()
+            other.get_by_text("Moved knowledge base “alpha”").wait_for(timeout=60_000)
+            assert other.locator(".st-key-w_kb input").input_value() == "beta"
+            assert other.get_by_role("button", name="Delete “beta”").is_disabled()  # no second click wipes beta
+            assert not other.get_by_role("checkbox").first.is_checked()
+
+            # my next question is not run against "beta": a notice, the question kept
+            chat.fill("Does the AX-3 run empty?")
+            chat.press("Enter")
+            page.get_by_text("Your question was not asked").wait_for(timeout=60_000)
+            page.locator(".swr-q", has_text="Does the AX-3 run empty?").wait_for(timeout=10_000)
+            page.get_by_role("button", name="Ask again").wait_for(timeout=10_000)
+            page.get_by_text("has been deleted since this answer").wait_for(timeout=10_000)
+            page.screenshot(path=str(ARTIFACTS / "6-kb-gone-notice.png"))
+
+            # restore from the trash: back with its documents, no re-embedding
+            other.get_by_text("Trash (1)").click()
+            other.get_by_role("button", name="Restore").click()
+            other.get_by_text("Restored").wait_for(timeout=60_000)
+            assert other.locator(".st-key-w_kb input").input_value() == "alpha"
+
+            # a document delete asks first; the page stays on the Documents tab
+            other.get_by_role("tab", name="Documents").click()
+            other.get_by_role("button", name="Delete document…").click()
+            other.get_by_text("Delete blender.txt (").first.wait_for(timeout=30_000)
+            other.get_by_role("button", name="Cancel").click()
+            other.wait_for_function("() => !document.querySelector('.st-key-doc-confirm')", timeout=30_000)
+            other.get_by_role("button", name="Delete document…").click()
+            other.get_by_role("button", name="Delete blender.txt").click()
+            other.get_by_text("Moved blender.txt").wait_for(timeout=60_000)
+            assert other.get_by_role("tab", name="Documents").get_attribute("aria-selected") == "true"
+            other.screenshot(path=str(ARTIFACTS / "7-doc-deleted.png"))
+
+            # progress within one large file
+            other.get_by_role("tab", name="Upload").click()
+            other.locator('.st-key-uploads input[type="file"]').set_input_files(str(big))
+            other.get_by_role("button", name="Index 1 file(s)").click()
+            partial = other.wait_for_function(
+                f"""() => {{ const m = document.body.innerText.match(
+                    /big\\.txt · ([\\d,]+)\\/{BIG_SENTENCES} sentences · [\\d,]+ sentences\\/s · about [\\d,]+ s left/);
+                    return m && parseInt(m[1].replace(',', '')) < {BIG_SENTENCES} ? m[0] : null; }}""",
+                timeout=120_000, polling=50)
+            assert "sentences/s" in partial.json_value()
+            other.get_by_text("Done:").wait_for(timeout=120_000)
+            other.screenshot(path=str(ARTIFACTS / "8-progress-done.png"))
+        except Exception:
+            for name, pg in (("page", page), ("other", other)):
+                if pg is not None:
+                    pg.screenshot(path=str(ARTIFACTS / f"failure-team-{name}.png"))
+                    (ARTIFACTS / f"failure-team-{name}.html").write_text(pg.content())
+            raise
+        finally:
+            browser.close()
+    log = team_server["log"].read_text(errors="replace")
+    bad = [ln for ln in log.splitlines() if any(w in ln.lower() for w in ("warning", "deprecat", "traceback", "error"))]
+    assert not bad, "\n".join(bad[:20])

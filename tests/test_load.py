@@ -321,10 +321,10 @@ def test_docx_with_table():
     )
     d = load_bytes("report.docx", data)
     assert d.format == "docx" and d.page_starts == []
-    assert d.text.split("\n") == [  # a table row is one line, cells tab-separated (swr/structure.py)
+    assert d.text.split("\n") == [  # a row is one line, cells tab-separated (swr/structure.py), each with its header
         "Intro paragraph.",
         "Name\tPrice",
-        "Apple\t3",
+        "Name: Apple\tPrice: 3",
         "Closing paragraph. 结束。",
     ]
 
@@ -340,7 +340,7 @@ def test_docx_merged_cells_once():
     buf = io.BytesIO()
     doc.save(buf)
     d = load_bytes("m.docx", buf.getvalue())
-    assert d.text.split("\n") == ["Merged header", "x\ty"]
+    assert d.text.split("\n") == ["Merged header", "x\ty"]  # merged once; no pairing it cannot be sure of
 
 
 def test_docx_corrupt():

@@ -125,9 +125,11 @@ def test_passage_text_and_source_are_inert(payload):
     p = make_passage([f"Intro {payload}. ", f"Hit {payload}.\n", "End."], [1], source=payload)
     out = passage_html(p, 1)
     parsed = assert_inert(out)
-    assert p.text in parsed.text  # shown verbatim, as text
-    assert payload in parsed.text  # the source name too
-    assert parsed.marks == [f"Hit {payload}."]
+    from swr.render import md_display
+
+    assert md_display(p.text) in parsed.text  # shown as text (Markdown's ** and # markers hidden)
+    assert payload in parsed.text  # the source name verbatim
+    assert parsed.marks == [md_display(f"Hit {payload}.", False)]
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
@@ -358,3 +360,21 @@ def test_streamed_markdown_lines_are_escaped_with_hard_breaks():
     out = esc_md_lines("line *one*\n<b>two</b>")
     assert out == esc("line *one*") + "  \n" + esc("<b>two</b>")
     assert "<" not in out and "*" not in out
+
+
+def test_passages_hide_markdown_syntax_and_never_mark_table_borders():
+    from swr.render import highlight_html, is_table_border
+    from swr.types import PassageHit
+
+    text = "## Care\n| part | years |\n|---|:---:|\nUse **water** only, see __init__.\n"
+    border = text.index("|---")
+    use = text.index("Use")
+    hits = [PassageHit(i=2, sentence="|---|:---:|\n", score=1.0, start=border, end=border + 12),
+            PassageHit(i=3, sentence=text[use:], score=0.9, start=use, end=len(text))]
+    out = highlight_html(text, hits)
+    assert out.count("<mark") == 1 and "Use water only" in out  # the border is no hit; ** hidden
+    assert "Care&#10;" in out and "&#35;" not in out  # the heading's hashes hidden
+    assert "&#95;&#95;init&#95;&#95;" in out  # __name__ is not bold syntax
+    assert is_table_border("| --- | :---: |") and not is_table_border("| a | b |")
+    evil = highlight_html("**<script>x</script>**", [])
+    assert "<script>" not in evil and "&#60;script&#62;" in evil

@@ -9,6 +9,7 @@ arguments go out. A real Qdrant server or cluster is not available here.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 
 import httpx
@@ -214,6 +215,38 @@ def test_delete_doc(store):
     assert [d.doc_id for d in store.docs("b")] == ["d1"]
     assert store.delete_doc("a", "d1") == 0
     assert all(h.sentence.doc_id == "d2" for h in ask(store, "a", "kettle water", top_k=10))
+
+
+def test_export_then_import_restores_points_with_vectors(store):
+    """The trash's round trip: a knowledge base (or one document) exported with payloads and both
+    vectors, deleted, imported back: the same points, the same search results, no re-embedding."""
+    index(store, "a", "d1", KETTLE)
+    index(store, "a", "d2", KETTLE[:3], source="two.txt")
+    index(store, "b", "d1", KETTLE[:4])
+    def found(mode):  # scores, and the hits above the last score (ties at the cut may swap: same score)
+        got = sorted((round(h.score, 4), key(h)) for h in ask(store, "a", "red kettle water", top_k=6, mode=mode))
+        return [sc for sc, _ in got], [g for g in got if g[0] > got[0][0]]
+
+    before = {m: found(m) for m in ("dense", "sparse", "hybrid")}
+    records = store.export_points("a")
+    assert len(records) == len(KETTLE) + 3 + 2 + 1  # sentences, two doc records, the kb record
+    sent = next(r for r in records if r["payload"]["type"] == "s" and r["payload"]["i"] == 0
+                and r["payload"]["doc_id"] == "d1")
+    want = text_vec(KETTLE[0])
+    assert np.allclose(sent["dense"], want / np.linalg.norm(want), atol=1e-5)  # cosine: stored normalised
+    assert sent["sparse"]["indices"] and len(sent["sparse"]["indices"]) == len(sent["sparse"]["values"])
+    json.dumps(records)  # JSON-ready
+    assert {r["payload"]["kb"] for r in records} == {"a"}
+    assert store.delete_kb("a") == len(KETTLE) + 3 and store.kbs() == ["b"]
+    assert store.import_points(json.loads(json.dumps(records))) == len(records)
+    assert store.kbs() == ["a", "b"] and store.count("a") == len(KETTLE) + 3
+    assert [d.doc_id for d in store.docs("a")] == ["d1", "d2"]
+    assert {m: found(m) for m in before} == before
+    one = store.export_points("a", "d2")
+    assert len(one) == 3 + 1 and {r["payload"]["doc_id"] for r in one} == {"d2"}
+    assert store.delete_doc("a", "d2") == 3
+    store.import_points(one)
+    assert store.scroll_doc("a", "d2")[2].text == KETTLE[2] and store.count("b") == 4
 
 
 # -- search --------------------------------------------------------------------------------

@@ -97,19 +97,25 @@ class GuardedEngine:
         self._engine.create_kb(kb)
         self._log("create_kb", kb=kb.strip(), object=kb.strip())
 
-    def delete_kb(self, kb: str) -> int:
+    def delete_kb(self, kb: str, *, trash: bool = True) -> int:
         self.require_kb(kb)
         self._require_admin("delete knowledge bases", kb)
-        n = self._engine.delete_kb(kb)
+        n = self._engine.delete_kb(kb, trash=trash)
         self._log("delete_kb", kb=kb, object=kb, count=n)
         return n
 
-    def delete_doc(self, kb: str, doc_id: str) -> int:
+    def delete_doc(self, kb: str, doc_id: str, *, trash: bool = True) -> int:
         self._require_edit(kb, "delete documents")
         source = next((d.source for d in self._engine.docs(kb) if d.doc_id == doc_id), None)
-        n = self._engine.delete_doc(kb, doc_id)
+        n = self._engine.delete_doc(kb, doc_id, trash=trash)
         self._log("delete_doc", kb=kb, object=source, doc_id=doc_id, count=n)
         return n
+
+    @property
+    def trash(self) -> "_TrashView":
+        """The trash as this user may see it: entries of readable knowledge bases; restoring a
+        document needs an edit grant, a knowledge base (and purging) the admin role."""
+        return _TrashView(self)
 
     def index_files(self, kb: str, files: Iterable, *, tags=None, progress=None):
         kb_name = (kb or "").strip()
@@ -254,3 +260,31 @@ class ScopedStore:
         for kb in {s.kb for s in sentences}:
             self._write(kb)
         self._store.upsert(sentences, dense, sparse)
+
+
+class _TrashView:
+    """:class:`swr.trash.Trash` through a :class:`GuardedEngine`: checked and audited."""
+
+    def __init__(self, view: "GuardedEngine") -> None:
+        self._view = view
+
+    def _trash(self):
+        return self._view._engine.trash
+
+    def entries(self):
+        return [e for e in self._trash().entries() if self._view.actor.can_read(e.kb)]
+
+    def restore(self, entry_id: str):
+        entry = next((e for e in self._trash().entries() if e.id == entry_id), None)
+        if entry is not None:
+            if entry.kind == "kb":
+                self._view._require_admin("restore knowledge bases", entry.kb)
+            else:
+                self._view._require_edit(entry.kb, "restore documents")
+        restored = self._trash().restore(entry_id)
+        self._view._log("restore", kb=restored.kb, object=restored.source or restored.kb)
+        return restored
+
+    def purge(self, entry_id: str | None = None):
+        self._view._require_admin("empty the trash")
+        return self._trash().purge(entry_id)

@@ -8,22 +8,22 @@ from dataclasses import dataclass, fields
 
 import streamlit as st
 
-from . import base, presets, state
+from . import base, history, presets, state
 from .components import evidence as ev, passages as cards
 from .components.answer import answer_card, short_value
-from .components.errors import md
+from .components.errors import errors_shown, md
 from .components.searched import conversation, searched_for
 from .components.sidebar import Controls, require_kb, sidebar
 from swr.answer import context_text, count_tokens
 from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine, Retrieval
-from swr.errors import LLMUnavailable, StoreUnavailable, SwrError
+from swr.errors import LLMUnavailable, NotFound, StoreUnavailable, SwrError
 from swr.params import RetrievalParams
 from swr.render import esc, esc_md_lines
 from swr.types import Passage
 
 _PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_weight": "dense weight",
                  "dense_k": "dense candidates", "sparse_k": "sparse candidates", "sources": "files",
-                 "tags": "tags", "lang": "language", "min_score": "min score", "stages": "stages"}
+                 "tags": "tags", "lang": "language", "min_score": "score cutoff", "stages": "post-fusion steps"}
 
 
 def render() -> None:
@@ -36,11 +36,33 @@ def render() -> None:
     prompt = st.chat_input("Ask a question about the selected knowledge base…", max_chars=MAX_QUESTION_CHARS,
                            key=state.KEYS.chat_input)
     pending = take_pending(prompt)
-    if not state.HISTORY.get() and not pending:
+    pending = kb_gone_notice(ctl, pending)
+    if not state.HISTORY.get() and not pending and not state.FAILED.get():
         empty_state(engine, ctl)
     render_history(engine, ctl, live=pending is None)
     if pending:
         ask(engine, ctl, pending)
+    if len(state.HISTORY.get()) > 1:  # a scrolled-up reader can always get to the newest answer
+        st.html('<a class="swr-jump" href="#swr-latest">↓ Latest answer</a>')
+
+
+def kb_gone_notice(ctl: Controls, pending: dict | None) -> dict | None:
+    """The knowledge base this session had selected was deleted meanwhile (by another user, or in
+    another tab): say so; a question asked now is NOT run against the one the selection fell back
+    to, it is kept (with "Ask again") until the user asks it deliberately."""
+    gone = state.KB_GONE.get()
+    if not gone:
+        return pending
+    msg = (f"The knowledge base “{gone}” you had selected was deleted (perhaps by another user); "
+           f"“{ctl.kb}” is selected now." if ctl.kb else f"The knowledge base “{gone}” was deleted.")
+    if pending:
+        state.KB_GONE.pop()
+        state.FAILED.set({"question": pending["question"], "note": pending.get("note"), "retry": bool(ctl.kb),
+                          "error": msg + " Your question was not asked: ask it again to ask "
+                                         f"“{ctl.kb}”." if ctl.kb else msg})
+        return None
+    st.warning(md(msg + " It may be in the trash (Knowledge bases page)."), icon=":material/warning:")
+    return None
 
 
 def take_pending(prompt: str | None) -> dict | None:
@@ -53,12 +75,40 @@ def take_pending(prompt: str | None) -> dict | None:
     return pending
 
 
+def kb_stamp(engine: Engine, kb: str) -> str | None:
+    """A fingerprint of a knowledge base's documents (ids, versions, sizes); None when it is gone."""
+    try:
+        docs = engine.docs(kb)
+    except NotFound:
+        return None
+    return "|".join(sorted(f"{d.doc_id}:{d.indexed_at}:{d.sentences}" for d in docs if d.complete))
+
+
+def stale_note(entry: dict, stamps: dict) -> str | None:
+    """Why an answer may no longer hold: its knowledge base has since been deleted or changed."""
+    kb = entry["kb"]
+    if kb not in stamps:
+        stamps[kb] = kb_stamp(base.get_engine(), kb)
+    now = stamps[kb]
+    if now is None:
+        return f"The knowledge base “{kb}” has been deleted since this answer."
+    if entry.get("kb_stamp") is not None and now != entry["kb_stamp"]:
+        return f"The knowledge base “{kb}” has changed since this answer (documents added, replaced or deleted)."
+    return None
+
+
 def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
     """Every question and answer; the last one follows the current window and knobs when ``live``.
     Then the last question if it failed (kept with its error until the next question)."""
     items = state.HISTORY.get()
+    stamps: dict = {}
     for k, entry in enumerate(items):
-        _render_entry(engine, entry, ctl if live and k == len(items) - 1 else None)
+        last = k == len(items) - 1
+        if last and live:
+            st.html('<div id="swr-latest"></div>')
+        with errors_shown():
+            note = stale_note(entry, stamps)
+        _render_entry(engine, entry, ctl if live and last and not note else None, stale=note)
     failed = state.FAILED.get()
     if failed:
         with st.chat_message("user"):
@@ -109,12 +159,14 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
                 result.condense = how
         except SwrError as exc:
             failed = {"question": question, "note": pending.get("note"), "error": exc.message,
-                      "retry": isinstance(exc, StoreUnavailable)}
+                      "retry": isinstance(exc, (StoreUnavailable, NotFound))}
             state.FAILED.set(failed)  # kept (with its error) until the next question
             _failure(failed)
             return
         entry = {"id": _next_id(), "question": question, "kb": retrieval.kb, "result": result,
-                 "retrieval": retrieval, "params": params, "note": pending.get("note")}
+                 "retrieval": retrieval, "params": params, "note": pending.get("note"),
+                 "kb_stamp": kb_stamp(engine, retrieval.kb)}
+        st.html('<div id="swr-latest"></div>')
         searched_for(entry)
         left, right = _columns()
         with right:
@@ -127,6 +179,7 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
                 slot.empty()
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]))
     state.HISTORY.get().append(entry)
+    history.save(engine.settings.home)
 
 
 def _stream_answer(engine: Engine, result: AskResult, stream) -> None:
@@ -156,7 +209,7 @@ def _stream_answer(engine: Engine, result: AskResult, stream) -> None:
     result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
 
 
-def _render_entry(engine: Engine, entry: dict, ctl: Controls | None) -> None:
+def _render_entry(engine: Engine, entry: dict, ctl: Controls | None, *, stale: str | None = None) -> None:
     result: AskResult = entry["result"]
     with st.chat_message("user"):
         _user_bubble(entry["question"], entry.get("note"))
@@ -164,6 +217,8 @@ def _render_entry(engine: Engine, entry: dict, ctl: Controls | None) -> None:
         searched_for(entry)
         left, right = _columns()
         with left:
+            if stale:
+                st.html(f'<div class="swr-stale">⚠ {esc(stale)}</div>')
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]))
         with right:
             view = _live_view(engine, entry, ctl) if ctl else None
@@ -189,6 +244,8 @@ def param_changes(old: RetrievalParams, new: RetrievalParams) -> list[str]:
     out = []
     for f in fields(RetrievalParams):
         a, b = getattr(old, f.name), getattr(new, f.name)
+        if f.name == "stages" and ("rerank" in a) == ("rerank" in b):
+            continue  # a cutoff switched on or off already shows as the score cutoff's change
         if f.name not in WINDOW_FIELDS and a != b:
             out.append(f"{_PARAM_LABELS.get(f.name, f.name)} {short_value(a, f.name)} → {short_value(b, f.name)}")
     return out
@@ -199,8 +256,8 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
     ones it was made with: re-windowed without embedding, re-ranked from the cached query vector."""
     made: RetrievalParams = entry["params"]
     now = ctl.params
-    retrieval: Retrieval = entry["retrieval"]
-    if ctl.kb != entry["kb"]:
+    retrieval: Retrieval | None = entry.get("retrieval")
+    if ctl.kb != entry["kb"] or retrieval is None:  # None: restored from disk (no query vectors kept)
         return None
     changes = param_changes(made, now)
     if changes:
@@ -268,4 +325,4 @@ def empty_state(engine: Engine, ctl: Controls) -> None:
             cols = st.columns(2)
             for k, q in enumerate(questions):
                 cols[k % 2].button(q, key=state.KEYS.try_question(k), on_click=state.queue_question, args=(q,),
-                                   use_container_width=True)
+                                   width="stretch")

@@ -38,7 +38,8 @@ def render() -> None:
     can_edit = engine.actor.can_edit(ctl.kb)  # the view refuses anyway; this hides what would be refused
     names = (["Upload"] if can_edit else []) + ["Documents", "Preset questions", "System"] \
         + (["Audit"] if engine.actor.is_admin else [])
-    tabs = dict(zip(names, st.tabs(names)))
+    # a key and state tracking: the selected tab survives the reruns of a delete or an upload
+    tabs = dict(zip(names, st.tabs(names, key=KEYS.kb_tabs, on_change="rerun")))
     if can_edit:
         with tabs["Upload"], errors_shown():
             upload_panel(engine, ctl.kb)
@@ -54,28 +55,37 @@ def render() -> None:
 
 
 def _create_kb(engine: Engine) -> None:
+    state.INDEX_RESULTS.pop()
     name = (st.session_state.get(KEYS.new_kb) or "").strip()
+    existed = name in {k["kb"] for k in engine.kbs(hidden=True)}
     try:
         engine.create_kb(name)
     except SwrError as exc:
         flash("error", exc.message)
         return
     CHAT.kb.set(name)
-    flash("success", f"Created knowledge base {name!r}.")
+    if existed:  # names are shown as typed (no repr: a backslash stays one backslash)
+        flash("info", f"Knowledge base “{name}” exists already: it is selected now.")
+    else:
+        flash("success", f"Created knowledge base “{name}”.")
 
 
 def _delete_kb(engine: Engine, kb: str) -> None:
+    st.session_state.pop(KEYS.confirm_delete(kb), None)  # the confirmation never outlives its use
+    state.INDEX_RESULTS.pop()
     try:
         n = engine.delete_kb(kb)
     except SwrError as exc:
         flash("error", exc.message)
         return
     CHAT.kb.forget()
-    flash("success", f"Deleted knowledge base {kb!r} ({n:,} points).")
+    flash("success", f"Moved knowledge base “{kb}” ({n:,} sentences) to the trash: restore it below, "
+                     f"in the Trash panel, within {engine.settings.trash_days:g} days.")
 
 
 def kb_manager(engine: Engine, kb: str | None) -> None:
-    """Create a knowledge base; delete the selected one (after a confirmation)."""
+    """Create a knowledge base; delete the selected one (after a confirmation that names what
+    goes: the checkbox belongs to that one knowledge base and is reset once used)."""
     show_flash()
     if not engine.actor.is_admin:  # creating and deleting knowledge bases is the admins' job
         return
@@ -84,22 +94,55 @@ def kb_manager(engine: Engine, kb: str | None) -> None:
         st.text_input("New knowledge base", key=KEYS.new_kb, placeholder="e.g. kettles-2025", max_chars=64)
         st.form_submit_button("Create", icon=":material/add:", on_click=_create_kb, args=(engine,))
     if kb:
+        info = next((k for k in engine.kbs() if k["kb"] == kb), {"documents": 0, "sentences": 0})
         with c2.container(border=True):
             st.text(f"Selected: {kb}")
-            sure = st.checkbox("Delete it with all its documents", key=KEYS.confirm_delete_kb)
-            st.button("Delete knowledge base", key=KEYS.delete_kb, disabled=not sure, icon=":material/delete:",
-                      on_click=_delete_kb, args=(engine, kb))
+            # one key per knowledge base: picking another one shows an unticked box
+            sure = st.checkbox(f"Delete “{kb}” with its {info['documents']:,} documents "
+                               f"({info['sentences']:,} sentences)", key=KEYS.confirm_delete(kb))
+            st.button(f"Delete “{kb}”", key=KEYS.delete_kb, disabled=not sure, icon=":material/delete:",
+                      on_click=_delete_kb, args=(engine, kb),
+                      help=f"It goes to the trash for {engine.settings.trash_days:g} days (restorable).")
+    trash_panel(engine)
 
 
-def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> list[FileResult]:
+def _restore(engine: Engine, entry_id: str) -> None:
+    state.INDEX_RESULTS.pop()
+    try:
+        e = engine.trash.restore(entry_id)
+    except SwrError as exc:
+        flash("error", exc.message)
+        return
+    CHAT.kb.set(e.kb)
+    flash("success", f"Restored {e.label.replace(repr(e.kb), '“' + e.kb + '”')} ({e.sentences:,} sentences).")
+
+
+def trash_panel(engine: Engine) -> None:
+    """What was deleted in the last SWR_TRASH_DAYS days, each with "Restore"."""
+    entries = engine.trash.entries()
+    if not entries:
+        return
+    with st.expander(f"Trash ({len(entries)}): deleted knowledge bases and documents, kept "
+                     f"{engine.settings.trash_days:g} days", key=KEYS.trash_box):
+        for e in entries:
+            c1, c2 = st.columns([5, 1], vertical_alignment="center")
+            what = (f"knowledge base “{e.kb}”" if e.kind == "kb" else f"{e.source} from “{e.kb}”")
+            c1.markdown(md(f"{what}: {e.sentences:,} sentences, deleted {e.deleted_at.replace('T', ' ')[:16]} "
+                           f"UTC, kept until {e.expires_at.replace('T', ' ')[:16]} UTC"))
+            c2.button("Restore", key=KEYS.restore(e.id), icon=":material/restore_from_trash:",
+                      on_click=_restore, args=(engine, e.id), width="stretch")
+
+
+def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> tuple[list[FileResult], str]:
     """Index uploaded files with a progress bar (sentences/s); one result per file."""
     bar = st.progress(0.0, text=f"Indexing {len(files)} file(s)…")
     n = max(1, len(files))
 
     def progress(p: dict) -> None:
         frac = (p["file_no"] + p["done"] / max(1, p["total"])) / n
-        rate = p.get("sentences_per_s")
+        rate, eta = p.get("sentences_per_s"), p.get("eta_s")
         speed = f" · {rate:,.0f} sentences/s" if rate else ""
+        speed += f" · about {eta:,.0f} s left" if eta is not None and p["done"] < p["total"] else ""
         bar.progress(min(1.0, frac), text=f"File {p['file_no'] + 1}/{p['files']}: {p['file']} · "
                                           f"{p['done']:,}/{p['total']:,} sentences{speed}")
 
@@ -112,8 +155,9 @@ def index_uploads(engine: Engine, kb: str, files: list, tags: list[str]) -> list
     el = time.perf_counter() - t0
     rate = f" · {total / el:,.0f} sentences/s" if total >= 50 and el > 0 else ""
     extra = "".join([f" · {skipped} unchanged" if skipped else "", f" · {failed} failed" if failed else ""])
-    bar.progress(1.0, text=f"Done: {total:,} new sentences in {el:.1f} s{rate}{extra}")
-    return results
+    summary = f"Done: {total:,} new sentences in {el:.1f} s{rate}{extra}"
+    bar.progress(1.0, text=summary)
+    return results, summary
 
 
 def file_results(results: list[FileResult]) -> None:
@@ -131,38 +175,48 @@ def file_results(results: list[FileResult]) -> None:
     for r in results:
         if not r.ok:
             st.error(md((r.error or {}).get("message") or f"{r.source}: indexing failed"))
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True,
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                  column_config={"detail": st.column_config.TextColumn(width="large")})
 
 
 def upload_panel(engine: Engine, kb: str) -> None:
+    limit = min(float(engine.settings.max_file_mb), float(st.get_option("server.maxUploadSize")))
     st.caption("Upload many files at once: " + ", ".join(UPLOAD_TYPES) + f", up to "
-               f"{engine.settings.max_file_mb:g} MB each. An unchanged file is skipped at once; a changed "
+               f"{limit:g} MB each. An unchanged file is skipped at once; a changed "
                "file replaces its previous version.")
     files = st.file_uploader("Files", type=UPLOAD_TYPES, accept_multiple_files=True, key=KEYS.uploads,
                              label_visibility="collapsed")
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     tags_text = c1.text_input("Tags (comma-separated, optional)", key=KEYS.upload_tags)
     go = c2.button(f"Index {len(files or [])} file(s)", type="primary", disabled=not files,
-                   icon=":material/upload:", use_container_width=True, key=KEYS.index)
+                   icon=":material/upload:", width="stretch", key=KEYS.index)
     if go and files:
         tags = [t.strip() for t in tags_text.split(",") if t.strip()]
-        state.INDEX_RESULTS.set((kb, index_uploads(engine, kb, files, tags)))
+        state.INDEX_RESULTS.set((kb, *index_uploads(engine, kb, files, tags)))
+        st.rerun()  # the sidebar (drawn before the indexing) shows the new counts
     last = state.INDEX_RESULTS.get()
     if last and last[0] == kb:
-        file_results(last[1])
+        st.caption(last[2])
+        file_results(last[1])  # until the next delete/restore/create: never an old upload's errors again
 
 
 def _delete_doc(engine: Engine, kb: str, doc_id: str, source: str) -> None:
+    state.DOC_CONFIRM.pop()
+    state.INDEX_RESULTS.pop()
     try:
         n = engine.delete_doc(kb, doc_id)
-        flash("success", f"Deleted {source} ({n:,} sentences).")
+        flash("success", f"Moved {source} ({n:,} sentences) to the trash: restore it in the Trash panel above "
+                         f"within {engine.settings.trash_days:g} days.")
     except SwrError as exc:
         flash("error", exc.message)
 
 
+def _ask_doc_delete(kb: str, doc_id: str) -> None:
+    state.DOC_CONFIRM.set((kb, doc_id))
+
+
 def documents_panel(engine: Engine, kb: str) -> None:
-    """The documents with sentence counts; delete one; preview its sentence split."""
+    """The documents with sentence counts; delete one (asks first); preview its sentence split."""
     docs = engine.docs(kb)
     if not docs:
         st.info("No documents yet: upload some in the Upload tab.")
@@ -171,14 +225,23 @@ def documents_panel(engine: Engine, kb: str) -> None:
                                 "format": d.format, "tags": ", ".join(d.tags),
                                 "indexed": d.indexed_at.replace("T", " ")[:19],
                                 "status": "complete" if d.complete else "INCOMPLETE"} for d in docs]),
-                 hide_index=True, use_container_width=True)
+                 hide_index=True, width="stretch")
     by_id = {d.doc_id: d for d in docs}
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     doc_id = c1.selectbox("Document", list(by_id), key=KEYS.doc_pick,
                           format_func=lambda i: f"{by_id[i].source} ({by_id[i].sentences:,} sentences)")
     if engine.actor.can_edit(kb):
-        c2.button("Delete document", key=KEYS.delete_doc, icon=":material/delete:", use_container_width=True,
-                  on_click=_delete_doc, args=(engine, kb, doc_id, by_id[doc_id].source))
+        c2.button("Delete document…", key=KEYS.delete_doc, icon=":material/delete:", width="stretch",
+                  on_click=_ask_doc_delete, args=(kb, doc_id))
+        if state.DOC_CONFIRM.get() == (kb, doc_id):  # asked for this very document (another pick: no question)
+            d = by_id[doc_id]
+            with st.container(border=True, key=KEYS.doc_confirm_box):
+                st.warning(md(f"Delete {d.source} ({d.sentences:,} sentences) from “{kb}”? It goes to the trash "
+                              f"for {engine.settings.trash_days:g} days."))
+                y, n, _ = st.columns([1, 1, 3])
+                y.button(f"Delete {d.source}", key=KEYS.delete_doc_yes, type="primary", icon=":material/delete:",
+                         on_click=_delete_doc, args=(engine, kb, doc_id, d.source))
+                n.button("Cancel", key=KEYS.delete_doc_no, on_click=state.DOC_CONFIRM.pop)
     split_preview(engine, kb, doc_id)
 
 
@@ -201,7 +264,7 @@ def split_preview(engine: Engine, kb: str, doc_id: str) -> None:
 def golden_editor(engine: Engine, kb: str) -> None:
     st.caption("The preset questions demo mode shows as buttons (question, expected answer, source "
                "file). Saved to " + str(presets.golden_path(engine.settings, kb)))
-    edited = st.data_editor(presets.load_golden(engine.settings, kb), num_rows="dynamic", use_container_width=True,
+    edited = st.data_editor(presets.load_golden(engine.settings, kb), num_rows="dynamic", width="stretch",
                             hide_index=True, key=KEYS.golden(kb))
     if engine.actor.can_edit(kb) and st.button("Save preset questions", key=KEYS.golden_save, type="primary"):
         path = engine.save_golden(kb, edited)  # checked and audited
@@ -227,4 +290,4 @@ def system_panel(engine: Engine) -> None:
                                                 for k, v in rows) + "</table>")
     st.caption("Points per knowledge base")
     st.dataframe(pd.DataFrame(info["kbs"], columns=["kb", "documents", "sentences"]), hide_index=True,
-                 use_container_width=True)
+                 width="stretch")

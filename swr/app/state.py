@@ -121,9 +121,13 @@ class CHAT:
 HISTORY = Slot[list]("history", list)
 PENDING = Slot[dict]("pending")  # the question to ask in the coming run (a button callback queued it)
 FAILED = Slot[dict]("failed")  # the last question, when it failed (kept with its error)
+KB_GONE = Slot[str]("kb_gone")  # the selected knowledge base vanished (deleted elsewhere): its name
+SESSION_ID = Slot[str]("session_id")  # names the history file (swr.app.history), also in the URL
+HISTORY_LOADED = Slot[bool]("history_loaded")
 FLASH = Slot[tuple]("flash")  # (kind, text) a callback left for the next run
 ENTRY_SEQ = Slot[int]("entry_seq")
-INDEX_RESULTS = Slot[tuple]("index_results")  # (kb, [FileResult])
+INDEX_RESULTS = Slot[tuple]("index_results")  # (kb, [FileResult], summary line)
+DOC_CONFIRM = Slot[tuple]("doc_confirm")  # (kb, doc_id) whose "Delete document…" asks to confirm
 TUNE_RESULT = Slot[dict]("tune_result")
 CMP_RESULT = Slot[dict]("cmp_result")
 CMP_Q_FOR = Slot[tuple]("cmp_q_for")  # (kb, question) the Compare box was last filled with
@@ -180,16 +184,21 @@ class KEYS:
     chat_input = "chat"
     clear_chat = "clear-chat"
     retry_failed = "retry-failed"
+    filters_box = "filters"
     presets_box = "presets"  # the demo mode's preset buttons (CSS: .st-key-presets)
     # knowledge bases
     new_kb = "new_kb"
-    confirm_delete_kb = "confirm_delete_kb"
     delete_kb = "delete-kb"
+    kb_tabs = "kb_tabs"
+    trash_box = "trash"
     uploads = "uploads"
     upload_tags = "upload_tags"
     index = "index"
     doc_pick = "doc_pick"
     delete_doc = "delete-doc"
+    doc_confirm_box = "doc-confirm"
+    delete_doc_yes = "delete-doc-yes"
+    delete_doc_no = "delete-doc-no"
     golden_save = "golden-save"
     # Tune, Compare, the probe
     tune_table = "tune_table"
@@ -198,6 +207,15 @@ class KEYS:
     tune_apply_go = "tune-apply-go"
     compare_go = "cmp-go"
     probe_go = "probe-go"
+
+    @staticmethod
+    def confirm_delete(kb: str) -> str:
+        """The "Delete it with all its documents" checkbox of one knowledge base."""
+        return f"confirm_delete_kb-{kb}"
+
+    @staticmethod
+    def restore(entry_id: str) -> str:
+        return f"restore-{entry_id}"
 
     @staticmethod
     def golden(kb: str) -> str:

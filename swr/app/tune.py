@@ -232,7 +232,7 @@ def tune_results(kb: str) -> None:
     _charts(df)
     table = df.drop(columns=["series"])
     st.dataframe(table.dropna(axis=1, how="all"),  # e.g. no chunk size without the chunk baseline
-                 hide_index=True, width="stretch", key=KEYS.tune_table,
+                 hide_index=True, width="stretch", key=KEYS.tune_table, placeholder="–",  # not "None"
                  column_config={"configuration": st.column_config.TextColumn(width="medium"),
                                 **{m: st.column_config.NumberColumn(TUNE_METRICS[m], format="%.3f")
                                    for m in TUNE_METRICS},
@@ -265,7 +265,7 @@ def _use_in_chat(res: dict) -> None:
     windows = [r for r in rows if r.config.method == "window"]
     best = best_window_row(rows)
     labels = [r.config.label() for r in windows]
-    c1, c2, c3 = st.columns([4, 1, 1], vertical_alignment="bottom")
+    c1, c2, c3 = st.columns([3, 1.4, 1.4], vertical_alignment="bottom")  # room for the buttons' labels
     pick = c1.selectbox("Configuration", labels, index=labels.index(best.config.label()) if best else 0,
                         key=TUNE.pick, help="Preselected: the best sentence-window configuration (the highest hit "
                                             "rate and evidence recall with the smallest context).",

@@ -43,7 +43,8 @@ def frontier_chart(df: pd.DataFrame, metric: str = "hit_rate"):
     title = TUNE_METRICS.get(metric, metric)
     d = df.dropna(subset=[metric]).copy()
     d["on_frontier"] = d.index.isin(pareto(d, metric).index)
-    color = alt.Color("series:N", title="Method", legend=alt.Legend(orient="bottom", columns=3))
+    # labelLimit=0: the series names are never cut ("chunks 51…"); two columns leave room for them
+    color = alt.Color("series:N", title="Method", legend=alt.Legend(orient="bottom", columns=2, labelLimit=0))
     tooltip = [alt.Tooltip("configuration:N"), alt.Tooltip(f"{metric}:Q", title=title, format=".3f"),
                alt.Tooltip("mrr:Q", title="MRR", format=".3f"),
                alt.Tooltip("context_chars:Q", title="context chars", format=",.0f"),

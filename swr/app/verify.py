@@ -46,7 +46,7 @@ def render() -> None:
     with right:
         params = settings_panel(engine)
         go = st.button("Verify", type="primary", key=VERIFY.go, icon=":material/fact_check:",
-                       use_container_width=True)
+                       width="stretch")
     if go:
         run_verify(engine, kb, text, upload, params)
     kept = state.VERIFY_RESULTS.get()
@@ -120,7 +120,7 @@ def results_view(results: list) -> None:
                      "sentences": f"{b.window_first + 1}–{b.window_last + 1}" if b else "",
                      "window": b.text if b else ""})
     table = pd.DataFrame(rows)
-    st.dataframe(table, hide_index=True, use_container_width=True,
+    st.dataframe(table, hide_index=True, width="stretch",
                  column_config={"claim": st.column_config.TextColumn(width="medium"),
                                 "window": st.column_config.TextColumn(width="large")})
     d1, d2 = st.columns(2)

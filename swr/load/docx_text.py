@@ -8,9 +8,9 @@ from .names import describe, normalize_newlines, require_text
 
 
 def load_docx(data: bytes, src: str) -> str:
-    """Paragraphs one per line, table rows one per line (cells tab-separated, merged cells once).
-    Heading styles start with ``#`` marks of their level, list styles with ``- `` (Markdown-like,
-    for :mod:`swr.structure`)."""
+    """Paragraphs one per line; a table row per line, cells tab-separated and paired with their
+    header ("header: cell"; merged cells once). Heading styles start with ``#`` marks of their level,
+    list styles with ``- `` (Markdown-like, for :mod:`swr.structure`)."""
     if not data:
         raise EmptyDocument(f"{src}: the file is empty", source=src)
     try:
@@ -29,23 +29,35 @@ def load_docx(data: bytes, src: str) -> str:
 
 
 def _docx_lines(container):
-    """Non-empty paragraph texts of a document or table cell, tables expanded in order."""
+    """Non-empty paragraph texts of a document or table cell, tables expanded in order: a table
+    row is ONE line, each cell paired with its column's header (the first row), so a row's
+    values stay together and keep their meaning: ``Model: KX-2000<TAB>Warranty: 2 years``."""
     from docx.table import Table
 
     for block in container.iter_inner_content():
         if isinstance(block, Table):
-            for row in block.rows:
-                seen: list = []
-                cells = []
-                for cell in row.cells:
-                    if any(cell._tc is tc for tc in seen):
-                        continue  # a merged cell is repeated for each grid column it spans
-                    seen.append(cell._tc)
-                    cells.append(" ".join(x.strip() for x in _docx_lines(cell)))
-                if any(cells):
-                    yield "\t".join(cells)
+            rows = [_row_cells(row) for row in block.rows]
+            rows = [r for r in rows if any(r)]
+            header = rows[0] if len(rows) > 1 else []
+            for k, cells in enumerate(rows):
+                if k == 0 or len(header) != len(cells):  # merged cells: no sure pairing, the row as is
+                    yield "\t".join(c for c in cells if c)
+                else:
+                    yield "\t".join(f"{h}: {c}" if h else c for h, c in zip(header, cells) if c)
         elif block.text.strip():
             yield _mark(block) + block.text
+
+
+def _row_cells(row) -> list[str]:
+    """The texts of a row's cells (a merged cell once), each on one line."""
+    seen: list = []
+    out = []
+    for cell in row.cells:
+        if any(cell._tc is tc for tc in seen):
+            continue  # a merged cell is repeated for each grid column it spans
+        seen.append(cell._tc)
+        out.append(" ".join(line.strip() for line in _docx_lines(cell) if line.strip()))
+    return out
 
 
 def _mark(paragraph) -> str:

@@ -89,6 +89,18 @@ class SearchRequest:
             raise BadRequest("The dense weight must be between 0 and 1.")
 
 
+def point_record(pid, payload: dict, vector) -> dict:
+    """One exported point (:meth:`Store.export_points`) from a backend's id, payload and named
+    vectors (``{"dense": [...], "bm25": <sparse with .indices/.values>}`` or none)."""
+    vector = vector if isinstance(vector, dict) else {}
+    dense = vector.get(DENSE)
+    sp = vector.get(SPARSE)
+    return {"id": str(pid), "payload": dict(payload or {}),
+            "dense": None if dense is None else [float(x) for x in dense],
+            "sparse": None if sp is None else {"indices": [int(i) for i in sp.indices],
+                                                "values": [float(v) for v in sp.values]}}
+
+
 def sentence_from_payload(p: dict) -> Sentence:
     return Sentence(**{k: v for k, v in p.items() if k in SENTENCE_FIELDS})
 
@@ -226,6 +238,17 @@ class Store(ABC):
         """Stored dense vectors by point id (missing ids are skipped). A backend that cannot
         return them answers ``{}`` and callers embed instead."""
         return {}
+
+    @abstractmethod
+    def export_points(self, kb: str, doc_id: str | None = None) -> list[dict]:
+        """Every point of a knowledge base (sentences, document and knowledge-base records), or of
+        one document (its sentences and record), with payload and vectors, as plain JSON-ready
+        dicts ``{"id", "payload", "dense": [floats] | None, "sparse": {"indices", "values"} | None}``:
+        what :meth:`import_points` writes back unchanged (the trash: restoring never re-embeds)."""
+
+    @abstractmethod
+    def import_points(self, records: list[dict]) -> int:
+        """Write points exported by :meth:`export_points` back (idempotent); returns how many."""
 
     @abstractmethod
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:

@@ -39,6 +39,7 @@ from .base import (
     check_meta,
     doc_record_id,
     kb_record_id,
+    point_record,
     search_conditions,
     sentence_from_payload,
 )
@@ -274,6 +275,28 @@ class EdgeStore(Store):
         return {str(r.id): np.asarray(r.vector[DENSE], dtype=np.float32)
                 for r in recs if isinstance(r.vector, dict) and DENSE in r.vector}
 
+    def export_points(self, kb: str, doc_id: str | None = None) -> list[dict]:
+        if self._edge is None:
+            return []
+        return [point_record(r.id, r.payload, r.vector)
+                for r in self._scroll(match_filter(kb=kb, doc_id=doc_id), True, with_vector=True)]
+
+    def import_points(self, records: list[dict]) -> int:
+        self._require()
+        points = []
+        for r in records:
+            vec = {}
+            if r.get("dense") is not None:
+                vec[DENSE] = list(r["dense"])
+            if r.get("sparse"):
+                vec[SPARSE] = q.SparseVector(r["sparse"]["indices"], r["sparse"]["values"])
+            points.append(q.Point(r["id"], vec, r["payload"]))
+        for k in range(0, len(points), 512):
+            self._edge.update(q.UpdateOperation.upsert_points(points[k:k + 512]))
+        self._edge.flush()
+        self._points = self._edge.info().points_count
+        return len(points)
+
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
         if self._edge is None:
             return []
@@ -286,11 +309,11 @@ class EdgeStore(Store):
             return 0
         return self._edge.count(q.CountRequest(filter=match_filter(type="s", kb=kb), exact=True))
 
-    def _scroll(self, flt, with_payload):
+    def _scroll(self, flt, with_payload, *, with_vector: bool = False):
         offset = None
         while True:
             recs, offset = self._edge.scroll(q.ScrollRequest(offset=offset, limit=1000, filter=flt,
-                                                              with_payload=with_payload))
+                                                              with_payload=with_payload, with_vector=with_vector))
             yield from recs
             if offset is None:
                 break

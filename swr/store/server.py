@@ -83,6 +83,7 @@ from .base import (
     check_meta,
     doc_record_id,
     kb_record_id,
+    point_record,
     sentence_from_payload,
     sentence_id,
 )
@@ -369,6 +370,28 @@ class ServerStore(Store):
         return {str(r.id): np.asarray(r.vector[DENSE], dtype=np.float32)
                 for r in recs if isinstance(r.vector, dict) and DENSE in r.vector}
 
+    def export_points(self, kb: str, doc_id: str | None = None) -> list[dict]:
+        if not self._exists() or not self._has_shard(kb):
+            return []
+        return [point_record(r.id, r.payload, r.vector)
+                for r in self._scroll(match_filter(kb=kb, doc_id=doc_id), True, self._sk(kb), with_vectors=True)]
+
+    def import_points(self, records: list[dict]) -> int:
+        by_kb: dict[str, list[models.PointStruct]] = defaultdict(list)
+        for r in records:
+            vec: dict = {}
+            if r.get("dense") is not None:
+                vec[DENSE] = list(r["dense"])
+            if r.get("sparse"):
+                vec[SPARSE] = models.SparseVector(indices=r["sparse"]["indices"], values=r["sparse"]["values"])
+            by_kb[r["payload"].get("kb")].append(models.PointStruct(id=r["id"], vector=vec, payload=r["payload"]))
+        for kb, points in by_kb.items():
+            self._ensure_shard(kb)
+            for k in range(0, len(points), UPSERT_BATCH):
+                self._call("restoring points", self._client.upsert, self.collection, points=points[k:k + UPSERT_BATCH],
+                           wait=True, shard_key_selector=self._sk(kb))
+        return sum(len(p) for p in by_kb.values())
+
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
         if not self._exists() or not self._has_shard(kb):
             return []
@@ -385,11 +408,11 @@ class ServerStore(Store):
         return self._call("counting points", self._client.count, self.collection, count_filter=flt, exact=True,
                           shard_key_selector=shard).count
 
-    def _scroll(self, flt, with_payload, shard):
+    def _scroll(self, flt, with_payload, shard, *, with_vectors: bool = False):
         offset = None
         while True:
             recs, offset = self._call("listing points", self._client.scroll, self.collection, scroll_filter=flt,
-                                      limit=1000, offset=offset, with_payload=with_payload, with_vectors=False,
+                                      limit=1000, offset=offset, with_payload=with_payload, with_vectors=with_vectors,
                                       shard_key_selector=shard)
             yield from recs
             if offset is None:

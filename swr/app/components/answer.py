@@ -2,6 +2,8 @@
 with its citations linked to the passage cards, the settings it was made with, the LLM's failure."""
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from ..state import KEYS
@@ -9,14 +11,28 @@ from .errors import md
 from swr import render
 from swr.engine import AskResult
 
+_STAGE_WORDS = {"cutoff": "score cutoff", "rerank": "reranking"}
+
 
 def short_value(v, key: str = "") -> str:
-    """A knob's value in a line of text (empty filters read "any", no cutoff "none")."""
+    """A knob's value in a line of text, in the page's words: empty filters read "any", no
+    cutoff or no post-fusion step "off" (never an internal name such as ``cutoff``)."""
     if v is None or v == [] or v == ():
-        return "none" if key in ("min_score", "stages") else "any"
+        return "off" if key in ("min_score", "stages") else "any"
+    if key == "stages":
+        return " + ".join(_STAGE_WORDS.get(x, str(x)) for x in v)
     if isinstance(v, (list, tuple)):
         return ", ".join(map(str, v))
     return str(v)
+
+
+def export_name(result: AskResult) -> str:
+    """``evidence-<question>-<yyyy-mm-dd-hhmm>.html``: the question's words (letters and digits of
+    any script, at most 60 characters), a safe file name on every system."""
+    words = re.sub(r"[^\w]+", "-", result.question or "", flags=re.UNICODE).strip("-_")[:60].strip("-_")
+    stamp = re.sub(r"[^0-9]", "", (result.created_at or "")[:16])
+    date = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}-{stamp[8:12]}" if len(stamp) >= 12 else "undated"
+    return f"evidence-{words or 'answer'}-{date}.html"
 
 
 def mode_text(mode: str, fusion: str | None, dense_weight) -> str:
@@ -62,12 +78,13 @@ def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None
             f"{result.answer} The passages shown are the closest ones, not an answer "
             f"({result.answerability.get('reason', '')}; the score is the cosine of the question and the best "
             "sentence, never a fused score)."), icon=":material/search_off:")
-    st.html(kind_html(result) + render.answer_html(result.answer, len(result.passages), anchor=prefix)
+    kb = f' <span class="swr-kbtag">knowledge base “{render.esc(result.kb)}”</span>'  # which KB answered
+    st.html(kind_html(result) + kb + render.answer_html(result.answer, len(result.passages), anchor=prefix)
             + f'<div class="swr-stamp">{render.esc(stamp_text(result))}</div>')
     if result.llm_error:
         st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
     if export_key is not None:
-        st.download_button("Export evidence card", data=evidence_card(result), file_name=f"evidence-{export_key}.html",
+        st.download_button("Export evidence card", data=evidence_card(result), file_name=export_name(result),
                            mime="text/html", key=KEYS.export(export_key), icon=":material/download:", on_click="ignore")
 
 

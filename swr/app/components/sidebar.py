@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from .. import base, presets, state
+from .. import base, history, presets, state
 from ..state import CHAT, KEYS
 from .errors import md
 from swr.engine import Engine
@@ -60,18 +60,21 @@ def kb_selector(engine: Engine) -> str | None:
         return None
     names = sorted(kbs)
     if CHAT.kb.get() not in kbs:
+        if CHAT.kb.has():  # it was there: deleted elsewhere (this session's own delete forgets it first)
+            state.KB_GONE.set(CHAT.kb.get())
         sample = engine.settings.sample_kb
         st.session_state[CHAT.kb.kept_key] = sample if sample in kbs else names[0]
         CHAT.kb.forget_widget()
     if CHAT.kb.widget_value() not in kbs:
         CHAT.kb.forget_widget()
 
-    def label(kb: str) -> str:
-        k = kbs[kb]
-        return f"{kb} — {k['documents']} docs · {k['sentences']:,} sentences"
-
-    return CHAT.kb.keep(st.sidebar.selectbox("Knowledge base", names, format_func=label,
-                                             key=CHAT.kb.widget(CHAT.kb.get())))
+    # the name alone in the box (a long label was cut off there); the counts on their own line,
+    # read in this run (the knowledge-bases page reruns after indexing, so they are never stale)
+    kb = CHAT.kb.keep(st.sidebar.selectbox("Knowledge base", names, key=CHAT.kb.widget(CHAT.kb.get())))
+    k = kbs[kb]
+    st.sidebar.caption(f"{k['documents']:,} document{'s' * (k['documents'] != 1)} · {k['sentences']:,} sentences",
+                       help=kb)
+    return kb
 
 
 def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
@@ -91,6 +94,7 @@ def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
 
 
 def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
+    history.restore(engine.settings.home)  # a reload (same ?s= in the URL) brings the conversation back
     keep_kb()  # the select box would otherwise fall back to the first KB after a page switch
     nav()
     kb = kb_selector(engine)
@@ -106,7 +110,7 @@ def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
         demo = CHAT.demo.keep(c1.toggle("Demo mode", key=CHAT.demo.widget(False),
                                         help="Hide the knobs and show preset questions as buttons."))
     c2.button("Clear", key=KEYS.clear_chat, icon=":material/delete_sweep:", help="Clear the chat history",
-              on_click=_clear_history, use_container_width=True)
+              on_click=_clear_history, width="stretch")
     if demo:
         filter_options(engine, kb)
         params = state.chat_params(defaults)
@@ -176,12 +180,15 @@ def filter_options(engine: Engine, kb: str | None) -> tuple[list[str], list[str]
 def _clear_history() -> None:
     state.HISTORY.set([])
     state.FAILED.pop()
+    history.save(base.get_engine().settings.home)
 
 
 def _filters(engine: Engine, kb: str) -> None:
     sources, tags = filter_options(engine, kb)
     n_active = len(CHAT.sources.get([])) + len(CHAT.tags.get([])) + (CHAT.lang.get("any") != "any")
-    with st.sidebar.expander(f"Filters ({n_active} active)" if n_active else "Filters"):
+    # a key keeps the panel one element although its label counts the filters; open while one is on
+    with st.sidebar.expander(f"Filters ({n_active} active)" if n_active else "Filters", expanded=n_active > 0,
+                             key=KEYS.filters_box):
         CHAT.sources.keep(st.multiselect("Source files", sources, key=CHAT.sources.widget([]),
                                          placeholder="all files"))
         if tags:
@@ -198,7 +205,7 @@ def _sidebar_presets(engine: Engine, kb: str | None) -> None:
         return
     with st.sidebar.container(key=KEYS.presets_box):
         for k, q in enumerate(questions):
-            st.button(q, key=KEYS.preset(k), on_click=state.queue_question, args=(q,), use_container_width=True)
+            st.button(q, key=KEYS.preset(k), on_click=state.queue_question, args=(q,), width="stretch")
 
 
 def require_kb(ctl: Controls) -> str:

@@ -86,7 +86,7 @@ def _sign_out() -> None:
 def _signed_in_bar(actor: Actor, logout) -> None:
     c1, c2 = st.sidebar.columns([3, 2], vertical_alignment="center")
     c1.caption(f"👤 {actor.name} · {actor.role}")
-    c2.button("Sign out", key="signout", on_click=logout, use_container_width=True)
+    c2.button("Sign out", key="signout", on_click=logout, width="stretch")
 
 
 def _oidc(users: UserStore) -> Actor:

@@ -1,0 +1,108 @@
+"""The chat history of a browser session kept on disk, so a reload or a page switch restores it.
+
+A session is named by an id in the URL (``?s=<32 hex digits>``, :data:`QUERY_KEY`): a reload
+keeps the URL, hence the conversation; a new tab without it starts a new one. The id is
+re-written into the URL on every run (a page link drops the query string). Files live under
+``SWR_HOME/sessions/<owner>/<id>.json``; ``<owner>`` is :func:`owner` (``anonymous`` until
+sign-in exists: sign-in replaces that one function, and a user's sessions stay theirs).
+
+What is kept per answer: question, knowledge base, the answer with its passages and settings
+(:class:`swr.engine.AskResult` as JSON), its retrieval parameters and the knowledge base's
+fingerprint when it answered. Not kept: the hits' query vectors, so after a reload the last answer
+no longer follows the window slider (it is shown as it was made; asking again brings that back).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import uuid
+from pathlib import Path
+
+import streamlit as st
+
+from . import state
+from swr.engine import AskResult
+from swr.params import RetrievalParams
+from swr.types import Passage, PassageHit
+
+log = logging.getLogger("swr.app.history")
+QUERY_KEY = "s"
+_SID = re.compile(r"[0-9a-f]{32}")
+_OWNER = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+MAX_ENTRIES = 200  # kept on disk per session (the newest)
+
+
+def owner() -> str:
+    """Whose sessions these are: ``anonymous`` until sign-in exists (the hook sign-in replaces,
+    e.g. with the signed-in user's name)."""
+    return "anonymous"
+
+
+def session_id() -> str:
+    """This browser session's id: kept in the session, else taken from the URL, else new; always
+    written back into the URL so that a reload finds it."""
+    sid = state.SESSION_ID.get()
+    if not sid:
+        given = st.query_params.get(QUERY_KEY, "")
+        sid = given if _SID.fullmatch(given or "") else uuid.uuid4().hex
+        state.SESSION_ID.set(sid)
+    if st.query_params.get(QUERY_KEY) != sid:
+        st.query_params[QUERY_KEY] = sid
+    return sid
+
+
+def path(home: Path, sid: str, who: str | None = None) -> Path:
+    who = who or owner()
+    if not _SID.fullmatch(sid) or not _OWNER.fullmatch(who):
+        raise ValueError("bad session id or owner")
+    return Path(home) / "sessions" / who / f"{sid}.json"
+
+
+def entry_to_json(entry: dict) -> dict:
+    params: RetrievalParams = entry["params"]
+    return {"id": entry["id"], "question": entry["question"], "kb": entry["kb"], "note": entry.get("note"),
+            "kb_stamp": entry.get("kb_stamp"), "params": params.to_dict(), "result": entry["result"].to_dict()}
+
+
+def entry_from_json(d: dict) -> dict:
+    r = dict(d["result"])
+    r["passages"] = [Passage(**{**p, "hits": [PassageHit(**h) for h in p["hits"]]}) for p in r["passages"]]
+    return {"id": int(d["id"]), "question": d["question"], "kb": d["kb"], "note": d.get("note"),
+            "kb_stamp": d.get("kb_stamp"), "params": RetrievalParams.from_dict(d["params"]),
+            "result": AskResult(**r), "retrieval": None}
+
+
+def save(home: Path) -> None:
+    """Write this session's history (atomically: a reader never sees half a file)."""
+    items = state.HISTORY.get() or []
+    try:
+        f = path(home, session_id())
+        f.parent.mkdir(parents=True, exist_ok=True)
+        tmp = f.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"entries": [entry_to_json(e) for e in items[-MAX_ENTRIES:]],
+                                   "seq": state.ENTRY_SEQ.get() or 0}, ensure_ascii=False, default=str),
+                       encoding="utf-8")
+        os.replace(tmp, f)
+    except (OSError, ValueError, TypeError) as exc:  # a full disk must not break the chat
+        log.warning("chat history not saved: %s", exc)
+
+
+def restore(home: Path) -> None:
+    """Fill this session's history from disk, once per browser session (the first run)."""
+    if state.HISTORY_LOADED.get():
+        return
+    state.HISTORY_LOADED.set(True)
+    try:
+        f = path(home, session_id())
+        if not f.is_file():
+            return
+        data = json.loads(f.read_text(encoding="utf-8"))
+        entries = [entry_from_json(e) for e in data.get("entries", [])]
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        log.warning("chat history not restored: %s", exc)
+        return
+    if not state.HISTORY.get():
+        state.HISTORY.set(entries)
+        state.ENTRY_SEQ.set(max([int(data.get("seq") or 0)] + [e["id"] for e in entries]))
