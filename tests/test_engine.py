@@ -173,11 +173,15 @@ def test_llm_answer_is_streamed_from_the_windows(settings):
         s = settings.with_(llm_base_url=server.base_url, llm_model="fake-model", llm_api_key="sk-test-secret")
         eng = Engine(s, embedder=FakeEmbedder())
         eng.index_files("kb", [("k.txt", "首次使用前，请将水壶装满水，煮沸后倒掉。清洁前请拔下插头。".encode())])
-        r = eng.ask("第一次使用前要做什么？", "kb")
+        # a question the fake embedder finds answerable (swr.answerable: an unanswerable one gets
+        # no LLM call), worded unlike the sentence it retrieves
+        q = "首次使用前，水壶装满水以后要做什么？"
+        r = eng.ask(q, "kb")
         eng.close()
+    assert r.answerable, r.answerability
     assert r.answer_kind == "llm" and r.answer == "Fill it and boil it twice [1]."
     body = json.dumps(server.requests[-1]["body"], ensure_ascii=False)
-    assert "煮沸后倒掉" in body and "[1]" in body and "第一次使用前要做什么" in body
+    assert "煮沸后倒掉" in body and "[1]" in body and q in body
     assert "sk-test-secret" not in json.dumps(r.to_dict())
 
 
