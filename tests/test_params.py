@@ -87,7 +87,6 @@ def test_every_entry_point_builds_the_same_params_from_one_settings(odd_engine):
     vargs = cli._parser().parse_args(["verify", "a claim", "--kb", "kb"])
     assert cli.verify_params(eng.settings, vargs) == VerifyParams.from_settings(eng.settings)
     assert VerifyParams.from_settings(eng.settings).fusion == "rrf"
-    d = VerifyParams()
     vsig = inspect.signature(vf.verify_many).parameters
     for name in ("candidates", "use_top", "window", "step", "passage_window", "threshold", "top_k", "mode"):
         assert name not in vsig, name  # no defaults of its own: verify_many takes a VerifyParams
