@@ -151,10 +151,10 @@ class GuardedEngine:
         self._require_question(question, kb, params, changes)
         return self._engine.retrieve(question, kb, params, **changes)
 
-    def passages(self, retrieval, window_size: int | None = None):
+    def passages(self, retrieval, window_size: int | None = None, **window):
         self.require_kb(retrieval.kb)
         retrieval.hits = [h for h in retrieval.hits if h.sentence.kb == retrieval.kb]
-        return self._engine.passages(retrieval, window_size)
+        return self._engine.passages(retrieval, window_size, **window)  # window_mode, budget_chars
 
     def condense(self, question: str, history, *, llm: bool = True):
         """The standalone rewrite of a follow-up: the question and the history only, no knowledge base."""

@@ -84,11 +84,11 @@ def kb_stamp(engine: Engine, kb: str) -> str | None:
     return "|".join(sorted(f"{d.doc_id}:{d.indexed_at}:{d.sentences}" for d in docs if d.complete))
 
 
-def stale_note(entry: dict, stamps: dict) -> str | None:
+def stale_note(engine: Engine, entry: dict, stamps: dict) -> str | None:
     """Why an answer may no longer hold: its knowledge base has since been deleted or changed."""
     kb = entry["kb"]
     if kb not in stamps:
-        stamps[kb] = kb_stamp(base.get_engine(), kb)
+        stamps[kb] = kb_stamp(engine, kb)
     now = stamps[kb]
     if now is None:
         return f"The knowledge base “{kb}” has been deleted since this answer."
@@ -106,8 +106,9 @@ def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
         last = k == len(items) - 1
         if last and live:
             st.html('<div id="swr-latest"></div>')
+        note = None  # a store error (shown by errors_shown) leaves the answer unmarked
         with errors_shown():
-            note = stale_note(entry, stamps)
+            note = stale_note(engine, entry, stamps)
         _render_entry(engine, entry, ctl if live and last and not note else None, stale=note)
     failed = state.FAILED.get()
     if failed:

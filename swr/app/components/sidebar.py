@@ -110,7 +110,7 @@ def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
         demo = CHAT.demo.keep(c1.toggle("Demo mode", key=CHAT.demo.widget(False),
                                         help="Hide the knobs and show preset questions as buttons."))
     c2.button("Clear", key=KEYS.clear_chat, icon=":material/delete_sweep:", help="Clear the chat history",
-              on_click=_clear_history, width="stretch")
+              on_click=_clear_history, args=(engine.settings.home,), width="stretch")
     if demo:
         filter_options(engine, kb)
         params = state.chat_params(defaults)
@@ -177,10 +177,10 @@ def filter_options(engine: Engine, kb: str | None) -> tuple[list[str], list[str]
     return sources, tags
 
 
-def _clear_history() -> None:
+def _clear_history(home) -> None:
     state.HISTORY.set([])
     state.FAILED.pop()
-    history.save(base.get_engine().settings.home)
+    history.save(home)
 
 
 def _filters(engine: Engine, kb: str) -> None:
