@@ -112,7 +112,10 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 def analyze(text: str, spans: list[tuple[int, int]]) -> list[SentenceStructure]:
-    """The structure of every sentence ``text[a:b]`` of ``spans`` (the splitter's spans)."""
+    """The structure of every sentence ``text[a:b]`` of ``spans`` (the splitter's spans).
+
+    Long on purpose: one pass over the lines that classifies, groups lines into blocks and tracks
+    the heading stack together; split apart, the three would share all their running state."""
     lines = _lines(text)
     kinds = [classify(text[a:b]) for a, b in lines]
     # blocks of lines: (kind, first line, last line)
