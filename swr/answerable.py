@@ -99,10 +99,10 @@ def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = Non
 
 def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds) -> tuple[bool, str]:
     """The decision on the figures, and why."""
-    # across languages a cosine alone is weak evidence (with per-language lists the best sentence of
-    # the other language is always a candidate): it answers only with a shared term (a code, a
-    # number, a name) found in the passages
-    if cross and cos >= t.cross and cover > 0:
+    # across languages a cosine alone is weaker evidence (with per-language lists the best sentence
+    # of the other language is always a candidate): the cross bar needs a shared term (a code, a
+    # number, a name) found in the passages; without one the same-language low bar applies
+    if cross and cos >= t.cross and (cover > 0 or cos >= t.low):
         return True, (f"cosine {cos:.3f} >= {t.cross:g} (the closest sentence is in the other language) "
                       f"and {cover:.0%} of the question's terms found")
     if cos >= t.high:

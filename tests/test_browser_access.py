@@ -102,8 +102,9 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
             admin.wait_for_function("() => /^(pay|leave)\\.txt/.test(document.querySelector("
                                     "'.st-key-doc_pick input').value)", timeout=60_000)
             doc = pick.input_value().split(" (")[0]
-            admin.get_by_role("button", name="Delete document").click()
-            admin.get_by_text(f"Deleted {doc}").first.wait_for(timeout=60_000)
+            admin.get_by_role("button", name="Delete document").click()  # "Delete document…" asks first
+            admin.locator(".st-key-delete-doc-yes button").click()
+            admin.get_by_text(f"Moved {doc}").first.wait_for(timeout=60_000)
             admin.get_by_role("tab", name="Audit").click()
             table = admin.locator(".st-key-audit_table")
             table.get_by_text("delete_doc").first.wait_for(timeout=60_000)  # the tab's content is drawn lazily

@@ -70,7 +70,7 @@ def make_folder(root: Path) -> Path:
 
 
 # Long on purpose: one knowledge base's life from the command line, each step building on the last.
-def test_index_list_ask_verify_delete_round_trip(cli, tmp_path):
+def test_index_list_ask_verify_delete_round_trip(cli, tmp_path, monkeypatch):
     docs = make_folder(tmp_path)
 
     # index a folder (recursively), with tags; one bad file does not fail the others: exit 0
@@ -119,8 +119,11 @@ def test_index_list_ask_verify_delete_round_trip(cli, tmp_path):
     assert cli.json("ask", q, "--kb", "manuals", "--tag", "v2")["passages"]
     assert cli.json("ask", q, "--kb", "manuals", "--lang", "zh")["passages"] == []  # every document is English
     assert cli.json("ask", q, "--kb", "manuals", "--lang", "en")["passages"]
+    # a fusion property: without the cross-lingual subject bonus (which may lift a named document)
+    monkeypatch.setenv("SWR_CROSSLINGUAL", "off")
     out = cli.json("ask", q, "--kb", "manuals", "--fusion", "weighted", "--dense-weight", "0", "--top-k", "3")
     sparse = cli.json("ask", q, "--kb", "manuals", "--mode", "sparse", "--top-k", "3")
+    monkeypatch.delenv("SWR_CROSSLINGUAL")
     assert out["settings"]["fusion"] == "weighted" and out["settings"]["dense_weight"] == 0
     assert [p["hits"][0]["i"] for p in out["passages"]] == [p["hits"][0]["i"] for p in sparse["passages"]]
     human = cli("ask", q, "--kb", "manuals", "--top-k", "1", "--window-size", "1")
