@@ -142,13 +142,16 @@ def test_index_list_ask_verify_delete_round_trip(cli, tmp_path, monkeypatch):
     # delete --doc, then delete --kb
     gone = doc_of["notes.txt"]
     out = cli.json("delete", "--kb", "manuals", "--doc", gone["doc_id"])
+    trash = out.pop("trash")  # a delete goes to the trash (issue #21), restorable by its id
     assert out == {"kb": "manuals", "doc": gone["doc_id"], "deleted_sentences": gone["sentences"]}
+    assert trash["doc_id"] == gone["doc_id"] and trash["id"]
     left = {k["kb"]: k for k in cli.json("kbs", "--docs")["kbs"]}["manuals"]
     assert {d["source"] for d in left["docs"]} == {"kettle.txt", "warranty.md"}
     out = cli.json("ask", "immerse the base", "--kb", "manuals", "--top-k", "5")
     assert all(p["source"] != "notes.txt" for p in out["passages"])
     human = cli("delete", "--kb", "manuals")
-    assert human.strip() == f"deleted {left['sentences']} sentences from 'manuals'"
+    assert human.strip().splitlines()[0] == f"deleted {left['sentences']} sentences from 'manuals'"
+    assert "moved to the trash as " in human
     assert "manuals" not in {k["kb"] for k in cli.json("kbs")["kbs"]}
     out = cli.json("ask", q, "--kb", "manuals", code=1)
     assert out["error"]["kind"] == "not_found"
