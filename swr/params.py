@@ -36,6 +36,18 @@ def _tuple(v) -> tuple:
     return tuple(v)
 
 
+def check_search(mode: str, fusion: str, top_k: int, dense_weight: float) -> None:
+    """The checks a search request and a RetrievalParams share (one wording for both)."""
+    if mode not in MODES:
+        raise BadRequest(f"Unknown retrieval mode {mode!r}: use one of {', '.join(MODES)}.")
+    if fusion not in FUSIONS:
+        raise BadRequest(f"Unknown fusion {fusion!r}: use one of {', '.join(FUSIONS)}.")
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise BadRequest(f"top_k must be between 1 and {MAX_TOP_K}.")
+    if not 0.0 <= dense_weight <= 1.0:
+        raise BadRequest("The dense weight must be between 0 and 1.")
+
+
 @dataclass(frozen=True)
 class RetrievalParams:
     """One retrieval request's knobs (no question, no knowledge base).
@@ -93,14 +105,7 @@ class RetrievalParams:
         return replace(self, **changes)
 
     def validate(self) -> "RetrievalParams":
-        if self.mode not in MODES:
-            raise BadRequest(f"Unknown retrieval mode {self.mode!r}: use one of {', '.join(MODES)}.")
-        if self.fusion not in FUSIONS:
-            raise BadRequest(f"Unknown fusion {self.fusion!r}: use one of {', '.join(FUSIONS)}.")
-        if not 1 <= self.top_k <= MAX_TOP_K:
-            raise BadRequest(f"top_k must be between 1 and {MAX_TOP_K}.")
-        if not 0.0 <= self.dense_weight <= 1.0:
-            raise BadRequest("The dense weight must be between 0 and 1.")
+        check_search(self.mode, self.fusion, self.top_k, self.dense_weight)
         if not 0 <= self.window_size <= MAX_WINDOW:
             raise BadRequest(f"window_size must be between 0 and {MAX_WINDOW}.")
         if self.window_mode not in WINDOW_MODES:

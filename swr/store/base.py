@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BadRequest, ModelMismatch
-from ..params import FUSIONS, MAX_TOP_K, MODES, RetrievalParams
+from ..errors import ModelMismatch
+from ..params import FUSIONS, MAX_TOP_K, MODES, RetrievalParams, check_search  # noqa: F401  (re-exported names)
 from ..sparse import SparseVec
 from ..types import DocInfo, Hit, Sentence
 
@@ -79,14 +79,7 @@ class SearchRequest:
                    lang=params.lang)
 
     def validate(self) -> None:
-        if self.mode not in MODES:
-            raise BadRequest(f"Unknown retrieval mode {self.mode!r}: use one of {', '.join(MODES)}.")
-        if self.fusion not in FUSIONS:
-            raise BadRequest(f"Unknown fusion {self.fusion!r}: use one of {', '.join(FUSIONS)}.")
-        if not 1 <= self.top_k <= MAX_TOP_K:
-            raise BadRequest(f"top_k must be between 1 and {MAX_TOP_K}.")
-        if not 0.0 <= self.dense_weight <= 1.0:
-            raise BadRequest("The dense weight must be between 0 and 1.")
+        check_search(self.mode, self.fusion, self.top_k, self.dense_weight)
 
 
 def point_record(pid, payload: dict, vector) -> dict:
