@@ -127,8 +127,29 @@ _FIRST_USE_WINDOWS = """() => [...document.querySelectorAll('.swr-passage .swr-t
     }))""" % FIRST_USE
 
 
+BUDGET = 400  # characters: the sample question's kettle window then takes 8 sentences before its hit, 3 after
+# per visible card whose highlight holds FIRST_USE: its stop note and its text before and after the hit
+_FIRST_USE_CARDS = """() => [...document.querySelectorAll('.swr-passage')]
+    .filter(c => c.checkVisibility())
+    .flatMap(c => {
+        const t = c.querySelector('.swr-text'), s = c.querySelector('.swr-stops');
+        return [...t.querySelectorAll('mark')].filter(m => m.textContent.includes('%s')).map(m => {
+            const before = document.createRange(), after = document.createRange();
+            before.selectNodeContents(t); before.setEndBefore(m);
+            after.selectNodeContents(t); after.setStartAfter(m);
+            return {stops: s ? s.textContent : '', before: before.toString(), after: after.toString()};
+        });
+    })""" % FIRST_USE
+_VISIBLE_CARD_CHARS = """() => [...document.querySelectorAll('.swr-passage .swr-text')]
+    .filter(e => e.checkVisibility()).map(e => e.textContent.length)"""
+
+
 def test_ask_and_resize_window_in_chromium(server, capsys):
+    """The sample question in the chat: answer, highlighted hit, the window slider grows the window
+    around it; then budget mode (issue #17) gives an asymmetric window with its stop reasons."""
     from playwright.sync_api import sync_playwright
+
+    from swr.split import split_spans
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
@@ -181,6 +202,28 @@ def test_ask_and_resize_window_in_chromium(server, capsys):
                 (first["after"][:80], grown["after"][:200])
             page.wait_for_timeout(500)
             page.screenshot(path=str(ARTIFACTS / "2-window-grown.png"))
+
+            # issue #17: a budget window grows toward the neighbours most like the question, so it
+            # may take more on one side than the other; the card says which mode made it and why
+            # each side stopped
+            page.locator(".st-key-w_window_mode").get_by_text("budget", exact=True).click()
+            budget = page.locator(".st-key-w_window_budget input")
+            budget.wait_for(state="visible", timeout=60_000)
+            budget.fill(str(BUDGET))
+            budget.press("Enter")
+            page.locator(".swr-passage .swr-stops").first.wait_for(state="visible", timeout=60_000)
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.swr-passage .swr-stops')].some(e => e.checkVisibility()"
+                " && e.textContent.startsWith('budget window'))", timeout=60_000)
+            page.wait_for_timeout(1000)  # the rerun settles
+            cards = page.evaluate(_FIRST_USE_CARDS)
+            assert cards, "the first-use hit is still shown in a budget window"
+            card = cards[0]
+            assert card["stops"].startswith("budget window · stopped:"), card["stops"]
+            n_before, n_after = len(split_spans(card["before"])), len(split_spans(card["after"]))
+            assert n_before != n_after, ("asymmetric", n_before, n_after, card)
+            assert sum(page.evaluate(_VISIBLE_CARD_CHARS)) <= BUDGET, "the windows' text fits the budget"
+            page.screenshot(path=str(ARTIFACTS / "3-budget-window.png"))
         except Exception:
             if page is not None:  # what the page looked like when it failed
                 page.screenshot(path=str(ARTIFACTS / "failure.png"))
