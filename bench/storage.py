@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import common as C
+from swr.store.edge_build import live_folder  # noqa: E402  (common sets the thread variables first)
 
 WORK = C.OUT / "storage"
 CORPUS = WORK / "corpus"
@@ -51,7 +52,7 @@ def swr_row(docs, source_bytes: int) -> dict:
     payloads = list(eng.store.payloads(KB, "s"))
     other = [p for p in eng.store.payloads(KB) if p.get("type") != "s"]
     eng.close()
-    store_b, cache_b = C.dir_bytes(s.store_path), C.dir_bytes(s.cache_path)
+    store_b, cache_b = C.dir_bytes(live_folder(s.store_path)), C.dir_bytes(s.cache_path)
     pb = payload_bytes(payloads)
     return {"row": "swr (Qdrant Edge)", "window": "any (built at query time)", "points": n,
             "payload bytes": pb, "payload / source": pb / source_bytes, "payload bytes/sentence": pb / n,
@@ -216,7 +217,7 @@ def main() -> None:
     home = build_100k(args.rss_points)
     mem = [dict(C.child(Path(__file__), ["--rss-child", str(home), m]), row=f"swr, {what}")
            for m, what in (("none", "store only"), ("model", "store + MiniLM model"))]
-    disk = C.dir_bytes(C.edge_settings(home).store_path)
+    disk = C.dir_bytes(live_folder(C.edge_settings(home).store_path))
     if args.stock_100k:
         folder = stock_100k(args.rss_points)
         r = C.child(Path(__file__), ["--stock-rss-child", str(folder)])

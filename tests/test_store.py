@@ -688,7 +688,9 @@ def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_ali
     assert st_.indexed_vectors() <= 30, "30 < 40 points: still scanned"
     index(st_, "b", "other", KETTLE)
     index(st_, "a", "d2", texts[30:], vecs[30:])  # 69 un-indexed points >= 40: optimize
-    assert st_.indexed_vectors() == 2 * 69, "all 69 dense vectors got their HNSW index (sparse: 69)"
+    assert st_.wait_for_build(120), "the background build ended"
+    assert st_.last_build and "error" not in st_.last_build, st_.last_build
+    assert st_.indexed_vectors() == 2 * 69, st_.last_build  # "all 69 dense vectors got their HNSW index (sparse: 69)"
     unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
     for qv in vecs[[3, 17, 42, 59]]:  # the HNSW answer is the exact cosine top 5 of kb "a"
         exact = np.argsort(-(unit @ (qv / np.linalg.norm(qv))))[:5]
@@ -713,4 +715,69 @@ def test_edge_hnsw_beam_widens_with_the_store(tmp_path, monkeypatch):
     monkeypatch.setattr(edge, "EF_SCALE_POINTS", 1)
     assert st_.hnsw_ef() == 4 * edge.HNSW_EF
     assert ask(st_, "a", "kettle")  # and searches still run with it
+    st_.close()
+
+
+def test_edge_hnsw_build_runs_in_a_child_while_questions_and_writes_go_on(tmp_path, monkeypatch):
+    """Issue #16: the HNSW build runs in another process on a copy of the shard; while it runs
+    (slowed here to 3 s) the store answers and takes writes in this process, those writes are in
+    the shard that is swapped in, and the next open finds that generation (and no stale folder)."""
+    import sys
+    import time
+
+    import swr.store.edge as edge
+    from swr.store.edge_build import Builder
+
+    monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
+    monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)
+    slow = tmp_path / "slow_child.py"
+    slow.write_text("import runpy, sys, time\ntime.sleep(3)\nsys.argv = sys.argv[1:]\n"
+                    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    monkeypatch.setattr(Builder, "command", [sys.executable, str(slow), Builder.command[1]])
+    st_ = make_store("edge", tmp_path)
+    st_.ensure(META)
+    rng = np.random.default_rng(1)
+    vecs = rng.normal(size=(60, DIM)).astype(np.float32)
+    index(st_, "a", "d1", [f"filter sentence {k}" for k in range(50)], vecs[:50])  # starts the build
+    assert st_._builder.running, "the build runs in the background"
+    t0 = time.monotonic()
+    hits = ask(st_, "a", "filter", vec=vecs[7], top_k=1, mode="dense")
+    index(st_, "b", "late", KETTLE)  # written during the build: journaled
+    assert st_.delete_doc("a", "d1") == 50
+    index(st_, "a", "d1", [f"filter sentence {k}" for k in range(50)], vecs[:50])  # re-written too
+    assert time.monotonic() - t0 < 2.5, "questions and writes did not wait for the build"
+    assert hits[0].sentence.i == 7
+    assert st_.wait_for_build(120) and "error" not in (st_.last_build or {}), st_.last_build
+    assert st_.last_build["replayed"] > 0
+    assert st_.indexed_vectors() >= 50, "the swapped-in shard has the HNSW index"
+    assert ask(st_, "b", "kettle", mode="hybrid"), "the write made during the build survived the swap"
+    assert ask(st_, "a", "filter", vec=vecs[7], top_k=1, mode="dense")[0].sentence.i == 7
+    live = st_.path
+    assert live.name.endswith(".g1") and not st_.root.exists(), "the old generation was removed"
+    st_.close()
+    again = make_store("edge", tmp_path)
+    assert again.path == live and {h.sentence.kb for h in ask(again, "b", "kettle", mode="hybrid")} == {"b"}
+    assert again.count("a") == 50
+    again.close()
+
+
+def test_edge_failed_hnsw_build_leaves_the_live_shard_alone(tmp_path, monkeypatch):
+    """A build whose child fails is logged; the store keeps answering from the live shard, the
+    copy is removed, and a later trigger can build again."""
+    import sys
+
+    import swr.store.edge as edge
+    from swr.store.edge_build import Builder
+
+    monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
+    monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)
+    monkeypatch.setattr(Builder, "command", [sys.executable, "-c", "import sys; sys.exit(3)"])
+    st_ = make_store("edge", tmp_path)
+    st_.ensure(META)
+    vecs = np.random.default_rng(2).normal(size=(50, DIM)).astype(np.float32)
+    index(st_, "a", "d1", [f"lamp sentence {k}" for k in range(50)], vecs)
+    assert st_.wait_for_build(60)
+    assert "exited with 3" in st_.last_build["error"]
+    assert ask(st_, "a", "lamp", vec=vecs[3], top_k=1, mode="dense")[0].sentence.i == 3
+    assert not list(tmp_path.rglob("*.g1")), "the failed copy was removed"
     st_.close()

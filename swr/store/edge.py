@@ -43,6 +43,7 @@ from .base import (
     search_conditions,
     sentence_from_payload,
 )
+from .edge_build import Builder, LiveShard, live_folder, remove_stale
 
 log = logging.getLogger("swr.store.edge")
 FLUSH_EVERY_S = 30.0
@@ -63,15 +64,21 @@ class EdgeStore(Store):
     backend = "qdrant-edge"
 
     def __init__(self, settings: Settings) -> None:
-        self.path = settings.store_path
-        self.location = str(self.path.resolve())
-        self._edge: q.EdgeShard | None = None
+        self.root = settings.store_path  # the lock and the generations' names derive from it
+        self.location = str(self.root.resolve())
+        self._edge: LiveShard | None = None
         self._lock = threading.Lock()  # guards creation only; Edge itself is thread-safe
         self._flushed_at = time.monotonic()
         self._optimize_from = 0  # un-indexed points below which optimize() is not worth a call
+        self._build_started_with = 0
         self._points = 0  # points at the last count (open, or the last upsert): sets hnsw_ef
         self._lockfd = self._acquire_folder_lock()
+        self._builder = Builder(self.root, self._open_shard)
+        self._builder.on_done = self._built
+        self._builder.wanted = self._build_wanted
         try:
+            remove_stale(self.root)
+            self.path = live_folder(self.root)  # the live generation (edge_build.py swaps it)
             if (self.path / "edge_config.json").exists() or (self.path / "wal").exists():
                 self._edge = self._load()
                 self._points = self._edge.info().points_count
@@ -82,8 +89,8 @@ class EdgeStore(Store):
     # -- lifecycle -------------------------------------------------------------------------
     def _acquire_folder_lock(self) -> int:
         """One process per store folder, decided before Qdrant Edge opens anything."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path.parent / f"{self.path.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        self.root.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root.parent / f"{self.root.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -103,9 +110,21 @@ class EdgeStore(Store):
                 os.close(self._lockfd)
                 self._lockfd = None
 
-    def _load(self) -> q.EdgeShard:
+    @staticmethod
+    def _open_shard(path) -> q.EdgeShard:
+        return q.EdgeShard.load(str(path))
+
+    def _built(self, shard) -> None:
+        """After a build was swapped in (edge_build.Builder): the new folder, the next trigger."""
+        self.path = live_folder(self.root)
+        unindexed, points = self._unindexed()
+        self._points = points
+        # segments under Qdrant's indexing threshold stay un-indexed: wait for twice as many
+        self._optimize_from = 2 * unindexed if unindexed * 2 > self._build_started_with else 0
+
+    def _load(self) -> LiveShard:
         try:
-            return q.EdgeShard.load(str(self.path))
+            return LiveShard(q.EdgeShard.load(str(self.path)))
         except Exception as exc:
             if "WouldBlock" in str(exc) or "already" in str(exc).lower():
                 raise StoreLocked(
@@ -124,7 +143,7 @@ class EdgeStore(Store):
                     sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
                     optimizers=q.EdgeOptimizersConfig(indexing_threshold=INDEXING_THRESHOLD_KB))
                 try:
-                    self._edge = q.EdgeShard.create(str(self.path), cfg)
+                    self._edge = LiveShard(q.EdgeShard.create(str(self.path), cfg))
                 except Exception as exc:
                     if "WouldBlock" in str(exc):
                         raise StoreLocked(f"The embedded store at {self.location} is in use by another "
@@ -147,6 +166,7 @@ class EdgeStore(Store):
 
     def close(self) -> None:
         try:
+            self._builder.close()
             if self._edge is not None:
                 try:
                     self._edge.flush()
@@ -191,26 +211,36 @@ class EdgeStore(Store):
                 self._flushed_at = time.monotonic()
 
     def _maybe_optimize(self) -> bool:
-        """Build the HNSW index once enough points are un-indexed (bench/README.md, query latency).
+        """Start the HNSW build once enough points are un-indexed (bench/README.md, query latency).
 
         Qdrant Edge indexes only in ``optimize()``; until then a search scans (19-36 ms for a
         dense top-50 at 100k points, 1.2-2 ms with HNSW, recall@10 0.997). ``optimize()`` blocks
-        *and holds the GIL*: every thread of the process waits (measured), so a background thread
-        cannot hide it. It runs here, when a document is complete, once the un-indexed points
-        reach OPTIMIZE_MIN_POINTS and the indexed ones: the total work stays under two builds.
-        Below that a search scans the un-indexed points exactly (recall 1; 3.7 ms at 10k points).
+        *and holds the GIL* (measured: every thread of the process waited), so it runs in a child
+        process on a copy that is swapped in when done (:mod:`swr.store.edge_build`); questions
+        scan meanwhile. It starts when a document is complete, once the un-indexed points reach
+        OPTIMIZE_MIN_POINTS and the indexed ones: the total work stays under two builds. Below
+        that a search scans the un-indexed points exactly (recall 1; 3.7 ms at 10k points).
         """
+        if not self._build_wanted():
+            return False
+        return self._builder.start(self._edge)
+
+    def _build_wanted(self) -> bool:
+        """Whether the un-indexed points call for a build now (see ``_maybe_optimize``)."""
         unindexed, points = self._unindexed()
         if unindexed < max(OPTIMIZE_MIN_POINTS, points - unindexed, self._optimize_from):
             return False
-        t0 = time.monotonic()
-        self._edge.optimize()
-        left, _ = self._unindexed()
-        log.info("optimize(): %d of %d un-indexed points got their HNSW index in %.1f s",
-                 unindexed - left, unindexed, time.monotonic() - t0)
-        # segments under Qdrant's indexing threshold stay un-indexed: wait for twice as many
-        self._optimize_from = 2 * left if left * 2 > unindexed else 0
+        self._build_started_with = unindexed
         return True
+
+    def wait_for_build(self, timeout: float | None = None) -> bool:
+        """Wait for a running background HNSW build (tests, benchmarks); True when none runs."""
+        return self._builder.wait(timeout)
+
+    @property
+    def last_build(self) -> dict | None:
+        """Figures of the last background build (copy, build, replayed writes), or its error."""
+        return self._builder.last
 
     def hnsw_ef(self) -> int:
         """The dense search's HNSW beam width at this store's size (a scan ignores it). The size is
@@ -320,7 +350,9 @@ class EdgeStore(Store):
 
     # -- maintenance and raw access (benchmarks, diagnostics) ------------------------------
     def build_index(self) -> None:
-        """Give every un-indexed segment its HNSW index now (blocks; see ``_maybe_optimize``)."""
+        """Give every un-indexed segment its HNSW index now, in this process (blocks, GIL held:
+        benchmarks and tools only; the app's builds run in a child, see ``_maybe_optimize``)."""
+        self._builder.wait()
         if self._edge is not None:
             self._edge.optimize()
 
