@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from conftest import FakeEmbedder
 from swr import cli
 from swr.access import Actor, AuditLog, Limits, UserStore, is_loopback, open_mode_refusal
-from swr.access.limits import LimitReached
+from swr.access.limits import LimitReached, SignInThrottle
 from swr.errors import Forbidden, NotFound, SwrError
 from swr.settings import Settings
 
@@ -85,6 +85,51 @@ def test_cli_users_json_never_prints_password_or_hash(tmp_path, monkeypatch, cap
     actions = [json.loads(line)["action"] for line in log.splitlines()]
     assert actions == ["user_add", "user_grant", "user_reset", "user_delete"]
     assert "s3cret" not in log and "an0ther" not in log and "$2b$" not in log
+
+
+def test_unknown_name_costs_the_same_bcrypt_time_as_a_wrong_password(tmp_path):
+    """No timing hint which part was wrong: an unknown name is checked against a dummy hash of the same
+    bcrypt cost (a cheaper dummy, or none, as in streamlit-authenticator 0.4.2, is several times faster)."""
+    import time
+
+    users = UserStore(tmp_path / "users.json")
+    users.add("alice", "agent", "correct horse")
+    users.authenticate("nobody", "x" * 9)  # the dummy hash is made on first use
+
+    times = {"alice": [], "mallory": []}
+    for _ in range(7):  # interleaved, so both see the same machine load
+        for name, ts in times.items():
+            t = time.perf_counter()
+            assert users.authenticate(name, "wrong horse!") is None
+            ts.append(time.perf_counter() - t)
+    known, unknown = (sorted(ts)[3] for ts in times.values())
+    assert 0.5 < unknown / known < 2.0, (known, unknown)  # a cost-10 dummy was 0.29, none ~0
+
+
+def test_sign_in_throttle_is_per_name_expires_and_gives_no_hint():
+    now = [0.0]
+    t = SignInThrottle(max_failures=3, window_s=60, clock=lambda: now[0])
+    for name in ("alice", "nobody"):  # a known and an unknown name: counted and refused alike
+        for _ in range(3):
+            assert t.wait_s(name) == 0
+            t.failed(name)
+        assert t.wait_s(name) == 61
+    assert t.wait_s(" ALICE ") == 61  # the typed name, trimmed, any case
+    assert t.wait_s("carol") == 0  # other names are not affected
+    assert "try again in 61 s" in t.message(61) and "alice" not in t.message(61)
+    now[0] = 30
+    assert t.wait_s("alice") == 31
+    now[0] = 60  # the oldest failure is a window old: the lock expires by itself
+    assert t.wait_s("alice") == 0
+    t.failed("alice")
+    assert t.wait_s("alice") == 0  # two failures in the window now
+    t.succeeded("alice")
+    t.failed("alice"), t.failed("alice")
+    assert t.wait_s("alice") == 0
+    small = SignInThrottle(max_failures=1, window_s=60, clock=lambda: now[0], max_names=2)
+    for name in ("a", "b", "c"):
+        small.failed(name)
+    assert len(small._fails) == 2 and small.wait_s("c") > 0  # bounded memory, the stalest dropped
 
 
 # -- bind rule, limits -----------------------------------------------------------------------

@@ -92,3 +92,24 @@ def test_pages_reach_the_engine_only_through_the_checked_view():
     base = (ROOT / "swr" / "app" / "base.py").read_text(encoding="utf-8")
     body = base.split("def engine_or_stop", 1)[1]
     assert "engine.as_user(" in body and "return engine\n" not in body
+
+
+def test_repeated_failures_are_throttled_alike_for_known_and_unknown_names(app_engine):
+    from swr.app.components import signin
+
+    signin.throttle.clear()
+    UserStore.for_settings(app_engine.settings).add("tess", "agent", "agent-passw0rd", read=["alpha"])
+    at = _run("127.0.0.1")
+    seen = {}
+    try:
+        for name in ("tess", "nobody-at-all"):
+            for pw in ["wrong-passw0rd"] * 5 + ["agent-passw0rd"]:  # the sixth: right for tess, refused
+                at.text_input(key="signin_user").input(name)
+                at.text_input(key="signin_password").input(pw)
+                at.button[0].click().run()
+            seen[name] = [re.sub(r"in \d+ s", "in N s", e.value) for e in at.error]
+            assert len(at.chat_input) == 0
+        assert seen["tess"] == seen["nobody-at-all"]
+        assert seen["tess"][0].startswith("Too many failed sign-ins with this user name: try again in N s")
+    finally:
+        signin.throttle.clear()

@@ -4,8 +4,8 @@
 from .audit import AuditLog
 from .bind import is_loopback, open_mode_refusal
 from .guard import GuardedEngine
-from .limits import Limits
+from .limits import Limits, SignInThrottle
 from .users import ROLES, Actor, UserStore
 
-__all__ = ["ROLES", "Actor", "AuditLog", "GuardedEngine", "Limits", "UserStore", "is_loopback",
+__all__ = ["ROLES", "Actor", "AuditLog", "GuardedEngine", "Limits", "SignInThrottle", "UserStore", "is_loopback",
            "open_mode_refusal"]

@@ -61,3 +61,59 @@ class Limits:
                     f"(SWR_USER_UPLOAD_MB_PER_HOUR); this upload is {nbytes / 1048576:.1f} MB and "
                     f"{used / 1048576:.1f} MB were uploaded in the last hour. Nothing was indexed.")
             q.append((now, nbytes))
+
+
+class SignInThrottle:
+    """Repeated failed sign-ins: after ``max_failures`` failures for one typed user name within
+    ``window_s`` seconds, that name is refused without checking the password until the oldest of
+    them is ``window_s`` old. Known and unknown names count alike (the refusal is no hint that a
+    name exists); the lock expires by itself (no permanent lock-out anyone could cause); a success
+    clears the name. Kept in this process (a restart clears it); at most ``max_names`` names are
+    tracked (the stalest dropped first)."""
+
+    def __init__(self, max_failures: int = 5, window_s: float = 300.0, clock=time.monotonic,
+                 max_names: int = 10_000) -> None:
+        self.max_failures, self.window_s, self.max_names = int(max_failures), float(window_s), int(max_names)
+        self._clock = clock
+        self._fails: dict[str, deque] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(name: str | None) -> str:
+        return (name or "").strip().casefold()
+
+    def _recent(self, key: str, now: float) -> deque:
+        q = self._fails.get(key) or deque()
+        while q and now - q[0] >= self.window_s:
+            q.popleft()
+        return q
+
+    def wait_s(self, name: str | None) -> int:
+        """Seconds until ``name`` may try again (0: it may now)."""
+        now = self._clock()
+        with self._lock:
+            q = self._recent(self._key(name), now)
+            if len(q) < self.max_failures:
+                return 0
+            return max(1, int(self.window_s - (now - q[0])) + 1)
+
+    def failed(self, name: str | None) -> None:
+        """Count one failed sign-in for ``name``."""
+        now, key = self._clock(), self._key(name)
+        with self._lock:
+            q = self._recent(key, now)
+            q.append(now)
+            self._fails[key] = q
+            if len(self._fails) > self.max_names:
+                stalest = min(self._fails, key=lambda k: self._fails[k][-1] if self._fails[k] else -1.0)
+                self._fails.pop(stalest, None)
+
+    def succeeded(self, name: str | None) -> None:
+        """A successful sign-in clears the name's failures."""
+        with self._lock:
+            self._fails.pop(self._key(name), None)
+
+    def message(self, wait_s: int) -> str:
+        """The refusal while a name is throttled (the same for every name)."""
+        return (f"Too many failed sign-ins with this user name: try again in {wait_s} s "
+                f"(after {self.max_failures} failures within {self.window_s / 60:g} minutes).")

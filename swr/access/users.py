@@ -20,6 +20,7 @@ The file never leaves this module's hands with a hash in it: :meth:`UserStore.li
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import os
 import re
@@ -37,8 +38,14 @@ WRITERS = ("admin", "editor")
 ALL = "*"
 MIN_PASSWORD = 8
 _NAME = re.compile(r"^[\w.@+-]{1,64}$")
-# compared against when the user name is unknown, so a wrong name costs the same time as a wrong password
-_DUMMY_HASH = bcrypt.hashpw(b"not-a-password", bcrypt.gensalt(rounds=10))
+BCRYPT_ROUNDS = 12  # bcrypt's default cost; every hash of the file and the dummy below use it
+
+
+@functools.cache
+def _dummy_hash() -> bytes:
+    """Checked against when the user name is unknown, so a wrong name costs the same bcrypt time as a
+    wrong password (same cost factor as real hashes: a cheaper dummy would be a timing hint)."""
+    return bcrypt.hashpw(b"not-a-password", bcrypt.gensalt(rounds=BCRYPT_ROUNDS))
 
 
 def base_kb(kb: str) -> str:
@@ -146,10 +153,11 @@ class UserStore:
 
     def authenticate(self, name: str, password: str) -> Actor | None:
         """The actor when ``name`` and ``password`` match, else None (no hint which was wrong)."""
-        rec = self._load().get((name or "").strip())
-        hashed = rec["hash"].encode() if rec else _DUMMY_HASH
-        ok = bcrypt.checkpw((password or "").encode("utf-8")[:72], hashed)
-        return _actor(name.strip(), rec) if ok and rec else None
+        name = (name or "").strip()
+        rec = self._load().get(name)
+        hashed = rec["hash"].encode() if rec else _dummy_hash()
+        ok = bcrypt.checkpw((password or "").encode("utf-8")[:72], hashed)  # bcrypt compares in constant time
+        return _actor(name, rec) if ok and rec else None
 
     # -- changes -----------------------------------------------------------------------------
     def add(self, name: str, role: str, password: str, *, read=(), edit=()) -> dict:
@@ -226,7 +234,7 @@ def _hash(password: str) -> str:
     raw = password.encode("utf-8")
     if len(raw) > 72:  # bcrypt reads 72 bytes; refuse rather than silently ignore the rest
         raise BadRequest("A password may be at most 72 bytes (bcrypt's limit).")
-    return bcrypt.hashpw(raw, bcrypt.gensalt()).decode("ascii")
+    return bcrypt.hashpw(raw, bcrypt.gensalt(rounds=BCRYPT_ROUNDS)).decode("ascii")
 
 
 def _actor(name: str, rec: dict) -> Actor:

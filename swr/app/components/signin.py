@@ -8,13 +8,29 @@ Three modes, decided on every run:
 - users in ``SWR_HOME/users.json``: a sign-in form checked against the bcrypt hashes;
 - no users: the open single-user local mode, only on a loopback bind (else the app refuses to serve).
 
-Hand-written form, not ``streamlit-authenticator``: the checking is bcrypt's
-(:meth:`swr.access.UserStore.authenticate`); the form is two widgets. streamlit-authenticator 0.4.2
-(its latest release) installs here, but it keeps its own credentials dict (YAML) and writes login
-state back into it, needs a cookie signing key and the extra-streamlit-components cookie iframe
-(extra reruns), and is not tested against this Streamlit (1.67); our users file stays the one
-source of users, roles and grants. The session remembers the signed-in name in server-side session
-state only (no cookie): a new tab signs in again.
+Why not ``streamlit-authenticator`` (evaluated 2026-12-01: version 0.4.2, MIT, its latest PyPI
+release, March 2025; installed with extra-streamlit-components 0.1.81 next to Streamlit 1.67.0).
+It works with this Streamlit (its form signs in through ``AppTest``; in Chromium it signs in and its
+cookie signs in again after a reload), but it fails two things this app requires:
+
+- a timing hint which part was wrong: ``AuthenticationModel.check_credentials`` returns at once for
+  an unknown user name and runs bcrypt only for a known one (measured: 322 ms median for a known
+  name with a wrong password, 0.00 ms for an unknown name, 10 tries each);
+- a text hint, and a lock-out anyone can cause: with ``max_login_attempts=3`` the fourth try of a
+  *known* name shows "Maximum number of login attempts exceeded" while an unknown name still gets
+  "Username/password is incorrect"; the counter lives in its credentials dict (or YAML file) and is
+  reset only by a successful sign-in, which it then refuses, so three wrong passwords lock a user
+  out until someone edits the file.
+
+It also keeps its own credentials dict/YAML (user names lower-cased, ``logged_in`` and
+``failed_login_attempts`` written back into it, password hints), and prints "Invalid token type.
+Token must be a <class 'bytes'>" on every run without its cookie. So the local sign-in is this
+form, which is only widgets: the checking is bcrypt's (:meth:`swr.access.UserStore.authenticate`:
+``bcrypt.checkpw``, constant-time, against a same-cost dummy hash for unknown names), repeated
+failures are throttled per typed name (:class:`swr.access.SignInThrottle`: 5 in 5 minutes, then a
+wait that expires by itself, the same for known and unknown names), and the signed-in name is kept
+in Streamlit's server-side session state only (no cookie, no token, no crypto of our own): a new
+tab signs in again.
 """
 from __future__ import annotations
 
@@ -22,11 +38,17 @@ import streamlit as st
 
 from ..state import Slot
 from .errors import md
-from swr.access import Actor, AuditLog, UserStore, open_mode_refusal
+from swr.access import Actor, AuditLog, SignInThrottle, UserStore, open_mode_refusal
 from swr.errors import NotFound
 
 SIGNED_IN = Slot[str]("auth_user")
 WRONG = "Wrong user name or password."  # one message: no hint which part was wrong
+
+
+@st.cache_resource
+def throttle() -> SignInThrottle:
+    """The failed sign-ins of this process (shared by every session)."""
+    return SignInThrottle()
 
 
 def _oidc_configured() -> bool:
@@ -70,10 +92,17 @@ def _form(users: UserStore, settings) -> None:
         password = st.text_input("Password", type="password", key="signin_password")
         go = st.form_submit_button("Sign in", type="primary")
     if go:
+        limiter = throttle()
+        wait = limiter.wait_s(name)
+        if wait:  # not even checked: a correct password would say nothing either
+            st.error(limiter.message(wait))
+            return
         actor = users.authenticate(name, password)
         if actor is None:
+            limiter.failed(name)
             st.error(WRONG)
             return
+        limiter.succeeded(name)
         SIGNED_IN.set(actor.name)
         AuditLog.for_settings(settings).append(actor.name, actor.role, "sign_in")
         st.rerun()
