@@ -276,7 +276,8 @@ actors = st.builds(lambda name, role, read, edit: Actor(name, role, read, edit),
                    grants, grants)
 OPS = ["kbs", "kbs_hidden", "docs", "doc_sentences", "fetch", "retrieve", "ask", "passages", "system",
        "store_get", "store_docs", "store_search", "index", "delete_doc", "delete_kb", "create_kb", "golden",
-       "store_write", "chunks"]
+       "store_write", "chunks", "users", "user_grant", "user_role", "user_reset", "user_delete"]
+USER_OPS = ("users", "user_grant", "user_role", "user_reset", "user_delete")
 
 
 def _readable(actor: Actor) -> set[str]:
@@ -349,11 +350,24 @@ def _check(world, v, actor, op, kb, question):
             out = v.save_golden(kb, pd.DataFrame({"question": ["q?"], "expected_answer": ["a"], "source": [""]}))
         elif op == "store_write":
             out = v.store.delete_doc(kb, "no-such-doc")
+        elif op == "users":
+            out = v.users()
+        elif op == "user_grant":  # a made-up user: allowed means past the checks, then not found
+            out = v.grant("nobody", kb, "edit")
+        elif op == "user_role":
+            out = v.set_role("nobody", "admin")
+        elif op == "user_reset":
+            out = v.reset_password("nobody", "new-passw0rd")
+        elif op == "user_delete":
+            out = v.delete_user("nobody")
         else:  # the chunk baseline of Tune writes a hidden knowledge base derived from a readable one
             out = ensure_chunks(v, kb, 64, 0)
     except NotFound as exc:
         if exc.message.startswith("No document"):  # past the checks: the document id is made up
             assert kb in editable and op == "delete_doc"
+            out = "allowed"
+        elif exc.message.startswith("No user"):  # past the checks: the user is made up
+            assert actor.is_admin and op in USER_OPS
             out = "allowed"
         else:
             out = "refused"
@@ -364,7 +378,7 @@ def _check(world, v, actor, op, kb, question):
             raise
         if op in ("index", "golden", "delete_doc"):
             assert kb not in editable or kb not in readable
-        elif op in ("delete_kb", "create_kb", "store_write"):
+        elif op in ("delete_kb", "create_kb", "store_write") + USER_OPS:
             assert not actor.is_admin or op == "store_write"
         elif op == "chunks":
             assert kb not in readable or actor.demo_only
@@ -373,7 +387,7 @@ def _check(world, v, actor, op, kb, question):
     else:
         if op in ("index", "golden", "delete_doc"):
             assert kb in editable, f"{actor} wrote to {kb} with {op}"
-        if op in ("delete_kb", "create_kb"):
+        if op in ("delete_kb", "create_kb") + USER_OPS:
             assert actor.is_admin, f"{actor} did {op}"
         if op == "chunks":
             assert kb in readable and not actor.demo_only
@@ -390,6 +404,7 @@ def _check(world, v, actor, op, kb, question):
         world.delete_kb(f"new-{kb}")
     after = {k: sorted(d.doc_id for d in world.docs(k)) for k in KBS}
     assert after == before
+    assert not (world.settings.home / "users.json").exists()  # no user op wrote the users file
 
 
 def test_real_e5_agent_never_gets_the_secret_kb(tmp_path):

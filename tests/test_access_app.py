@@ -113,3 +113,87 @@ def test_repeated_failures_are_throttled_alike_for_known_and_unknown_names(app_e
         assert seen["tess"][0].startswith("Too many failed sign-ins with this user name: try again in N s")
     finally:
         signin.throttle.clear()
+
+
+USERS_PAGE = "pages/6_Users.py"
+
+
+def _signed_in(name: str, password: str) -> AppTest:
+    at = _run("127.0.0.1")
+    at.text_input(key="signin_user").input(name)
+    at.text_input(key="signin_password").input(password)
+    at.button[0].click().run()
+    assert not at.exception and len(at.chat_input) == 1, at.exception
+    return at
+
+
+def test_users_page_is_for_admins_only(app_engine):
+    users = UserStore.for_settings(app_engine.settings)
+    users.add("root", "admin", "admin-passw0rd")
+    users.add("ann", "agent", "agent-passw0rd", read=["alpha"])
+    at = _signed_in("ann", "agent-passw0rd")
+    assert "Users" not in [p.proto.label for p in at.get("page_link")]  # not offered
+    at.switch_page(USERS_PAGE).run()
+    assert not at.exception, at.exception
+    assert any("admins only" in str(i.value) for i in at.info)
+    assert len(at.get("form")) == 0 and len(at.table) == 0  # no controls, no user list
+
+
+def test_admin_manages_users_in_the_app_and_every_change_is_audited(app_engine):
+    from swr.access import AuditLog
+
+    users = UserStore.for_settings(app_engine.settings)
+    users.add("root", "admin", "admin-passw0rd")
+    at = _signed_in("root", "admin-passw0rd")
+    assert "Users" in [p.proto.label for p in at.get("page_link")]
+    at.switch_page(USERS_PAGE).run()
+    assert not at.exception, at.exception
+
+    # add an agent with a generated password: shown once, works, stored only as a hash
+    at.text_input(key="new_user_name").input("bea")
+    at.selectbox(key="new_user_role").select("agent")
+    at.multiselect(key="new_user_read").select("alpha")
+    at.button(key="FormSubmitter:add_user-Add user").click().run()
+    assert not at.exception, at.exception
+    shown = [c.value for c in at.code]
+    assert len(shown) == 1 and len(shown[0]) >= 16
+    generated = shown[0]
+    assert users.authenticate("bea", generated).read == {"alpha"}
+    at.run()
+    assert not at.code  # shown once only
+    # reset with a typed password, change the role, grant edit on beta
+    at.selectbox(key="pick_user").select("bea")
+    at.text_input(key="reset_password").input("typed-passw0rd")
+    at.button(key="FormSubmitter:user_password-Reset password").click().run()
+    assert not at.code and users.authenticate("bea", "typed-passw0rd") is not None
+    assert users.authenticate("bea", generated) is None
+    at.selectbox(key="pick_user").select("bea")
+    at.selectbox(key="user_role_pick").select("editor")
+    at.button(key="FormSubmitter:user_role-Change role").click().run()
+    at.selectbox(key="pick_user").select("bea")
+    at.selectbox(key="grant_kb").select("beta")
+    at.selectbox(key="grant_access").select("edit")
+    at.button(key="FormSubmitter:user_grant-Set access").click().run()
+    bea = users.actor("bea")
+    assert bea.role == "editor" and bea.edit == {"beta"} and bea.read == {"alpha"}
+    table = " ".join(str(t.value) for t in at.table)
+    assert "bea" in table and "editor" in table and "$2b$" not in table
+    # the only admin cannot remove or demote itself from the app
+    at.selectbox(key="pick_user").select("root")
+    at.selectbox(key="user_role_pick").select("agent")
+    at.button(key="FormSubmitter:user_role-Change role").click().run()
+    assert any("only admin" in e.value for e in at.error) and users.actor("root").role == "admin"
+    # remove bea (after the confirmation)
+    at.selectbox(key="pick_user").select("bea").run()
+    at.checkbox(key="confirm_remove_bea").check().run()
+    at.button(key="remove_user").click().run()
+    assert not at.exception, at.exception
+    assert [u["name"] for u in users.list()] == ["root"]
+
+    log = AuditLog.for_settings(app_engine.settings)
+    actions = [(e["action"], e["object"], e.get("detail")) for e in reversed(log.entries()) if e["user"] == "root"]
+    assert actions == [("sign_in", None, None), ("user_add", "bea", "agent"), ("user_reset", "bea", "password"),
+                       ("user_role", "bea", "editor"), ("user_grant", "bea", "edit"),
+                       ("user_delete", "bea", None)], actions
+    raw = log.path.read_text()
+    assert generated not in raw and "typed-passw0rd" not in raw and "$2b$" not in raw

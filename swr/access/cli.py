@@ -1,4 +1,4 @@
-"""``python -m swr users add|list|reset|delete|grant``: the users file under SWR_HOME.
+"""``python -m swr users add|list|reset|role|delete|grant``: the users file under SWR_HOME.
 
 Passwords come from ``--password-stdin`` (the first line of stdin) or a prompt (twice, not echoed);
 never from an argument (it would sit in the shell history and the process list). No output ever
@@ -34,6 +34,10 @@ def add_parser(sub) -> None:
     rs.add_argument("--keep-password", action="store_true", help="only change the role")
     rs.add_argument("--password-stdin", action="store_true")
     rs.add_argument("--json", action="store_true")
+    ro = act.add_parser("role", help="change a user's role (the password stays)")
+    ro.add_argument("name")
+    ro.add_argument("role", choices=ROLES)
+    ro.add_argument("--json", action="store_true")
     de = act.add_parser("delete", help="delete a user")
     de.add_argument("name")
     de.add_argument("--json", action="store_true")
@@ -76,6 +80,10 @@ def cmd_users(a, settings) -> dict:
         user = store.reset(a.name, None if a.keep_password else _password(a), a.role)
         audit.append(op, "admin", "user_reset", object=a.name,
                      detail=("role" if a.keep_password else "password") + (f", role {a.role}" if a.role else ""))
+        return {"user": user}
+    if a.users_cmd == "role":
+        user = store.reset(a.name, role=a.role)
+        audit.append(op, "admin", "user_role", object=a.name, detail=a.role)
         return {"user": user}
     if a.users_cmd == "delete":
         user = store.delete(a.name)

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import Forbidden, NotFound
+from ..errors import BadRequest, Forbidden, NotFound
 from .audit import AuditLog
 from .limits import Limits
-from .users import Actor
+from .users import Actor, UserStore, new_password
 
 # what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
 _PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp", "finish", "ensure_collection")
@@ -144,6 +144,62 @@ class GuardedEngine:
         info = self._engine.system_info()
         info["kbs"] = [k for k in info["kbs"] if self.actor.can_read(k["kb"])]
         return info
+
+    # -- users (admins) ----------------------------------------------------------------------
+    def _users(self, what: str) -> UserStore:
+        self._require_admin(what)
+        return UserStore.for_settings(self.settings)
+
+    def users(self) -> list[dict]:
+        """Every user: name, role, grants, dates (never a hash)."""
+        return self._users("manage users").list()
+
+    def add_user(self, name: str, role: str, password: str | None = None, *, read=(),
+                 edit=()) -> tuple[dict, str | None]:
+        """Create a user; without ``password`` one is generated and returned (to be shown once, never
+        stored in clear, logged or audited), else the second item is None."""
+        store = self._users("manage users")
+        generated = None if password else new_password()
+        user = store.add(name, role, password or generated, read=read, edit=edit)
+        self._log("user_add", object=user["name"], detail=user["role"])
+        return user, generated
+
+    def reset_password(self, name: str, password: str | None = None) -> tuple[dict, str | None]:
+        """A new password for ``name``: the one typed, or a generated one (returned, shown once)."""
+        store = self._users("manage users")
+        generated = None if password else new_password()
+        user = store.reset(name, password or generated)
+        self._log("user_reset", object=name, detail="password")
+        return user, generated
+
+    def set_role(self, name: str, role: str) -> dict:
+        store = self._users("manage users")
+        self._keep_an_admin(store, name, "change the role of", role)
+        user = store.reset(name, role=role)
+        self._log("user_role", object=name, detail=role)
+        return user
+
+    def delete_user(self, name: str) -> dict:
+        store = self._users("manage users")
+        self._keep_an_admin(store, name, "remove")
+        user = store.delete(name)
+        self._log("user_delete", object=name)
+        return user
+
+    def grant(self, name: str, kb: str, access: str) -> dict:
+        """``access`` ``read``, ``edit`` or ``none`` (revoke) for ``name`` on ``kb`` (``*``: every one)."""
+        user = self._users("manage users").grant(name, kb, access)
+        self._log("user_grant", kb=(kb or "").strip(), object=name, detail=access)
+        return user
+
+    def _keep_an_admin(self, store: UserStore, name: str, what: str, role: str | None = None) -> None:
+        """The app never leaves the users file without an admin (the CLI on the server still can)."""
+        users = {u["name"]: u for u in store.list()}
+        if name not in users:
+            raise NotFound(f"No user named {name!r}.")
+        admins = [n for n, u in users.items() if u["role"] == "admin"]
+        if admins == [name] and role != "admin":
+            raise BadRequest(f"{name} is the only admin: make another user an admin before you {what} them.")
 
     # -- asking ------------------------------------------------------------------------------
     def retrieve(self, question: str, kb: str, params=None, **changes):

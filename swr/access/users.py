@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import re
+import secrets
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -219,6 +220,11 @@ class UserStore:
             rec["read"], rec["edit"], rec["changed_at"] = sorted(read), sorted(edit), _now()
             self._save(users)
             return _public(name, rec)
+
+
+def new_password() -> str:
+    """A random password for an admin to hand over (16 URL-safe characters, 96 bits)."""
+    return secrets.token_urlsafe(12)
 
 
 def _check_name(name: str) -> str:

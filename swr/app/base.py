@@ -22,8 +22,10 @@ KB_PAGE = "pages/1_Knowledge_bases.py"
 TUNE_PAGE = "pages/2_Tune.py"
 VERIFY_PAGE = "pages/3_Verify.py"
 COMPARE_PAGE = "pages/4_Compare.py"
+USERS_PAGE = "pages/6_Users.py"  # admins only (swr.app.users)
 PAGE_MODULES = {CHAT_PAGE: "chat", KB_PAGE: "knowledge_bases", TUNE_PAGE: "tune", VERIFY_PAGE: "verify",
                 COMPARE_PAGE: "compare"}
+PAGE_MODULES[USERS_PAGE] = "users"
 
 
 def run_page(file: str) -> None:

@@ -31,13 +31,15 @@ class Controls:
         return self.params.window_size
 
 
-def nav() -> None:
+def nav(admin: bool = False) -> None:
     st.sidebar.page_link(base.CHAT_PAGE, label="Chat", icon="💬")
     st.sidebar.page_link(base.KB_PAGE, label="Knowledge bases", icon="📚")
     st.sidebar.page_link(base.TUNE_PAGE, label="Tune", icon="🎛️")
     if (base.ROOT / base.VERIFY_PAGE).is_file():
         st.sidebar.page_link(base.VERIFY_PAGE, label="Verify", icon="✅")
     st.sidebar.page_link(base.COMPARE_PAGE, label="Compare", icon="⚖️")
+    if admin:  # admins only (the page and the engine refuse others anyway)
+        st.sidebar.page_link(base.USERS_PAGE, label="Users", icon="👥")
 
 
 def keep_kb() -> None:
@@ -96,7 +98,7 @@ def sidebar(engine: Engine, *, knobs: bool = True) -> Controls:
 def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
     history.restore(engine.settings.home)  # a reload (same ?s= in the URL) brings the conversation back
     keep_kb()  # the select box would otherwise fall back to the first KB after a page switch
-    nav()
+    nav(admin=getattr(engine, "actor", None) is not None and engine.actor.is_admin)
     kb = kb_selector(engine)
     defaults = engine.default_params()
     if not knobs:
