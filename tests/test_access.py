@@ -259,6 +259,40 @@ def test_question_rate_limit_reached_with_a_clear_message(world):
         v.ask("descale", "alpha")
 
 
+def test_what_counts_as_a_question(world):
+    """Every answer counts; a search counts unless the same question was searched in the last minute;
+    the chat's search-then-answer is one; a batch (Tune sweep, Verify run, Compare) is one."""
+    now = [0.0]
+    lim = Limits(questions_per_min=3, clock=lambda: now[0])
+    assert lim.question("a", "How to descale?") is True
+    assert lim.question("a", "  how to   DESCALE? ") is False  # the same question, re-searched: free
+    assert lim.question("b", "How to descale?") is True  # per user
+    now[0] = 61
+    assert lim.question("a", "How to descale?") is True  # a minute later it counts again
+
+    def view():
+        return _view(world, Actor("ann", "agent", frozenset({"alpha"})), limits=limits)
+
+    limits = Limits(questions_per_min=3)
+    v = view()
+    r = v.retrieve("descale vinegar", "alpha")  # the chat: search, then answer that search: one
+    v.ask_stream("descale vinegar", "alpha", retrieval=r)
+    v.retrieve("descale vinegar", "alpha", top_k=5)  # other knobs, same question: free
+    with v.batch("tune sweep"):  # a sweep of many questions and settings: one
+        for q in ("kettle manual part 1", "kettle manual part 2", "monthly", "vinegar"):
+            for k in (1, 3, 5):
+                v.retrieve(q, "alpha", top_k=k)
+    view().ask("descale vinegar", "alpha")  # an answer counts, even of the same question: three
+    with pytest.raises(LimitReached, match="Question limit reached: 3 per minute"):
+        view().ask("descale vinegar", "alpha")
+    with pytest.raises(LimitReached):
+        view().retrieve("a question never searched", "alpha")
+    with pytest.raises(LimitReached):
+        with view().batch("verify"):
+            pass
+    assert view().retrieve("descale vinegar", "alpha").hits  # searched in the last minute: still free
+
+
 def test_upload_size_limit_per_user(world):
     v = _view(world, Actor("ed", "editor", frozenset(), frozenset({"gamma"})),
               limits=Limits(upload_mb_per_hour=0.001))

@@ -3,6 +3,7 @@ for real): open local mode says so, open mode on a non-loopback address refuses 
 file brings the sign-in form with one refusal message, and pages can only reach the checked view."""
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -197,3 +198,20 @@ def test_admin_manages_users_in_the_app_and_every_change_is_audited(app_engine):
                        ("user_delete", "bea", None)], actions
     raw = log.path.read_text()
     assert generated not in raw and "typed-passw0rd" not in raw and "$2b$" not in raw
+
+
+def test_question_limit_in_the_chat_says_so_and_answers_nothing(app_engine, monkeypatch):
+    from swr.access import Limits
+    from swr.app import base as ui
+
+    limits = Limits(questions_per_min=2)
+    monkeypatch.setattr(ui, "_limits", lambda settings: limits)
+    UserStore.for_settings(app_engine.settings).add("ann", "agent", "agent-passw0rd", read=["alpha"])
+    at = _signed_in("ann", "agent-passw0rd")
+    at.chat_input[0].set_value("How often to descale?").run()
+    at.chat_input[0].set_value("What about kettles?").run()
+    assert not at.exception and not [e.value for e in at.error]
+    at.chat_input[0].set_value("And the kettle lid?").run()  # the third question within a minute
+    assert not at.exception, at.exception
+    errors = [html.unescape(e.value) for e in at.error]  # md(): shown verbatim in the page
+    assert any("Question limit reached: 2 per minute per user" in e and "Try again in" in e for e in errors), errors

@@ -12,6 +12,7 @@ Uploads, deletions, knowledge-base and preset-question changes are written to th
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -31,6 +32,8 @@ class GuardedEngine:
         object.__setattr__(self, "audit", audit or AuditLog.for_settings(engine.settings))
         object.__setattr__(self, "limits", limits or Limits())
         object.__setattr__(self, "store", ScopedStore(engine.store, actor))
+        # question counting of this view: inside a batch, and the retrievals already counted
+        object.__setattr__(self, "_counting", {"batch": 0, "charged": []})
 
     def __getattr__(self, name: str):
         if name in _PASS:
@@ -202,10 +205,32 @@ class GuardedEngine:
             raise BadRequest(f"{name} is the only admin: make another user an admin before you {what} them.")
 
     # -- asking ------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def batch(self, what: str):
+        """One question of the rate limit for a whole run (a Tune sweep, a Verify run, a Compare):
+        nothing inside counts. Outside a batch every search and answer counts, so a page that
+        forgets it reaches the limit sooner, never later."""
+        self.limits.question(self.actor.name)
+        self._counting["batch"] += 1
+        try:
+            yield self
+        finally:
+            self._counting["batch"] -= 1
+
+    def _count(self, key: str | None = None) -> bool:
+        if self._counting["batch"]:
+            return False
+        return self.limits.question(self.actor.name, key)
+
     def retrieve(self, question: str, kb: str, params=None, **changes):
+        """A search: one question, unless the same question was searched in the last minute."""
         self.require_kb(kb)
         self._require_question(question, kb, params, changes)
-        return self._engine.retrieve(question, kb, params, **changes)
+        counted = self._count(question)
+        retrieval = self._engine.retrieve(question, kb, params, **changes)
+        if counted:
+            self._counting["charged"].append(retrieval)  # its answer (ask_stream) is not counted again
+        return retrieval
 
     def passages(self, retrieval, window_size: int | None = None, **window):
         self.require_kb(retrieval.kb)
@@ -224,7 +249,11 @@ class GuardedEngine:
             retrieval.hits = [h for h in retrieval.hits if h.sentence.kb == retrieval.kb]
         changes = {k: v for k, v in kw.items() if k != "history"}
         self._require_question(question, kb, params, changes)
-        self.limits.question(self.actor.name)
+        charged = self._counting["charged"]
+        if retrieval is not None and any(r is retrieval for r in charged):
+            charged[:] = [r for r in charged if r is not retrieval]  # counted by the search that made it
+        else:
+            self._count()  # every answer counts (an identical question too)
         return self._engine.ask_stream(question, kb, params, window_size=window_size, llm=llm, retrieval=retrieval,
                                        **kw)
 

@@ -1,5 +1,10 @@
 """Per-user limits: questions per minute and megabytes uploaded per hour (sliding windows, kept in
-this process: a restart forgets them). ``0`` turns a limit off."""
+this process: a restart forgets them). ``0`` turns a limit off.
+
+What counts as a question (:class:`swr.access.GuardedEngine` decides): every answer (chat, preset
+questions, Compare), every search of a question not searched in the last minute (re-searching the
+same question with other knobs is free), and a whole batch run (a Tune sweep, a Verify run, a
+Compare of two configurations) as one."""
 from __future__ import annotations
 
 import threading
@@ -21,6 +26,7 @@ class Limits:
         self.upload_mb_per_hour = float(upload_mb_per_hour or 0)
         self._clock = clock
         self._questions: dict[str, deque] = defaultdict(deque)
+        self._searched: dict[str, dict[str, float]] = defaultdict(dict)  # user -> question -> when counted
         self._uploads: dict[str, deque] = defaultdict(deque)
         self._lock = threading.Lock()
 
@@ -28,12 +34,19 @@ class Limits:
     def for_settings(cls, settings) -> "Limits":
         return cls(settings.user_questions_per_min, settings.user_upload_mb_per_hour)
 
-    def question(self, user: str) -> None:
-        """Count one question of ``user``; :class:`LimitReached` when over the rate."""
+    def question(self, user: str, key: str | None = None) -> bool:
+        """Count one question of ``user``; :class:`LimitReached` when over the rate. With ``key`` (the
+        question's text) a question counted in the last minute is not counted again (returns False)."""
         if self.questions_per_min <= 0:
-            return
+            return False
         now = self._clock()
+        key = " ".join(key.split()).casefold() if key else None
         with self._lock:
+            seen = self._searched[user]
+            for k in [k for k, t in seen.items() if now - t >= 60]:
+                del seen[k]
+            if key is not None and key in seen:
+                return False
             q = self._questions[user]
             while q and now - q[0] >= 60:
                 q.popleft()
@@ -42,6 +55,9 @@ class Limits:
                 raise LimitReached(f"Question limit reached: {self.questions_per_min} per minute per user "
                                    f"(SWR_USER_QUESTIONS_PER_MIN). Try again in {wait} s.")
             q.append(now)
+            if key is not None:
+                seen[key] = now
+            return True
 
     def upload(self, user: str, nbytes: int) -> None:
         """Count ``nbytes`` uploaded by ``user``; :class:`LimitReached` (nothing counted) when the hour's

@@ -129,13 +129,18 @@ def run_compare(engine: Engine, kb: str, question: str, sides: dict[str, Retriev
     """Ask the question with both configurations (the chat's own retrieve → windows → answer path);
     keep both results (``CMP_RESULT``)."""
     out = {}
-    with st.spinner("Asking with both configurations…"):
-        for side, params in sides.items():
-            try:
-                out[side] = {"params": params, "result": engine.ask(question, kb, params)}
-            except SwrError as exc:
-                st.error(md(f"{side.upper()}: {exc.message}"))
-                return
+    try:
+        # one question of the user's rate limit for both sides
+        with engine.batch("compare"), st.spinner("Asking with both configurations…"):
+            for side, params in sides.items():
+                try:
+                    out[side] = {"params": params, "result": engine.ask(question, kb, params)}
+                except SwrError as exc:
+                    st.error(md(f"{side.upper()}: {exc.message}"))
+                    return
+    except SwrError as exc:  # the rate limit, before either side ran
+        st.error(md(exc.message))
+        return
     state.CMP_RESULT.set({"kb": kb, "question": question, "sides": out})
 
 

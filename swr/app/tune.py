@@ -169,11 +169,13 @@ def run_tune(engine: Engine, kb: str, questions: list, source: str, grid: dict, 
     bar = st.progress(0.0, text=f"Sweeping {n_cfg} configurations over {len(qs)} questions…")
     t0 = time.perf_counter()
     try:
-        rows = evaluate.sweep(engine, kb, qs, windows=grid["windows"], top_ks=grid["top_ks"], modes=grid["modes"],
-                              chunk_sizes=grid["chunk_sizes"], chunk_overlap=grid["chunk_overlap"],
-                              progress=lambda p: bar.progress(*_progress_text(p)), details=True, params=params,
-                              window_modes=grid.get("window_modes", ["fixed"]),
-                              budgets=grid.get("budgets") or list(SWEEP_BUDGETS))
+        with engine.batch("tune sweep"):  # the whole sweep: one question of the user's rate limit
+            rows = evaluate.sweep(engine, kb, qs, windows=grid["windows"], top_ks=grid["top_ks"],
+                                  modes=grid["modes"],
+                                  chunk_sizes=grid["chunk_sizes"], chunk_overlap=grid["chunk_overlap"],
+                                  progress=lambda p: bar.progress(*_progress_text(p)), details=True, params=params,
+                                  window_modes=grid.get("window_modes", ["fixed"]),
+                                  budgets=grid.get("budgets") or list(SWEEP_BUDGETS))
     except SwrError as exc:
         bar.empty()
         st.error(md(exc.message))

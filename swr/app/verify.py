@@ -96,7 +96,8 @@ def run_verify(engine: Engine, kb: str, text: str, upload, params: VerifyParams)
                        "`python -m swr verify --file` for more.")
             claims = claims[:params.max_claims]
         with st.spinner(f"Verifying {len(claims)} claim(s)…"):
-            state.VERIFY_RESULTS.set((kb, verify_claims(engine, claims, kb, params)))
+            with engine.batch("verify"):  # the whole run: one question of the user's rate limit
+                state.VERIFY_RESULTS.set((kb, verify_claims(engine, claims, kb, params)))
     except SwrError as exc:
         st.error(md(exc.message))
 
