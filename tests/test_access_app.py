@@ -215,3 +215,24 @@ def test_question_limit_in_the_chat_says_so_and_answers_nothing(app_engine, monk
     assert not at.exception, at.exception
     errors = [html.unescape(e.value) for e in at.error]  # md(): shown verbatim in the page
     assert any("Question limit reached: 2 per minute per user" in e and "Try again in" in e for e in errors), errors
+
+
+def test_upload_limit_on_the_kb_page_says_so_and_indexes_nothing(app_engine, monkeypatch):
+    from swr.access import Limits
+    from swr.app import base as ui
+
+    limits = Limits(upload_mb_per_hour=0.001)  # about 1 KB an hour
+    monkeypatch.setattr(ui, "_limits", lambda settings: limits)
+    UserStore.for_settings(app_engine.settings).add("ed", "editor", "editor-passw0rd", read=["alpha"],
+                                                    edit=["alpha"])
+    before = [d.doc_id for d in app_engine.docs("alpha")]
+    at = _signed_in("ed", "editor-passw0rd")
+    at.switch_page("pages/1_Knowledge_bases.py").run()
+    assert not at.exception and at.selectbox(key="w_kb").value == "alpha"
+    at.file_uploader(key="uploads").set_value([("big.txt", b"A long kettle note. " * 200, "text/plain")]).run()
+    at.button(key="index").click().run()
+    assert not at.exception, at.exception
+    errors = [html.unescape(e.value) for e in at.error]
+    assert any("Upload limit reached: 0.001 MB per hour per user" in e and "Nothing was indexed" in e
+               for e in errors), errors
+    assert [d.doc_id for d in app_engine.docs("alpha")] == before
