@@ -2,7 +2,7 @@
 (an admin and an agent granted one of two knowledge bases), Debian's Chromium driven by Playwright,
 two browser contexts at once. The agent sees only its knowledge base and no delete controls; a
 wrong password and an unknown user get the same refusal; the admin deletes a document and the
-deletion appears in the audit view. Skipped, or failed under CI, like tests/test_browser.py
+deletion appears in the audit view; the Users page is offered to the admin only. Skipped, or failed under CI, like tests/test_browser.py
 when Chromium is missing."""
 from __future__ import annotations
 
@@ -41,6 +41,13 @@ def _sign_in(page, url: str, name: str, password: str) -> None:
     page.get_by_label("User name").fill(name)
     page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("button", name="Sign in").click()
+
+
+def _open(page, name: str) -> None:
+    """Follow a sidebar link and wait until that page is drawn (its URL, then its heading)."""
+    page.get_by_role("link", name=name, exact=True).click()
+    page.wait_for_url(re.compile(name.replace(" ", "_") + "$"), timeout=60_000)
+    page.get_by_role("heading", name=re.compile(name)).first.wait_for(timeout=60_000)
 
 
 def _kb_options(page) -> list[str]:
@@ -82,7 +89,7 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
             assert "ann · agent" in agent.locator('[data-testid="stSidebar"]').inner_text()
 
             # the agent's Knowledge bases page: no upload, no delete controls
-            agent.get_by_role("link", name="Knowledge bases").click()
+            _open(agent, "Knowledge bases")
             agent.get_by_role("tab", name="Documents").click()
             agent.locator(".st-key-doc_pick").wait_for(timeout=60_000)
             for label in ("Delete knowledge base", "Delete document", "Create"):
@@ -92,7 +99,7 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
             agent.screenshot(path=str(ARTIFACTS / "access-agent.png"))
 
             # the admin deletes a document of beta-hr; the audit view shows it
-            admin.get_by_role("link", name="Knowledge bases").click()
+            _open(admin, "Knowledge bases")
             admin.locator(".st-key-w_kb").click()
             admin.get_by_role("option", name=re.compile("^beta-hr")).click()
             admin.get_by_text("Selected: beta-hr").wait_for(timeout=60_000)
@@ -112,6 +119,13 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
             assert "delete_doc" in text and doc in text and "root" in text and "beta-hr" in text, text
             assert "48,000" not in text and "25 days" not in text  # names, never document text
             admin.screenshot(path=str(ARTIFACTS / "access-admin-audit.png"))
+            # the Users page: offered to the admin only; names, roles and grants, never a hash
+            assert agent.get_by_role("link", name="Users", exact=True).count() == 0
+            _open(admin, "Users")
+            users = admin.locator(".st-key-users_table")
+            users.get_by_text("ann").first.wait_for(timeout=60_000)
+            text = users.inner_text()
+            assert "root" in text and "agent" in text and "alpha-faq" in text and "$2b$" not in text, text
             assert _kb_options(agent) == ["alpha-faq"]  # the agent's session is untouched
         except Exception:
             for name, page in (("agent", agent), ("admin", admin)):
