@@ -113,18 +113,21 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
             admin.locator(".st-key-delete-doc-yes button").click()
             admin.get_by_text(f"Moved {doc}").first.wait_for(timeout=60_000)
             admin.get_by_role("tab", name="Audit").click()
-            table = admin.locator(".st-key-audit_table")
-            table.get_by_text("delete_doc").first.wait_for(timeout=60_000)  # the tab's content is drawn lazily
-            text = table.inner_text()
+            # the tab's content is drawn lazily and may be redrawn by a rerun: read it in the same step
+            # that finds the deletion in it
+            text = admin.wait_for_function(
+                "(doc) => { const t = document.querySelector('.st-key-audit_table');"
+                " const s = t ? t.innerText : ''; return s.includes('delete_doc') && s.includes(doc) ? s : null; }",
+                arg=doc, timeout=60_000).json_value()
             assert "delete_doc" in text and doc in text and "root" in text and "beta-hr" in text, text
             assert "48,000" not in text and "25 days" not in text  # names, never document text
             admin.screenshot(path=str(ARTIFACTS / "access-admin-audit.png"))
             # the Users page: offered to the admin only; names, roles and grants, never a hash
             assert agent.get_by_role("link", name="Users", exact=True).count() == 0
             _open(admin, "Users")
-            users = admin.locator(".st-key-users_table")
-            users.get_by_text("ann").first.wait_for(timeout=60_000)
-            text = users.inner_text()
+            text = admin.wait_for_function(
+                "() => { const t = document.querySelector('.st-key-users_table');"
+                " const s = t ? t.innerText : ''; return s.includes('ann') ? s : null; }", timeout=60_000).json_value()
             assert "root" in text and "agent" in text and "alpha-faq" in text and "$2b$" not in text, text
             assert _kb_options(agent) == ["alpha-faq"]  # the agent's session is untouched
         except Exception:

@@ -150,6 +150,7 @@ class GuardedEngine:
 
     # -- users (admins) ----------------------------------------------------------------------
     def _users(self, what: str) -> UserStore:
+        """The users file, for admins only (:class:`Forbidden`, audited as refused, for anyone else)."""
         self._require_admin(what)
         return UserStore.for_settings(self.settings)
 
@@ -176,6 +177,7 @@ class GuardedEngine:
         return user, generated
 
     def set_role(self, name: str, role: str) -> dict:
+        """A new role for ``name`` (the password stays)."""
         store = self._users("manage users")
         self._keep_an_admin(store, name, "change the role of", role)
         user = store.reset(name, role=role)
@@ -183,6 +185,7 @@ class GuardedEngine:
         return user
 
     def delete_user(self, name: str) -> dict:
+        """Remove ``name`` (its sessions are signed out on their next run)."""
         store = self._users("manage users")
         self._keep_an_admin(store, name, "remove")
         user = store.delete(name)
@@ -218,6 +221,7 @@ class GuardedEngine:
             self._counting["batch"] -= 1
 
     def _count(self, key: str | None = None) -> bool:
+        """Count a question for the actor unless inside a batch; True when it was counted."""
         if self._counting["batch"]:
             return False
         return self.limits.question(self.actor.name, key)

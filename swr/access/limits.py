@@ -96,9 +96,11 @@ class SignInThrottle:
 
     @staticmethod
     def _key(name: str | None) -> str:
+        """The typed name, trimmed and case-folded."""
         return (name or "").strip().casefold()
 
     def _recent(self, key: str, now: float) -> deque:
+        """The failures of ``key`` within the window (older ones dropped)."""
         q = self._fails.get(key) or deque()
         while q and now - q[0] >= self.window_s:
             q.popleft()
