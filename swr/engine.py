@@ -15,6 +15,7 @@ from pathlib import Path
 from . import answerable, expand, rerank, window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer, not_found_message
 from .crosslingual import CrossLingual
+from .docview import DocViewer, files as kept
 from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound
 from .indexer import EMBED_CHUNK, Indexer  # noqa: F401  (EMBED_CHUNK: its old home)
@@ -95,6 +96,7 @@ class Engine:
       :meth:`ask` / :meth:`ask_stream` / :meth:`finish`;
     - :meth:`require_kb`, :meth:`ensure_collection`, :meth:`kbs`, :meth:`docs`,
       :meth:`doc_sentences`, :meth:`index_files`, :meth:`delete_kb`, :meth:`delete_doc`;
+    - :meth:`open_document`: a hit in its document (:mod:`swr.docview`);
     - :meth:`as_user`: the checked view (:mod:`swr.access`) the app and ``swr users`` use.
     - ``trash`` (:class:`swr.trash.Trash`: ``entries``, ``restore``, ``purge``): what
       :meth:`delete_kb` / :meth:`delete_doc` moved there, restorable without re-embedding.
@@ -114,6 +116,7 @@ class Engine:
             **{"timeout_s": settings.llm_timeout_s, **local}))
         self.indexer = Indexer(self)
         self.trash = Trash(settings, self.store)
+        self.docview = DocViewer(settings, self.store)  # swr.docview: renders cached per process
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version, "structure": STRUCTURE_VERSION}
         self._checked = False
@@ -136,6 +139,7 @@ class Engine:
                             "to use section windows.", stored.get("structure", 0), STRUCTURE_VERSION)
 
     def close(self) -> None:
+        self.docview.close()
         self.store.close()
 
     def as_user(self, actor, **kw):
@@ -170,6 +174,8 @@ class Engine:
         self.require_kb(kb)
         if trash:
             self.trash.keep(kb)
+        else:
+            kept.remove(self.settings, kb)
         return self.store.delete_kb(kb)
 
     def docs(self, kb: str) -> list[DocInfo]:
@@ -185,12 +191,21 @@ class Engine:
         with self.indexer.doc_lock(kb, doc_id):
             if trash:
                 self.trash.keep(kb, doc_id, source=found[0].source)
+            else:
+                kept.remove(self.settings, kb, doc_id)
             return self.store.delete_doc(kb, doc_id)
 
     def doc_sentences(self, kb: str, doc_id: str):
         """The stored sentences of one document, in order (for the split preview)."""
         self.require_kb(kb)
         return self.store.scroll_doc(kb, doc_id)
+
+    def open_document(self, kb: str, doc_id: str, *, hit: int, first: int | None = None, last: int | None = None,
+                      others=(), page: int | None = None, zoom: float | None = None):
+        """Document ``doc_id`` of ``kb`` opened at sentence ``hit`` (:mod:`swr.docview`): PDF page
+        images with the hit's character boxes painted, or the whole text marked."""
+        self.require_kb(kb)
+        return self.docview.open(kb, doc_id, hit=hit, first=first, last=last, others=others, page=page, zoom=zoom)
 
     def require_kb(self, kb: str) -> None:
         """Raise :class:`NotFound` (naming the known ones) unless knowledge base ``kb`` exists."""

@@ -18,8 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .docview import files as kept
 from .errors import SwrError
-from .load import load_bytes, load_path, safe_name
+from .load import load_bytes, load_path, make_doc_id, safe_name
+from .load.pdf_text import TEXT_LAYER
 from .nodes import build_nodes, embed_text, to_sentence
 from .split import split_spans
 from .structure import annotate
@@ -45,6 +47,7 @@ class _Job:
     texts: list[str]
     lock: threading.Lock
     t0: float
+    original: bytes | None = None  # a PDF's bytes, kept for the document view (swr.docview.files)
 
 
 def _failed(name: str, exc: Exception) -> FileResult:
@@ -92,7 +95,8 @@ class Indexer:
                 name = f[0] if isinstance(f, tuple) else Path(f).name
                 t0 = time.perf_counter()
                 try:
-                    job = self._start_doc(kb, self._load(f), tags or [], k, t0, pool, flush)
+                    doc = self._load(f)
+                    job = self._start_doc(kb, doc, tags or [], k, t0, pool, flush, _original(f, doc))
                 except Exception as exc:  # noqa: BLE001  (only this file fails)
                     job = _failed(name, exc)
                 if isinstance(job, FileResult):
@@ -114,8 +118,9 @@ class Indexer:
             return load_bytes(f[0], f[1], max_bytes=max_bytes)
         return load_path(f, max_bytes=max_bytes)
 
-    def _start_doc(self, kb, doc, tags, file_no, t0, pool, flush):
-        """Lock the document and record it as incomplete: a ``_Job``, or a skipped result."""
+    def _start_doc(self, kb, doc, tags, file_no, t0, pool, flush, original=None):
+        """Lock the document and record it as incomplete: a ``_Job``, or a skipped result
+        (``original``: a PDF's bytes, kept for the document view when it is complete)."""
         lock = self.doc_lock(kb, doc.doc_id)
         if not lock.acquire(blocking=False):  # never wait while holding the pool's locks
             flush()
@@ -123,6 +128,8 @@ class Indexer:
         try:
             same = self.engine.store.docs(kb, doc_id=doc.doc_id)
             if same and same[0].complete:
+                if original is not None and not kept.has(self.engine.settings, kb, doc.doc_id):
+                    _keep(self.engine.settings, kb, doc, original)  # indexed before files were kept
                 lock.release()
                 return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=same[0].sentences,
                                   skipped=True)
@@ -136,7 +143,7 @@ class Indexer:
                            indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
             self.engine.store.put_doc(kb, info)
             sentences = annotate([to_sentence(n) for n in nodes], doc.text, spans)  # structure: payload only
-            return _Job(file_no, doc, info, sentences, [embed_text(n) for n in nodes], lock, t0)
+            return _Job(file_no, doc, info, sentences, [embed_text(n) for n in nodes], lock, t0, original)
         except BaseException:
             lock.release()
             raise
@@ -221,8 +228,28 @@ class Indexer:
         for old in self.engine.store.docs(kb, source=doc.source):  # a changed file replaces its old version
             if old.doc_id != doc.doc_id:
                 self.engine.store.delete_doc(kb, old.doc_id)
+                kept.remove(self.engine.settings, kb, old.doc_id)
                 replaced = True
+        if job.original is not None:  # before it is complete: a complete PDF always has its file
+            _keep(self.engine.settings, kb, doc, job.original)
         info.complete = True
         self.engine.store.put_doc(kb, info)
         return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=len(job.sentences),
                           replaced=replaced)
+
+
+def _original(f, doc) -> bytes | None:
+    """The bytes of a PDF being indexed (None for other formats, or a file that changed since it
+    was loaded): what the document view renders."""
+    if doc.format != "pdf":
+        return None
+    data = f[1] if isinstance(f, tuple) else Path(f).read_bytes()
+    data = bytes(data)
+    return data if make_doc_id(doc.source, data) == doc.doc_id else None
+
+
+def _keep(settings, kb: str, doc, data: bytes) -> None:
+    """Keep a PDF and its page layout under ``SWR_HOME/files`` (:mod:`swr.docview.files`)."""
+    kept.keep(settings, kb, doc.doc_id, data, {
+        "format": doc.format, "text_layer": TEXT_LAYER, "page_starts": list(doc.page_starts),
+        "pages": len(doc.page_starts), "chars": len(doc.text), "source": doc.source})

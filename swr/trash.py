@@ -6,8 +6,9 @@ them from the store: a failed export deletes nothing. Restoring writes the very 
 (:meth:`~swr.store.base.Store.import_points`): nothing is re-embedded, the ids are the same, and
 searches return what they returned before the delete.
 
-One folder per entry: ``entry.json`` (what it is, when it goes) and ``points.jsonl.gz`` (one
-exported point per line). An entry is written to a ``.tmp`` folder and renamed when complete, so a
+One folder per entry: ``entry.json`` (what it is, when it goes), ``points.jsonl.gz`` (one
+exported point per line) and ``files/`` (the kept PDFs of the document view, :mod:`swr.docview.files`,
+moved there and back). An entry is written to a ``.tmp`` folder and renamed when complete, so a
 half-written entry is never listed. Entries older than ``SWR_TRASH_DAYS`` are purged whenever the
 trash is listed or written.
 """
@@ -21,12 +22,14 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from .docview import files as kept
 from .errors import BadRequest, ModelMismatch, NotFound
 from .settings import Settings
 from .store.base import Store
 
 ENTRY_FILE = "entry.json"
 POINTS_FILE = "points.jsonl.gz"
+FILES_DIR = "files"
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,13 @@ class Trash:
                 for r in records:
                     fh.write(json.dumps(r, ensure_ascii=False) + "\n")
             (tmp / ENTRY_FILE).write_text(json.dumps(asdict(entry), ensure_ascii=False, indent=1), encoding="utf-8")
-            tmp.rename(self.path / entry.id)
+            moved = kept.move_out(self.settings, kb, doc_id, tmp / FILES_DIR)
+            try:
+                tmp.rename(self.path / entry.id)
+            except BaseException:
+                if moved:
+                    kept.move_back(self.settings, kb, doc_id, tmp / FILES_DIR)
+                raise
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -147,6 +156,7 @@ class Trash:
         if e.kind == "doc":
             self.store.create_kb(e.kb)
         self.store.import_points(records)
+        kept.move_back(self.settings, e.kb, e.doc_id, self.path / e.id / FILES_DIR)
         shutil.rmtree(self.path / e.id, ignore_errors=True)
         return e
 

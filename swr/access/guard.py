@@ -95,6 +95,11 @@ class GuardedEngine:
         self.require_kb(kb)
         return self._engine.fetch_sentences(kb, keys)
 
+    def open_document(self, kb: str, doc_id: str, **kw):
+        """A hit in its document (:mod:`swr.docview`): needs read access to ``kb``."""
+        self.require_kb(kb)
+        return self._engine.open_document(kb, doc_id, **kw)
+
     def create_kb(self, kb: str) -> None:
         self._require_admin("create knowledge bases", kb)
         self._engine.create_kb(kb)
