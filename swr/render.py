@@ -315,12 +315,16 @@ def evidence_card_html(
     passages: list[Passage],
     settings: dict,
     created_at: str,
+    page_images: dict[int, list[tuple[str, str]]] | None = None,
 ) -> str:
     """A standalone HTML document (inline CSS, no script, no external resource) with the
     question, the answer (citations linked), every passage highlighted with scores, the settings
-    used and the date. Opens in a browser from disk."""
+    used and the date. Opens in a browser from disk. ``page_images``: passage number ->
+    ``[(caption, "data:image/png;base64,...")]``, the PDF page crops of its hits
+    (:mod:`swr.docview`), shown under the passage (anything but a base64 PNG data URI is dropped)."""
     kind = _KIND_LABELS.get(answer_kind, answer_kind or "answer")
-    cards = "\n".join(passage_html(p, n) for n, p in enumerate(passages, 1))
+    cards = "\n".join(passage_html(p, n) + _page_images_html((page_images or {}).get(n, []))
+                      for n, p in enumerate(passages, 1))
     lang = "zh" if has_cjk(question or "") else "en"
     return "\n".join([
         "<!DOCTYPE html>",
@@ -328,7 +332,7 @@ def evidence_card_html(
         "<head>",
         '<meta charset="utf-8">',
         ('<meta http-equiv="Content-Security-Policy" '
-         "content=\"default-src 'none'; style-src 'unsafe-inline'\">"),
+         "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"),
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Evidence card: {esc((question or '')[:80])}</title>",
         f"<style>{CSS}{_CARD_CSS}</style>",
@@ -350,6 +354,17 @@ def evidence_card_html(
         "</html>",
         "",
     ])
+
+
+_PNG_URI = re.compile(r"data:image/png;base64,[A-Za-z0-9+/]+={0,2}")
+
+
+def _page_images_html(images: list[tuple[str, str]]) -> str:
+    """The page crops of one passage's hits: ``<figure class="swr-crop">`` each (caption escaped)."""
+    out = [f'<figure class="swr-crop"><img alt="{esc(cap)}" src="{uri}" style="max-width:100%;'
+           f'border:1px solid #d0d7de;border-radius:6px"><figcaption class="swr-meta">{esc(cap)}</figcaption></figure>'
+           for cap, uri in images if _PNG_URI.fullmatch(uri or "")]
+    return "".join(out)
 
 
 # --------------------------------------------------------------------------------------------

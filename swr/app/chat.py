@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 import streamlit as st
 
 from . import base, history, presets, state
-from .components import evidence as ev, passages as cards
+from .components import docview, evidence as ev, passages as cards
 from .components.answer import answer_card, short_value
 from .components.errors import errors_shown, md
 from .components.searched import conversation, searched_for
@@ -171,14 +171,14 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
         searched_for(entry)
         left, right = _columns()
         with right:
-            _evidence(entry, result.passages, result.context_chars, result.context_tokens)
+            _evidence(entry, result.passages, result.context_chars, result.context_tokens, engine)
         with left:
             if stream is not None:
                 slot = st.empty()
                 with slot.container():
                     _stream_answer(engine, result, stream)
                 slot.empty()
-            answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]))
+            answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
     state.HISTORY.get().append(entry)
     history.save(engine.settings.home)
 
@@ -220,13 +220,13 @@ def _render_entry(engine: Engine, entry: dict, ctl: Controls | None, *, stale: s
         with left:
             if stale:
                 st.html(f'<div class="swr-stale">⚠ {esc(stale)}</div>')
-            answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]))
+            answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
         with right:
             view = _live_view(engine, entry, ctl) if ctl else None
             if view is None:
-                _evidence(entry, result.passages, result.context_chars, result.context_tokens)
+                _evidence(entry, result.passages, result.context_chars, result.context_tokens, engine)
             else:
-                _preview(entry, view)
+                _preview(entry, view, engine)
 
 
 @dataclass
@@ -289,11 +289,11 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
     return LiveView(retrieval, now, passages, changes)
 
 
-def _evidence(entry: dict, passages: list[Passage], chars: int, tokens: int) -> None:
-    ev.evidence(str(entry["id"]), cards.anchor(entry["id"]), passages, chars, tokens)
+def _evidence(entry: dict, passages: list[Passage], chars: int, tokens: int, engine=None) -> None:
+    ev.evidence(str(entry["id"]), cards.anchor(entry["id"]), passages, chars, tokens, engine=engine, kb=entry["kb"])
 
 
-def _preview(entry: dict, view: LiveView) -> None:
+def _preview(entry: dict, view: LiveView, engine=None) -> None:
     result: AskResult = entry["result"]
     chars = sum(len(p.text) for p in view.passages)
     tokens = count_tokens(context_text(view.passages))
@@ -305,6 +305,8 @@ def _preview(entry: dict, view: LiveView) -> None:
                       "note": "regenerated: " + "; ".join(view.changes)})
     st.html(ev.head(view.passages, chars, tokens, "would send"))
     ev.scroll_cards(f"{entry['id']}-preview", cards.cards(cards.anchor(entry["id"], "p"), view.passages))
+    if engine is not None:
+        docview.controls(engine, entry["kb"], f"{entry['id']}p", view.passages)
     with st.expander(f"Evidence the answer was made with (window {result.settings.get('window_size')})"):
         ev.scroll_cards(f"{entry['id']}-made", cards.cards(cards.anchor(entry["id"]), result.passages))
 

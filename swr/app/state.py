@@ -246,6 +246,20 @@ class KEYS:
         return f"dl-{name}"
 
     @staticmethod
+    def open_doc(name: str, n: int, i: int) -> str:
+        """The "open in document" button of passage ``n``'s hit sentence ``i`` of one answer."""
+        return f"opendoc-{name}-{n}-{i}"
+
+    @staticmethod
+    def docview_page(name: str) -> str:
+        """The page the document view of one answer shows (None: the hit's pages)."""
+        return f"dv-page-{name}"
+
+    @staticmethod
+    def docview_zoom(name: str) -> str:
+        return f"dv-zoom-{name}"
+
+    @staticmethod
     def evidence_box(name: str) -> str:
         """A scrolling evidence box (CSS: ``div[class*="st-key-ev-"]``)."""
         return f"ev-{name}"

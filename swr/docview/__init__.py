@@ -284,3 +284,23 @@ class DocViewer:
             self.painted.put(key, png)
         w, h = pdf.size(page, zoom)
         return PageView(page=page, width=w, height=h, zoom=zoom, png=png, boxes=boxes)
+
+
+def hit_crops(engine, kb: str, passages, *, zoom: float = 1.25) -> dict[int, list[tuple[str, str]]]:
+    """The PDF page crops of every hit of an answer's ``passages`` (numbered from 1), through
+    ``engine.open_document`` (an engine or its checked view): passage number ->
+    ``[(caption, data URI)]``, for :func:`swr.render.evidence_card_html`. Text documents, PDFs
+    without a kept file and hits that cannot be placed are left out."""
+    formats = {d.doc_id: d.format for d in engine.docs(kb)}
+    out: dict[int, list[tuple[str, str]]] = {}
+    for n, p in enumerate(passages, 1):
+        if formats.get(p.doc_id) != "pdf":
+            continue
+        others = [h.i for q in passages if q.doc_id == p.doc_id for h in q.hits]
+        for h in p.hits:
+            view = engine.open_document(kb, p.doc_id, hit=h.i, first=p.first, last=p.last, others=others, zoom=zoom)
+            for page in view.pages:
+                if page.page in view.hit_pages and page.rects("hit"):
+                    cap = f"{p.source} · page {page.page} · sentence {h.i + 1}"
+                    out.setdefault(n, []).append((cap, page.data_uri(page.crop_png())))
+    return out

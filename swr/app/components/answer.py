@@ -9,7 +9,9 @@ import streamlit as st
 from ..state import KEYS
 from .errors import md
 from swr import render
+from swr.docview import hit_crops
 from swr.engine import AskResult
+from swr.errors import SwrError
 
 _STAGE_WORDS = {"cutoff": "score cutoff", "rerank": "reranking"}
 
@@ -70,9 +72,10 @@ def kind_html(result: AskResult) -> str:
     return '<span class="swr-kind">Extractive answer (best passage, no LLM)</span>'
 
 
-def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None) -> None:
+def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None, engine=None) -> None:
     """Kind, answer (citations link to ``#{prefix}passage-n``), stamp, the LLM's failure; with
-    ``export_key`` also the "Export evidence card" download."""
+    ``export_key`` also the "Export evidence card" download (with ``engine``, the checked view,
+    the card embeds the PDF page crop of every hit, made when the button is clicked)."""
     if not getattr(result, "answerable", True):  # plainly: the passages are the closest, not an answer
         st.warning("**Not in the knowledge base.** " + md(
             f"{result.answer} The passages shown are the closest ones, not an answer "
@@ -84,12 +87,21 @@ def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None
     if result.llm_error:
         st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
     if export_key is not None:
-        st.download_button("Export evidence card", data=evidence_card(result), file_name=export_name(result),
+        data = (lambda: evidence_card(result, engine)) if engine is not None else evidence_card(result)
+        st.download_button("Export evidence card", data=data, file_name=export_name(result),
                            mime="text/html", key=KEYS.export(export_key), icon=":material/download:", on_click="ignore")
 
 
-def evidence_card(result: AskResult) -> str:
-    """The standalone HTML evidence card of an answer."""
+def evidence_card(result: AskResult, engine=None) -> str:
+    """The standalone HTML evidence card of an answer; with ``engine`` (the checked view) the PDF
+    page crop of every hit is embedded (a data: URI; the card stays one self-contained file)."""
+    crops = None
+    if engine is not None:
+        try:
+            crops = hit_crops(engine, result.kb, result.passages)
+        except (SwrError, OSError, RuntimeError):  # a document gone or unreadable: no page images
+            crops = None
     return render.evidence_card_html(result.question, result.answer, result.answer_kind, result.passages,
                                      {**result.settings, "kb": result.kb, "context_chars": result.context_chars,
-                                      "context_tokens": result.context_tokens}, result.created_at)
+                                      "context_tokens": result.context_tokens}, result.created_at,
+                                     page_images=crops)

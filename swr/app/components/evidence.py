@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..state import KEYS
-from . import passages as cards_
+from . import docview, passages as cards_
 from swr.types import Passage
 
 
@@ -24,7 +24,11 @@ def scroll_cards(key: str, html: str) -> None:
         st.html(html)
 
 
-def evidence(key: str, prefix: str, passages: list[Passage], chars: int, tokens: int) -> None:
-    """Head line and scrolling cards (anchors ``{prefix}passage-n``)."""
+def evidence(key: str, prefix: str, passages: list[Passage], chars: int, tokens: int, *, engine=None,
+             kb: str | None = None) -> None:
+    """Head line and scrolling cards (anchors ``{prefix}passage-n``); with ``engine`` (the checked
+    view) and ``kb``, the "open in document" buttons of every passage and hit under them."""
     st.html(head(passages, chars, tokens))
     scroll_cards(key, cards_.cards(prefix, passages))
+    if engine is not None and kb:
+        docview.controls(engine, kb, key, passages)
