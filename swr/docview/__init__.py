@@ -184,8 +184,9 @@ class DocViewer:
             pdf = self._pdf(kb, doc_id, info.source)
             if pdf is not None:
                 return self._open_pdf(view, *pdf, page)
-            view.message = (f"{info.source} was indexed before its PDF was kept for viewing: re-index it "
-                            "(delete it and upload it again) to open its PDF pages. Its text is shown instead.")
+            view.message = (f"{info.source} was indexed before PDFs were kept for viewing: re-index it (upload "
+                            "the same file again; nothing is re-embedded) to open its PDF pages. Its text is shown "
+                            "instead.")
         return self._open_text(view)
 
     # -- text ------------------------------------------------------------------------------
@@ -245,8 +246,9 @@ class DocViewer:
                 text, _ = pdf.text(pc.page)
                 stored = s.text[pc.doc_a - s.start: pc.doc_a - s.start + (pc.b - pc.a)]
                 if text[pc.a:pc.b] != stored:
-                    bad[i] = (f"its stored text differs from page {pc.page}'s text layer (indexed with another "
-                              "PDF text extraction, or the file changed): re-index the document to open it here")
+                    bad[i] = (f"its stored text differs from page {pc.page}'s text layer (indexed with an older "
+                              "PDF text extraction, or the file changed): re-index the document (delete it and "
+                              "upload it again) to open it here")
                     break
             if i in bad:
                 continue
