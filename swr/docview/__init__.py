@@ -5,8 +5,9 @@ Stable API (the app, the evidence card export and the browser test use it)::
     view = engine.open_document(kb, doc_id, hit=i, first=a, last=b, others=[j, ...],
                                 page=None, zoom=1.5)          # GuardedEngine: read check on kb
     view.kind            # "pdf" (page images) or "text" (the whole document as HTML)
-    view.pages           # pdf: [PageView] shown: the pages the window lies on (two when it
-                         #      crosses a page break), or only ``page`` when one is asked for
+    view.pages           # pdf: [PageView] shown: the pages the window lies on (both when it
+                         #      crosses a page break; over more breaks, the hit's page and the
+                         #      next, else the previous), or only ``page`` when one is asked for
     view.page_count      # pdf: pages in the file
     view.hit_pages       # pdf: the page(s) the hit sentence lies on ([] when unmapped)
     view.unmapped        # [Unmapped(i, kind, reason)]: spans not highlighted, and why
@@ -50,7 +51,7 @@ from .pdf import LRU, MAX_ZOOM, MIN_ZOOM, RENDER_VERSION, PdfFile, crop_png, loc
 from .text import text_html
 
 DEFAULT_ZOOM = 1.5
-MAX_PAGES_SHOWN = 3  # a window over more page breaks shows the pages of its hit and next to it
+MAX_PAGES_SHOWN = 2  # a window over more page breaks shows the hit's page and the next (else previous) one
 ANCHOR = "swr-dv-window"
 
 __all__ = ["DocViewer", "DocumentView", "PageView", "SpanBoxes", "Unmapped", "DEFAULT_ZOOM", "ANCHOR", "kept"]
@@ -230,9 +231,10 @@ class DocViewer:
             shown = [int(page)]
         else:
             shown = view.window_pages or view.hit_pages or [max(1, sents[view.hit].page or 1)]
-            if len(shown) > MAX_PAGES_SHOWN:
-                h = view.hit_pages[0] if view.hit_pages else shown[0]
-                shown = [p for p in shown if h - 1 <= p <= h + 1][:MAX_PAGES_SHOWN]
+            if len(shown) > MAX_PAGES_SHOWN:  # the hit's page(s), and the next (else previous) window page
+                hp = view.hit_pages or shown[:1]
+                near = [p for p in shown if p == hp[-1] + 1] or [p for p in shown if p == hp[0] - 1]
+                shown = sorted(set(hp) | set(near))[-MAX_PAGES_SHOWN:] if len(hp) < MAX_PAGES_SHOWN else hp
         bad: dict[int, str] = {}
         per_page: dict[int, list[SpanBoxes]] = {p: [] for p in shown}
         for i, s in sents.items():

@@ -115,6 +115,8 @@ def _pdf(view: DocumentView, page_key: str, zoom_key: str) -> None:
         hit = p.rects("hit") or p.rects("window")
         top = max(0, hit[0][1] - 160) if hit else 0
         box = f"swr-docpage-{p.page}"
+        # the hit's page below another one: bring it into view
+        into = 'e.scrollIntoView({block:"start"});' if p.rects("hit") and p is not view.pages[0] else ""
         st.html(f'<div class="swr-docscroll" id="{box}" style="max-height:70vh;overflow:auto;border:1px solid '
                 f'#d0d7de;border-radius:6px;margin-bottom:.6em">'
                 f'<div class="swr-docpage" data-page="{p.page}" data-width="{p.width}" data-height="{p.height}" '
@@ -122,7 +124,7 @@ def _pdf(view: DocumentView, page_key: str, zoom_key: str) -> None:
                 f'<img class="swr-docpage-img" alt="page {p.page}" src="{p.data_uri()}" width="{p.width}" '
                 f'height="{p.height}" style="max-width:none;display:block"></div></div>'
                 f'<script>(function(){{var e=document.getElementById("{box}");'
-                f"if(e)e.scrollTop={int(top)};}})()</script>",
+                f"if(e){{e.scrollTop={int(top)};{into}}}}})()</script>",
                 unsafe_allow_javascript=True)
 
 
