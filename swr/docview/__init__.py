@@ -154,13 +154,18 @@ class DocViewer:
     def __init__(self, settings, store) -> None:
         self.settings = settings
         self.store = store
-        self._pdfs = LRU(4, on_evict=lambda v: v[0].close())  # (kb, doc_id) -> (PdfFile, layout)
+        # (kb, doc_id) -> (PdfFile, layout); an evicted file is closed by the garbage collector once
+        # no other thread still renders from it (closing it here could pull it from under one)
+        self._pdfs = LRU(4)
         self.renders = LRU(12)  # (doc_id, RENDER_VERSION, page, zoom) -> PIL image
         self.painted = LRU(48)  # (doc_id, RENDER_VERSION, page, zoom, spans) -> PNG bytes
 
     def close(self) -> None:
-        """Close the open PDFs and forget the caches."""
+        """Close the open PDFs and forget the caches (when nothing renders any more)."""
+        files = [v[0] for v in self._pdfs.values()]
         self._pdfs.clear()
+        for f in files:
+            f.close()
         self.renders.clear()
         self.painted.clear()
 

@@ -90,6 +90,11 @@ class LRU:
                 if self.on_evict:
                     self.on_evict(old)
 
+    def values(self) -> list:
+        """The cached values, least recently used first."""
+        with self._lock:
+            return list(self._d.values())
+
     def clear(self) -> None:
         """Forget everything (``on_evict`` is called on every value)."""
         with self._lock:
