@@ -42,6 +42,7 @@ class HashEmbedder(Embedder):
     name, runtime, device, dim = "bench-hash", "fake", "cpu", 32
 
     def _encode(self, texts, is_query):
+        """Hashed bag of words, normalised."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for r, t in enumerate(texts):
             for w in t.lower().split():
@@ -71,12 +72,14 @@ def make_pdf(pages: int, lines: int, seed: int = 0) -> bytes:
 
 
 def timed(fn) -> tuple[float, object]:
+    """Milliseconds ``fn()`` took, and what it returned."""
     t0 = time.perf_counter()
     out = fn()
     return (time.perf_counter() - t0) * 1000, out
 
 
 def main() -> None:
+    """Generate, index, open, print."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=300)
     ap.add_argument("--lines", type=int, default=40)
@@ -104,10 +107,12 @@ def main() -> None:
     hits = [rnd.choice(by_page[p][1:-1] or by_page[p]) for p in pages]
 
     def open_(s):
+        """Open the hit ``s`` with a window of ``--window`` each side."""
         return eng.open_document("bench", res.doc_id, hit=s.i, first=max(0, s.i - a.window),
                                  last=min(len(sents) - 1, s.i + a.window), zoom=a.zoom)
 
     def hit_page(v):
+        """The shown page that holds the hit."""
         return next(p for p in v.pages if p.page in v.hit_pages)
 
     first_ms, view = timed(lambda: open_(hits[0]))
@@ -124,6 +129,7 @@ def main() -> None:
     eng.close()
 
     def stats(xs):
+        """n, median and max of a list of milliseconds."""
         return {"n": len(xs), "p50_ms": round(statistics.median(xs), 1), "max_ms": round(max(xs), 1)}
 
     out = {"pages": a.pages, "lines_per_page": a.lines, "sentences": len(sents), "pdf_bytes": len(data),

@@ -67,6 +67,7 @@ class SpanBoxes:
     rects: list[tuple[int, int, int, int]]
 
     def to_dict(self) -> dict:
+        """JSON-ready (no PNG bytes)."""
         return {"kind": self.kind, "i": self.i, "page": self.page, "rects": [list(r) for r in self.rects]}
 
 
@@ -79,6 +80,7 @@ class Unmapped:
     reason: str
 
     def to_dict(self) -> dict:
+        """JSON-ready (no PNG bytes)."""
         return {"i": self.i, "kind": self.kind, "reason": self.reason}
 
 
@@ -106,6 +108,7 @@ class PageView:
         return crop_png(self.png, self.rects("hit") or self.rects("window"))
 
     def to_dict(self) -> dict:
+        """JSON-ready (no PNG bytes)."""
         return {"page": self.page, "width": self.width, "height": self.height, "zoom": self.zoom,
                 "boxes": [b.to_dict() for b in self.boxes]}
 
@@ -134,6 +137,7 @@ class DocumentView:
     zoom: float = DEFAULT_ZOOM
 
     def to_dict(self) -> dict:
+        """JSON-ready (no PNG bytes)."""
         return {"kind": self.kind, "kb": self.kb, "doc_id": self.doc_id, "source": self.source,
                 "format": self.format, "hit": self.hit, "first": self.first, "last": self.last,
                 "others": list(self.others), "pages": [p.to_dict() for p in self.pages],
@@ -197,6 +201,7 @@ class DocViewer:
 
     # -- text ------------------------------------------------------------------------------
     def _open_text(self, view: DocumentView) -> DocumentView:
+        """The whole document rebuilt from its stored sentences, marked."""
         sentences = self.store.scroll_doc(view.kb, view.doc_id)
         if not any(s.i == view.hit for s in sentences):
             raise NotFound(f"{view.source} has no sentence {view.hit + 1}; it may have been re-indexed.")
@@ -206,6 +211,7 @@ class DocViewer:
 
     # -- pdf -------------------------------------------------------------------------------
     def _pdf(self, kb: str, doc_id: str, source: str):
+        """The open PDF and layout of a document (cached), or None when its file is not kept."""
         key = (kb, doc_id)
         got = self._pdfs.get(key)
         if got is None:
@@ -218,6 +224,7 @@ class DocViewer:
         return got
 
     def _open_pdf(self, view: DocumentView, pdf: PdfFile, layout: dict, page: int | None) -> DocumentView:
+        """Map the hit, window and other hits onto the PDF's characters, checked; render the pages shown."""
         view.kind = "pdf"
         view.page_count = pdf.page_count
         want = sorted({view.hit, *range(view.first, view.last + 1), *view.others})

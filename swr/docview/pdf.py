@@ -159,6 +159,7 @@ class PdfFile:
                 dx, dy = ctypes.c_int(), ctypes.c_int()
 
                 def dev(x: float, y: float) -> tuple[int, int]:
+                    """A point in PDF user space as a pixel of the rendered page."""
                     raw.FPDF_PageToDevice(pg, 0, 0, W, H, 0, x, y, dx, dy)
                     return dx.value, dy.value
 

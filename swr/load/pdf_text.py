@@ -105,6 +105,7 @@ def page_text(textpage) -> tuple[str, list[int]]:
 
 
 def _pdf_page_texts(data: bytes, src: str) -> list[str]:
+    """Every page's text (:func:`page_text`), typed errors for unreadable files."""
     try:
         with PDFIUM_LOCK:
             pdf = open_pdf(data, src)

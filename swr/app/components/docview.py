@@ -90,6 +90,7 @@ def show(engine, kb: str, key: str, target: dict) -> None:
 
 
 def _pdf(view: DocumentView, page_key: str, zoom_key: str) -> None:
+    """Page buttons, zoom, then the painted page(s) with their boxes as data attributes."""
     shown = [p.page for p in view.pages]
     c1, c2, c3, c4 = st.columns([2, 2, 2, 3])
     if c1.button("◀ Previous page", key=f"{page_key}-prev", disabled=min(shown) <= 1, width="stretch"):
@@ -129,6 +130,7 @@ def _pdf(view: DocumentView, page_key: str, zoom_key: str) -> None:
 
 
 def _text(view: DocumentView) -> None:
+    """The marked document in a scrolling box, scrolled to the window."""
     st.caption("Orange: the hit sentence; yellow: its window; blue: other hits of this answer.")
     st.html(f"<style>{TEXT_CSS}</style>"
             f'<div class="swr-docscroll" id="swr-dv-box" style="max-height:70vh;overflow:auto">{view.html}</div>'
