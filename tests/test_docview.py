@@ -281,3 +281,28 @@ def test_targets_one_button_per_hit_with_other_hits_of_the_document():
     assert [(x["n"], x["hit"]) for x in t] == [(1, 4), (1, 8), (2, 1), (3, 22)]
     assert t[0]["others"] == [8, 22] and t[2]["others"] == [] and t[3]["others"] == [4, 8]
     assert t[0]["label"] == "[1] hit 1: sentence 5 · p. 1" and t[2]["label"] == "[2] b.md"
+
+
+def test_chinese_pdf_sentence_on_page_2(fake_engine):
+    """A CID font (reportlab's STSong-Light): every ideograph 12 pt wide, so the box is exact."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen import canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4, invariant=1)
+    for y, text in ((750, "第一页。"), (700, "滤网每三个月清洗一次。请用软布擦干。")):
+        c.setFont("STSong-Light", 12)
+        c.drawString(72, y, text)
+        c.showPage()
+    c.save()
+    doc_id, sents = _index(fake_engine, "zh.pdf", buf.getvalue())
+    s = _find(sents, "滤网每三个月清洗一次。")
+    view = fake_engine.open_document("kb", doc_id, hit=s.i, first=s.i, last=s.i + 1, zoom=1.0)
+    assert view.hit_pages == [2] and view.unmapped == []
+    [r] = view.pages[0].rects("hit")
+    assert abs(r[0] - 72) <= 2 and abs(r[2] - (72 + 11 * 12)) <= 2 and r[1] < 841.89 - 700 <= r[3] + 1
+    [w] = view.pages[0].rects("window")
+    assert abs(w[0] - r[2]) <= 2  # the next sentence of the window follows on the same line
