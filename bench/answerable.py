@@ -46,11 +46,14 @@ def rows_for(engine, arts) -> list[dict]:
             row = {"lang": a.lang, "split": a.split, "q": q, "kb": kb, "label": label, "negative": neg}
             for fusion in FUSIONS:
                 r = engine.retrieve(q, kb, fusion=fusion)
-                row[f"cover_{fusion}"] = an.coverage(q, engine.passages(r, 3))
+                ps = engine.passages(r, 3)
+                row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if "cos" not in row:
                     best = an.best_hit(engine, q, kb, r.hits, r.params)
                     row["cos"] = best[0] if best else 0.0
                     row["cross"] = bool(best) and has_cjk(q) != has_cjk(best[1])
+                    # across languages: does the question name a document of the passages (swr.aliases)?
+                    row["named"] = bool(row["cross"] and an.names_a_subject(engine, q, kb, ps))
             rows.append(row)
         if n % 10 == 0:
             print(f"  {n}/{len(arts)} articles, {len(rows)} rows", file=sys.stderr, flush=True)
@@ -60,7 +63,7 @@ def rows_for(engine, arts) -> list[dict]:
 def decide(r, t, fusion) -> bool:
     from swr import answerable as an
 
-    return an.decide(r["cos"], r[f"cover_{fusion}"], r["cross"], t)[0]
+    return an.decide(r["cos"], r[f"cover_{fusion}"], r["cross"], t, r.get("named", False))[0]
 
 
 def scores(rows, t, fusion) -> dict:

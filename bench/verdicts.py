@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import random
 import re
 import sys
@@ -108,6 +109,19 @@ def flip(s: str, lang: str) -> str | None:
     return None
 
 
+def change_code(s: str) -> str | None:
+    """A model number, flight or catalogue code with its number changed (LC-34 -> LC-45, B-52 -> B-68)."""
+    from swr.claims import codes
+
+    for m in re.finditer(r"(?<![\w-])([A-Z][A-Za-z]{0,4})-?(\d{1,4})(?![\w.,]\d)", s):
+        if not codes(m.group(0)):
+            continue
+        n = int(m.group(2))
+        new = s[:m.start(2)] + str(n + max(1, round(n * 0.3)) + (1 if n < 3 else 0)) + s[m.end(2):]
+        return new
+    return None
+
+
 def swap_subject(s: str, title: str, others: list[str], rng) -> str | None:
     name = title.replace("_", " ")
     if len(name) < 2 or name not in s:
@@ -141,12 +155,12 @@ def build_claims(arts, per_article: int, seed: int) -> list[dict]:
             if p and made["paraphrase"] < 2:
                 add(p, "supported", "paraphrase")
                 made["paraphrase"] += 1
-        used = {"number": 0, "unit": 0, "polarity": 0, "subject": 0}
+        used = {"number": 0, "unit": 0, "code": 0, "polarity": 0, "subject": 0}
         for s in good:
-            for kind, fn in (("number", lambda x: change_number(x, rng)), ("unit", change_unit),
+            for kind, fn in (("number", lambda x: change_number(x, rng)), ("unit", change_unit), ("code", change_code),
                              ("polarity", lambda x, a=a: flip(x, a.lang)),
                              ("subject", lambda x, a=a: swap_subject(x, a.title, titles[a.kb], rng))):
-                if used[kind] >= (2 if kind != "unit" else 1):
+                if used[kind] >= (2 if kind not in ("unit", "code") else 1):
                     continue
                 c = fn(s)
                 if c and c != s:
@@ -157,18 +171,39 @@ def build_claims(arts, per_article: int, seed: int) -> list[dict]:
     return rows
 
 
-def measure(engine, claims) -> list[list]:
-    """Every window's measures per claim (thresholds are applied afterwards, by replay)."""
+def gather(engine, claims, cache_path) -> list[list]:
+    """Every candidate window of every claim (swr.verify.WindowView: sentences and cosines), read
+    from ``cache_path`` when a run already retrieved and embedded them (keyed by claim and
+    knowledge base): re-judging after a change of the verdict rules needs no retrieval."""
     from swr import verify as vf
 
-    by_kb: dict[str, list[int]] = {}
+    cache = pickle.loads(cache_path.read_bytes()) if cache_path.is_file() else {}
+    todo: dict[str, list[int]] = {}
     for k, c in enumerate(claims):
-        by_kb.setdefault(c["kb"], []).append(k)
-    out = [None] * len(claims)
-    for n, (kb, ks) in enumerate(by_kb.items(), 1):
-        for k, r in zip(ks, vf.verify_many(engine, [claims[k]["claim"] for k in ks], kb)):
-            out[k] = r.measures
-        print(f"  measured {kb} ({n}/{len(by_kb)})", file=sys.stderr, flush=True)
+        if (c["claim"], c["kb"]) not in cache:
+            todo.setdefault(c["kb"], []).append(k)
+    print(f"  {sum(map(len, todo.values()))} of {len(claims)} claims to retrieve and embed", file=sys.stderr)
+    for n, (kb, ks) in enumerate(todo.items(), 1):
+        for lo in range(0, len(ks), 25):
+            part = ks[lo:lo + 25]
+            for k, r in zip(part, vf.verify_many(engine, [claims[k]["claim"] for k in part], kb)):
+                cache[(claims[k]["claim"], kb)] = r.views
+            cache_path.write_bytes(pickle.dumps(cache))
+            print(f"  {kb} ({n}/{len(todo)}): {lo + len(part)}/{len(ks)}", file=sys.stderr, flush=True)
+    return [cache[(c["claim"], c["kb"])] for c in claims]
+
+
+def measure(engine, claims, views) -> list[list]:
+    """Every window's swr.verdict.Measure per claim, with the verdict rules as they are now
+    (thresholds are applied afterwards, by replay)."""
+    from swr import subjects as sj, verdict as vd
+
+    out = []
+    for c, vs in zip(claims, views):
+        index = sj.for_kb(engine, c["kb"])
+        facts = vd.ClaimFacts.read(c["claim"], index)
+        out.append([vd.measure(facts, list(w.sentences), list(w.cosines), w.window_cos, w.doc_id, index)
+                    for w in vs])
     return out
 
 
@@ -186,33 +221,76 @@ def summary(claims, verdicts) -> dict:
             "n_sup": len(sup), "n_neg": len(neg)}
 
 
-def table(claims, verdicts, label) -> list[str]:
-    lines = [f"\n{label}\n", "| part | gold | kind | n | verdict right | called supported |",
-             "|---|---|---|---|---|---|"]
+def table(claims, verdicts) -> list[str]:
+    """Per language and kind: n, verdict right, called supported (the false support of a false kind)."""
+    lines = ["| language | gold | kind | n | verdict right | called supported |", "|---|---|---|---|---|---|"]
     for lang in ("en", "zh", "both"):
         sub = [(c, v) for c, v in zip(claims, verdicts) if lang in ("both", c["lang"])]
-        kinds = sorted({(c["gold"], c["kind"]) for c, _ in sub})
-        for gold, kind in kinds + [("supported", "all"), ("contradicted", "all"), ("not found", "all"),
-                                   ("not supported", "all")]:
+        groups = [(g, k) for g, k in sorted({(c["gold"], c["kind"]) for c, _ in sub})]
+        groups += [("supported", "all (recall)"), ("not supported", "all (false-support rate)")]
+        for gold, kind in groups:
             rows = [(c, v) for c, v in sub
                     if (c["gold"] == gold or (gold == "not supported" and c["gold"] != "supported"))
-                    and kind in ("all", c["kind"])]
-            if not rows or (lang != "both" and kind == "all" and gold != "not supported" and gold != "supported"):
+                    and (kind.startswith("all") or kind == c["kind"])]
+            if not rows:
                 continue
             right = sum(v == c["gold"] for c, v in rows) if gold != "not supported" else \
                 sum(v != "supported" for c, v in rows)
             called = sum(v == "supported" for _, v in rows)
+            bold = "**" if kind.startswith("all") else ""
             lines.append(f"| {lang} | {gold} | {kind} | {len(rows)} | {qa.rate(right, len(rows))} | "
-                         f"{qa.rate(called, len(rows))} |")
+                         f"{bold}{qa.rate(called, len(rows))}{bold} |")
     return lines
+
+
+def sample(claims, per_lang: int | None, max_claims: int | None, seed: int) -> list[dict]:
+    """A seeded sample: ``per_lang`` claims of each language, or ``max_claims`` in all."""
+    rng = random.Random(seed)
+    keep = list(range(len(claims)))
+    if per_lang:
+        keep = []
+        for lang in ("en", "zh"):
+            ks = [k for k, c in enumerate(claims) if c["lang"] == lang]
+            keep += rng.sample(ks, min(per_lang, len(ks)))
+    elif max_claims and max_claims < len(claims):
+        keep = rng.sample(keep, max_claims)
+    return [claims[k] for k in sorted(keep)]
+
+
+def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[dict], list[str]]:
+    """The LLM judge (swr.verify.llm_verdict) on a seeded sample of ``n`` claims: its verdicts."""
+    from swr import subjects as sj, verdict as vd, verify as vf
+    from swr.answer import Answerer, LLMConfig
+
+    answerer = Answerer(LLMConfig.from_settings(engine.settings))
+    if not answerer.configured:
+        raise SystemExit("--llm needs an LLM: SWR_LLM_GGUF (a GGUF under models/) or OPENAI_BASE_URL")
+    rng = random.Random(seed)
+    ks = sorted(rng.sample(range(len(claims)), min(n, len(claims))))
+    out, got = [], []
+    t0 = time.time()
+    for j, k in enumerate(ks, 1):
+        c = claims[k]
+        index = sj.for_kb(engine, c["kb"])
+        facts = vd.ClaimFacts.read(c["claim"], index)
+        judged = vf.judge_views(facts, views[k], index, vd.thresholds_for(engine.embedder.name))
+        v, _why = vf.llm_verdict(answerer, facts, judged, views[k], verdicts[k])
+        out.append(c)
+        got.append(v)
+        print(f"  llm {j}/{len(ks)} ({time.time() - t0:.0f} s): {c['gold']} / rules {verdicts[k]} / llm {v}",
+              file=sys.stderr, flush=True)
+    return out, got
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--tune", action="store_true", help="sweep the thresholds on the dev half and print the sweep")
     ap.add_argument("--per-article", type=int, default=6)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-claims", type=int, default=None, help="a seeded sample of the claims (bounded runs)")
+    ap.add_argument("--per-lang", type=int, default=None, help="a seeded sample of N claims per language")
+    ap.add_argument("--max-claims", type=int, default=None, help="a seeded sample of N claims in all")
+    ap.add_argument("--llm", type=int, default=0, help="also judge a seeded sample of N claims with the LLM")
+    ap.add_argument("--show", default="", help="print the claims of this split falsely supported (dev|test)")
     a = ap.parse_args()
     from swr import verdict as vd
     from swr.engine import Engine
@@ -222,44 +300,53 @@ def main() -> int:
     engine = Engine(Settings.from_env())
     arts = qa.articles()
     qa.index(engine, arts)
-    claims = build_claims(arts, a.per_article, a.seed)
-    if a.max_claims and a.max_claims < len(claims):
-        claims = [claims[k] for k in sorted(random.Random(a.seed).sample(range(len(claims)), a.max_claims))]
-    tune = [c for c in claims if c["split"] == "tune"]
-    test = [c for c in claims if c["split"] == "test"]
-    print(f"{len(claims)} claims ({len(tune)} tuning, {len(test)} held out); {engine.embedder.name}", file=sys.stderr)
-    out = {"claims": claims}
-    measures = measure(engine, claims)
-    tune_m = [m for c, m in zip(claims, measures) if c["split"] == "tune"]
-    test_m = [m for c, m in zip(claims, measures) if c["split"] == "test"]
-    base = vd.thresholds_for(engine.embedder.name)
-    if a.tune:
-        sweep = []
-        for support in (0.84, 0.85, 0.86, 0.87, 0.88, 0.89, 0.90):
-            for high in (0.90, 0.92, 0.94, 0.97):
-                for cover in (0.5, 0.6, 0.67, 0.75, 0.85):
-                    t = vd.Thresholds(support=support, high=high, topic=base.topic, cover=cover, literal=base.literal)
-                    s = summary(tune, replay(tune_m, t))
-                    sweep.append({"support": support, "high": high, "cover": cover, **s})
-        out["sweep"] = sweep
-        ok = [s for s in sweep if s["false_support"] <= 0.03]
-        pick = max(ok, key=lambda s: s["recall"]) if ok else min(sweep, key=lambda s: s["false_support"])
-        print(f"tuning half: best support {pick['support']} high {pick['high']} cover {pick['cover']}: recall "
-              f"{pick['recall']:.3f}, false support {pick['false_support']:.3f} (limit 3 %)", file=sys.stderr)
-    verdicts = replay(test_m, base)
-    out["test_verdicts"] = verdicts
-    s = summary(test, verdicts)
+    claims = sample(build_claims(arts, a.per_article, a.seed), a.per_lang, a.max_claims, a.seed)
+    n_dev = sum(c["split"] == "tune" for c in claims)
+    print(f"{len(claims)} claims ({n_dev} dev, {len(claims) - n_dev} held out); {engine.embedder.name}",
+          file=sys.stderr)
+    out_dir = qa.ROOT / "bench" / "out"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    views = gather(engine, claims, out_dir / "verdict_views.pkl")
+    t_gather = time.time() - t0
+    measures = measure(engine, claims, views)
     t = vd.thresholds_for(engine.embedder.name)
-    print(f"Verdicts on the held-out half: {len(test)} claims, {engine.embedder.name}, thresholds {t.to_dict()}, "
-          f"no LLM ({time.time() - t0:.0f} s)")
-    sup_n = s["n_sup"]
-    neg_n = s["n_neg"]
-    print(f"\nrecall of supported claims: {qa.rate(round(s['recall'] * sup_n), sup_n)}; "
-          f"false-support rate: {qa.rate(round(s['false_support'] * neg_n), neg_n)}")
-    print("\n".join(table(test, verdicts, "Per gold verdict and kind (held-out half, no LLM):")))
-    print("\nWith an LLM judge: not run (no LLM available in this environment).")
-    path = qa.ROOT / "bench" / "out" / "verdicts.json"
-    path.write_text(json.dumps(out, ensure_ascii=False))
+    verdicts = replay(measures, t)
+    out = {"claims": claims, "verdicts": verdicts, "thresholds": t.to_dict()}
+    print(f"Verdicts: {len(claims)} claims ({a.per_lang or a.max_claims or 'all'} sampled, seed {a.seed}), "
+          f"{engine.embedder.name}, thresholds {t.to_dict()}, no LLM (retrieval {t_gather:.0f} s)")
+    for split, label in (("tune", "dev half (rules and thresholds looked at)"), ("test", "held-out half")):
+        part = [(c, v) for c, v in zip(claims, verdicts) if c["split"] == split]
+        cs, vs = [c for c, _ in part], [v for _, v in part]
+        s = summary(cs, vs)
+        print(f"\n### {label}\n\nrecall of supported claims: {qa.rate(round(s['recall'] * s['n_sup']), s['n_sup'])}; "
+              f"false-support rate: {qa.rate(round(s['false_support'] * s['n_neg']), s['n_neg'])}\n")
+        print("\n".join(table(cs, vs)))
+        if a.show == {"tune": "dev", "test": "test"}[split]:
+            for c, v in part:
+                if (v == "supported") != (c["gold"] == "supported"):
+                    print(f"  {c['gold']:>12} -> {v:<12} {c['lang']} {c['kind']:<10} {c['claim'][:160]}")
+    if a.tune:
+        dev = [k for k, c in enumerate(claims) if c["split"] == "tune"]
+        for support in (0.84, 0.86, 0.88, 0.90):
+            for cover in (0.5, 0.6, 0.75):
+                tt = vd.Thresholds(support=support, high=t.high, topic=t.topic, cover=cover, literal=t.literal)
+                s = summary([claims[k] for k in dev], replay([measures[k] for k in dev], tt))
+                print(f"  dev sweep support {support} cover {cover}: recall {s['recall']:.3f}, "
+                      f"false support {s['false_support']:.3f}", file=sys.stderr)
+    if a.llm:
+        test = [k for k, c in enumerate(claims) if c["split"] == "test"]
+        lc, lv = llm_rows(engine, [claims[k] for k in test], [verdicts[k] for k in test],
+                          [views[k] for k in test], a.llm, a.seed)
+        rules = {id(c): verdicts[k] for k, c in enumerate(claims)}
+        s_llm, s_rules = summary(lc, lv), summary(lc, [rules[id(c)] for c in lc])
+        print(f"\n### With the LLM judge ({engine.settings.llm_gguf or engine.settings.llm_model}), "
+              f"{len(lc)} held-out claims\n")
+        for name, s in (("rules only, same claims", s_rules), ("rules + LLM", s_llm)):
+            print(f"{name}: recall {qa.rate(round(s['recall'] * s['n_sup']), s['n_sup'])}; false support "
+                  f"{qa.rate(round(s['false_support'] * s['n_neg']), s['n_neg'])}")
+        print("\n".join(table(lc, lv)))
+        out["llm"] = {"claims": lc, "verdicts": lv}
+    (out_dir / "verdicts.json").write_text(json.dumps(out, ensure_ascii=False))
     engine.close()
     return 0
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import subjects as subj, verdict as vd, window as win
 from .claims import contained, key_terms, negated  # noqa: F401  (public names of this module before the split)
-from .errors import BadRequest
+from .errors import BadRequest, LLMUnavailable
 from .params import MODES, VerifyParams
 from .store.base import sentence_id
 from .types import Passage, PassageHit, Sentence
@@ -105,6 +105,7 @@ class VerifyResult:
     reasons: list[str] = field(default_factory=list)
     deciding: int | None = None  # index in entries of the window that decided the verdict
     measures: list = field(default_factory=list, repr=False)  # every window's swr.verdict.Measure (not in JSON)
+    views: list = field(default_factory=list, repr=False)  # every window's WindowView (not in JSON)
 
     @property
     def supporting(self) -> list[SupportEntry]:
@@ -225,10 +226,24 @@ def embed_windows(engine, chunks_of: list[list[Chunk]], p: VerifyParams, embedde
     return stored, encoded, timings, counts
 
 
-def judge_claim(claim: vd.ClaimFacts, chunks: list[Chunk], q: np.ndarray, stored: dict, encoded: dict,
-                p: VerifyParams, index, t: vd.Thresholds) -> tuple[list[tuple], int]:
-    """Every window of every chunk judged: [(finding, chunk index, a, b, measure)], windows."""
-    out, n_windows = [], 0
+@dataclass(frozen=True)
+class WindowView:
+    """One window of one candidate chunk as the verdict sees it: its sentences, their cosines and
+    the window's own cosine (None: not embedded). Plain data: ``bench/verdicts.py`` caches these
+    to re-judge claims without retrieving or embedding again."""
+
+    chunk: int  # index of the chunk among the claim's candidates
+    a: int
+    b: int
+    doc_id: str
+    sentences: tuple[str, ...]
+    cosines: tuple[float | None, ...]
+    window_cos: float | None
+
+
+def window_views(chunks: list[Chunk], q: np.ndarray, stored: dict, encoded: dict, p: VerifyParams) -> list[WindowView]:
+    """Every sliding window of every chunk of one claim, with its cosines (no model call)."""
+    out = []
 
     def cos_of(vec):
         return None if vec is None else float(vec @ q)
@@ -240,11 +255,47 @@ def judge_claim(claim: vd.ClaimFacts, chunks: list[Chunk], q: np.ndarray, stored
             sent_cos.append(cos_of(v if v is not None else encoded.get(ch.text(n, n))))
         for a, b in slide(0, len(ch.sentences) - 1, p.window, p.step):
             wcos = sent_cos[a] if a == b else (cos_of(encoded.get(ch.text(a, b))) if ch.slide else None)
-            n_windows += ch.slide
-            m = vd.measure(claim, [s.text for s in ch.sentences[a:b + 1]], sent_cos[a:b + 1], wcos,
-                           ch.passage.doc_id, index)
-            out.append((vd.classify(m, t), k, a, b, m))
-    return out, n_windows
+            out.append(WindowView(k, a, b, ch.passage.doc_id, tuple(s.text for s in ch.sentences[a:b + 1]),
+                                  tuple(sent_cos[a:b + 1]), wcos))
+    return out
+
+
+def judge_views(claim: vd.ClaimFacts, views: list[WindowView], index, t: vd.Thresholds) -> list[tuple]:
+    """Every window judged: [(finding, chunk index, a, b, measure)]."""
+    out = []
+    for w in views:
+        m = vd.measure(claim, list(w.sentences), list(w.cosines), w.window_cos, w.doc_id, index)
+        out.append((vd.classify(m, t), w.chunk, w.a, w.b, m))
+    return out
+
+
+LLM_JUDGE_PROMPT = (
+    "You check claims against a passage. Reply with exactly one word: YES if the passage states the "
+    "claim, NO if the passage says something else (another number, name, product or the opposite), "
+    "UNKNOWN if the passage does not say.")
+
+
+def llm_verdict(answerer, claim: str, judged: list[tuple], views: list[WindowView], verdict: str) -> tuple[str, str]:
+    """The LLM's say on a verdict the rules reached: only a ``supported`` is put to it (the
+    deciding window and the claim, one short call); its NO makes the claim ``contradicted``, its
+    UNKNOWN ``not found``. The LLM can take a support away, never give one: the rules' conflicts
+    (numbers, codes, polarity, subject) stand whatever it says. Returns (verdict, reason);
+    :class:`swr.errors.LLMUnavailable` propagates."""
+    if verdict != "supported" or not judged:
+        return verdict, ""
+    _, k = vd.decide([j[0] for j in judged])
+    w = views[k]
+    passage = "".join(w.sentences).strip()[:1500]
+    reply = answerer.chat([{"role": "system", "content": LLM_JUDGE_PROMPT},
+                           {"role": "user", "content": f"Passage:\n{passage}\n\nClaim: {claim}\n\nAnswer:"}],
+                          max_tokens=4)
+    word = (reply or "").strip().strip("*.:'\"").split()
+    word = word[0].upper() if word else ""
+    if word.startswith("NO"):
+        return "contradicted", f"the LLM judge says the window does not state the claim ({reply.strip()!r})"
+    if word.startswith(("UNK", "NOT")):
+        return "not found", f"the LLM judge says the window does not say ({reply.strip()!r})"
+    return "supported", f"the LLM judge agrees ({reply.strip()!r})"
 
 
 def _score(f: vd.Finding) -> float:
@@ -281,7 +332,7 @@ def verify(engine, claim: str, kb: str, params: VerifyParams | None = None, **ch
 
 
 def verify_many(engine, claims: list[str], kb: str | list[str], params: VerifyParams | None = None, *,
-                embedder=None, per_window_calls: bool = False, **changes) -> list[VerifyResult]:
+                embedder=None, per_window_calls: bool = False, llm=None, **changes) -> list[VerifyResult]:
     """Verify each claim against ``kb`` (one name, or one per claim); one :class:`VerifyResult`
     per claim, in order.
 
@@ -290,7 +341,9 @@ def verify_many(engine, claims: list[str], kb: str | list[str], params: VerifyPa
     keywords (``sources``, ``tags``, ``lang``) go to ``engine.retrieve``. ``threshold`` overrides
     the support cosine (:func:`swr.verdict.thresholds_for`). ``embedder`` (default
     ``engine.embedder``) embeds the windows; ``per_window_calls=True`` is the slow one-call-per-
-    window baseline of ``bench/verify_batching.py``.
+    window baseline of ``bench/verify_batching.py``. ``llm`` (a configured
+    :class:`swr.answer.Answerer`) puts each ``supported`` to :func:`llm_verdict`; when the LLM
+    fails the rules' verdict stands, with the failure among its reasons.
     """
     t_start = time.perf_counter()
     known = set(VerifyParams.__dataclass_fields__)
@@ -325,16 +378,25 @@ def verify_many(engine, claims: list[str], kb: str | list[str], params: VerifyPa
         t3 = time.perf_counter()
         index = subj.for_kb(engine, kbs[ci])
         facts = vd.ClaimFacts.read(claim, index)
-        judged, n_windows = judge_claim(facts, chunks_of[ci], qvecs[ci], stored, encoded, p, index, t)
+        views = window_views(chunks_of[ci], qvecs[ci], stored, encoded, p)
+        n_windows = sum(1 for w in views if chunks_of[ci][w.chunk].slide)
+        judged = judge_views(facts, views, index, t)
         verdict, k = vd.decide([j[0] for j in judged])
         entries = entries_of(facts, judged, chunks_of[ci], p.top_k, k)
         deciding = 0 if k is not None and entries else None
         reasons = list(judged[k][0].reasons) if k is not None else ["no candidate window was retrieved"]
+        if llm is not None and verdict == "supported":
+            try:
+                verdict, why = llm_verdict(llm, claim, judged, views, verdict)
+            except LLMUnavailable as exc:
+                why = f"the LLM judge was not asked: {exc.message}"
+            reasons.insert(0, why)
         timings = {"retrieve_ms": retrieve_ms[ci], **batch_t, "score_ms": round((time.perf_counter() - t3) * 1000, 2)}
         counts = {"chunks": len(chunks_of[ci]), "windows": n_windows, "claims": len(claims), **batch_c}
         results.append(VerifyResult(claim=claim, kb=kbs[ci], verdict=verdict, threshold=t.support, entries=entries,
                                     key_terms=facts.terms, params=params_out, counts=counts, timings=timings,
-                                    reasons=reasons, deciding=deciding, measures=[j[4] for j in judged]))
+                                    reasons=reasons, deciding=deciding, measures=[j[4] for j in judged],
+                                    views=views))
     total = round((time.perf_counter() - t_start) * 1000, 2)
     for r in results:
         r.timings["total_ms"] = total

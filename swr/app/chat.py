@@ -290,7 +290,9 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
 
 
 def _evidence(entry: dict, passages: list[Passage], chars: int, tokens: int, engine=None) -> None:
-    ev.evidence(str(entry["id"]), cards.anchor(entry["id"]), passages, chars, tokens, engine=engine, kb=entry["kb"])
+    answered = getattr(entry["result"], "answerable", True)  # else the closest passages, not an answer
+    ev.evidence(str(entry["id"]), cards.anchor(entry["id"]), passages, chars, tokens, engine=engine, kb=entry["kb"],
+                title="Evidence" if answered else "Closest, not an answer")
 
 
 def _preview(entry: dict, view: LiveView, engine=None) -> None:

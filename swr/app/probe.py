@@ -59,12 +59,42 @@ def probe_panel(engine: Engine, kb: str, question: str, sides: dict[str, Retriev
         probe_view(got["probe"], got["side"], got["params"])
 
 
+def score_meaning(mode: str, fusion: str | None) -> str:
+    """What a ranking score of this mode (and fusion) is, on which scale, and what it cannot say."""
+    if mode == "dense":
+        return ("cosine between the question and the sentence (e5-small: unrelated sentences of one language "
+                "often score 0.75-0.82, a sentence that answers ~0.85 and up)")
+    if mode == "sparse":
+        return "BM25 over the shared terms: unbounded, grows with rare shared terms; 0 when none is shared"
+    if (fusion or "dbsf") == "dbsf":
+        return ("DBSF fused score: each list's scores normalised by that list's own mean ± 3 std, then added "
+                "(0 to 2); relative to this question's lists, so it says nothing across questions")
+    return ("RRF fused score: the sum of 1/(60 + rank) over the lists (at most about 0.033); ranks only, "
+            "so it says nothing across questions")
+
+
 def _rank(r) -> str:
     return "–" if r is None else f"#{r}"
 
 
 def _score(x) -> str:
     return "–" if x is None else f"{x:.4g}"
+
+
+def score_caption(p: dict) -> str:
+    """The sentence's ranking score beside the top-k cutoff, both on the ranking's own scale (in hybrid
+    mode a fused score: never set beside a cosine), and what that scale means."""
+    pp = p["params"]
+    mode, fusion = pp["mode"], pp.get("fusion")
+    scale = {"dense": "cosine", "sparse": "BM25"}.get(mode, f"{(fusion or 'dbsf').upper()} fused")
+    parts = []
+    if p.get("cutoff_score") is not None:
+        mine = (f"this sentence's is {p['score']:.4g}" if p.get("score") is not None
+                else f"this sentence has none (not in the first {p['probe_limit']})")
+        parts.append(f"The top-{pp['top_k']} list ends at {scale} score {p['cutoff_score']:.4g}; {mine}.")
+    parts.append(f"A {mode} score is the {score_meaning(mode, fusion)}. The dense and sparse scores above are "
+                 "on scales of their own.")
+    return " ".join(parts)
 
 
 def probe_view(p: dict, side: str, params: RetrievalParams | None = None) -> None:
@@ -80,11 +110,12 @@ def probe_view(p: dict, side: str, params: RetrievalParams | None = None) -> Non
     c[1].metric(f"Rank ({pp['mode']})", _rank(p["rank"]), help=f"Ranks are looked up to {p['probe_limit']}.")
     c[2].metric("Dense rank", _rank(p["dense_rank"]), help=f"In the dense candidates (dense_k {pp['dense_k']}): "
                                                            f"{'yes' if p['in_dense_candidates'] else 'no'}")
-    c[3].metric("Dense score", _score(p["dense_score"]))
+    c[3].metric("Dense score", _score(p["dense_score"]), help="Cosine between the question and the sentence: "
+                f"{score_meaning('dense', None)}.")
     c[4].metric("Sparse rank", _rank(p["sparse_rank"]), help=f"In the sparse candidates (sparse_k {pp['sparse_k']}): "
                                                              f"{'yes' if p['in_sparse_candidates'] else 'no'}")
-    c[5].metric("Sparse score", _score(p["sparse_score"]), help=f"{p['shared_terms']} term(s) shared with the question")
-    if p.get("cutoff_score") is not None:
-        st.caption(f"The top-{pp['top_k']} list ends at score {p['cutoff_score']:.4g}.")
+    c[5].metric("Sparse score", _score(p["sparse_score"]), help=f"{p['shared_terms']} term(s) shared with the "
+                f"question; {score_meaning('sparse', None)}.")
+    st.caption(score_caption(p))
     if params is not None and (params.min_score is not None or "rerank" in params.stages):
         st.caption("Note: the probe ranks before the score cutoff and the reranker of the chat's settings.")

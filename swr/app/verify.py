@@ -61,7 +61,11 @@ def settings_panel(engine: Engine) -> VerifyParams:
     with st.expander("Settings", expanded=False):
         default_t = d.threshold if d.threshold is not None else vf.default_threshold(name)
         threshold = st.slider("Threshold", 0.0, 1.0, float(default_t), 0.01, key=VERIFY.threshold,
-                              help=f"Default {default_t} for {name}: see swr/verify.py.")
+                              help=f"The support cosine (default {default_t} for {name}): a window whose cosine "
+                              "to the claim reaches it, and that states most of the claim's facts with no "
+                              "differing number, code, polarity or product, supports the claim. A cosine of "
+                              "this model, never a fused retrieval score (DBSF and RRF scores are relative to "
+                              "one result list). Calibrated on bench/verdicts.py (bench/README.md, section 8b).")
         c1, c2 = st.columns(2)
         window = c1.number_input("Window (sentences)", 1, 10, d.window, key=VERIFY.window)
         step = c2.number_input("Step", 1, 10, d.step, key=VERIFY.step)

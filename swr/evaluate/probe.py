@@ -37,7 +37,9 @@ def probe(engine, retrieval_params: RetrievalParams | dict | None, question: str
     ``retrieval_params``: see :func:`probe_params` (None: the chat's defaults). Returns the
     sentence's rank in the mode's result list and in the dense and the sparse lists (1-based,
     None beyond :data:`PROBE_LIMIT`), its dense score (computed directly, so known at any rank)
-    and sparse score, and ``cut_by``: None (retrieved), ``"missing"``, ``"filter"``,
+    and sparse score, its ``score`` in the chat's ranking (on the scale of ``cutoff_score``, the
+    top_k-th hit's score: fused in hybrid mode, never comparable with the dense cosine), and
+    ``cut_by``: None (retrieved), ``"missing"``, ``"filter"``,
     ``"candidates"`` (in neither the dense_k nor the sparse_k candidate list of hybrid),
     ``"no_shared_terms"`` (sparse: no query term in it) or ``"top_k"``; ``reason`` says it in
     words.
@@ -47,7 +49,7 @@ def probe(engine, retrieval_params: RetrievalParams | dict | None, question: str
     found = engine.fetch_sentences(kb, [(doc_id, int(i))])
     out = {"kb": kb, "doc_id": doc_id, "i": int(i), "question": question, "params": rp.to_dict(), "text": None,
            "source": None, "retrieved": False, "rank": None, "dense_rank": None, "dense_score": None,
-           "sparse_rank": None, "sparse_score": None, "shared_terms": 0, "in_dense_candidates": False,
+           "score": None, "sparse_rank": None, "sparse_score": None, "shared_terms": 0, "in_dense_candidates": False,
            "in_sparse_candidates": False, "cutoff_score": None, "filter": None, "cut_by": "missing",
            "reason": f"Sentence {i} of document {doc_id} is not in knowledge base {kb!r}.",
            "probe_limit": PROBE_LIMIT}
@@ -81,7 +83,8 @@ def _rank(engine, question: str, kb: str, sent, rp: RetrievalParams, filt: str |
     final = engine.retrieve(question, kb, chat, top_k=PROBE_LIMIT)  # the chat's ranking, deeper
     out["dense_rank"], dh = find(dense.hits)
     out["sparse_rank"], sh = find(sparse.hits)
-    out["rank"], _ = find(final.hits)
+    out["rank"], fh = find(final.hits)
+    out["score"] = float(fh.score) if fh else None  # on the scale of cutoff_score (the mode's, fused in hybrid)
     qv = engine.embedder.encode_query(question.strip())
     pv = engine.embedder.encode_passages([sent.text.strip()])[0]
     out["dense_score"] = float(dh.score) if dh else round(float(qv @ pv), 6)

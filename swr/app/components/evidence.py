@@ -9,11 +9,11 @@ from . import docview, passages as cards_
 from swr.types import Passage
 
 
-def head(passages: list[Passage], chars: int, tokens: int, what: str = "context") -> str:
+def head(passages: list[Passage], chars: int, tokens: int, what: str = "context", title: str = "Evidence") -> str:
     hits = sum(len(p.hits) for p in passages)
     merged = sum(1 for p in passages if len(p.hits) > 1)
     extra = f" ({merged} merged)" if merged else ""
-    return (f'<div class="swr-evhead"><b>Evidence</b> · {len(passages)} passage{"s" * (len(passages) != 1)}'
+    return (f'<div class="swr-evhead"><b>{title}</b> · {len(passages)} passage{"s" * (len(passages) != 1)}'
             f"{extra} · {hits} hit{'s' * (hits != 1)} · {what} <b>{chars:,}</b> chars / "
             f"<b>{tokens:,}</b> tokens</div>")
 
@@ -25,10 +25,11 @@ def scroll_cards(key: str, html: str) -> None:
 
 
 def evidence(key: str, prefix: str, passages: list[Passage], chars: int, tokens: int, *, engine=None,
-             kb: str | None = None) -> None:
+             kb: str | None = None, title: str = "Evidence") -> None:
     """Head line and scrolling cards (anchors ``{prefix}passage-n``); with ``engine`` (the checked
-    view) and ``kb``, the "open in document" buttons of every passage and hit under them."""
-    st.html(head(passages, chars, tokens))
+    view) and ``kb``, the "open in document" buttons of every passage and hit under them. ``title``
+    (code-chosen, not escaped) heads them: "Closest, not an answer" when the evidence does not answer."""
+    st.html(head(passages, chars, tokens, title=title))
     scroll_cards(key, cards_.cards(prefix, passages))
     if engine is not None and kb:
         docview.controls(engine, kb, key, passages)

@@ -1,0 +1,76 @@
+"""Answerability in a real browser (issue #19, Done when): ``streamlit run app.py`` on a fresh
+SWR_HOME (the bundled sample manuals), Debian's Chromium driven by Playwright. Off-topic
+questions get the plain "not in the knowledge base" answer, with the closest passages below
+headed "Closest, not an answer"; the sample question asked in the same chat is still answered,
+its passages headed "Evidence". Screenshots in ``tests/artifacts/``.
+
+Skipped without Chromium or playwright, except under CI or ``SWR_REQUIRE_BROWSER=1`` (see
+tests/test_browser.py, whose server this starts).
+"""
+from __future__ import annotations
+
+import pytest
+from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve  # noqa: F401
+
+# _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
+
+OFF_TOPIC = ["What is the capital of France?", "今天天气怎么样？"]
+SAMPLE = "电热水壶第一次使用前要做什么？"
+
+
+@pytest.fixture
+def server(tmp_path):
+    """``streamlit run app.py`` on a fresh SWR_HOME: the sample manuals, no LLM."""
+    yield from _serve(tmp_path, tmp_path / "home", {"SWR_LLM_GGUF": ""})
+
+
+def _ask(page, question: str, n: int):
+    """Ask in the chat; wait for the n-th assistant reply (1-based) and its evidence head."""
+    chat = page.locator('[data-testid="stChatInputTextArea"]')
+    chat.fill(question)
+    chat.press("Enter")
+    reply = page.locator('[data-testid="stChatMessage"]').filter(has=page.locator(".swr-evhead")).nth(n - 1)
+    reply.wait_for(state="visible", timeout=120_000)
+    reply.locator(".swr-stamp").first.wait_for(state="visible", timeout=120_000)
+    return reply
+
+
+def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
+    from playwright.sync_api import sync_playwright
+
+    from swr.extractive import not_found_message
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = None
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(server["url"], wait_until="domcontentloaded")
+            page.locator('[data-testid="stChatInputTextArea"]').wait_for(state="visible",
+                                                                          timeout=START_TIMEOUT_S * 1000)
+            for n, q in enumerate(OFF_TOPIC, 1):
+                reply = _ask(page, q, n)
+                text = reply.inner_text()
+                assert "Not in the knowledge base" in text, text[:800]
+                assert not_found_message(q) in text, text[:800]  # in the question's language
+                assert "closest ones, not an answer" in text, text[:800]
+                head = reply.locator(".swr-evhead").first.inner_text()
+                assert head.startswith("Closest, not an answer"), head
+                assert reply.locator(".swr-passage").count() >= 1  # the closest passages are still shown
+                assert reply.locator(".swr-answer mark").count() == 0  # nothing is marked as the answer
+                page.screenshot(path=str(ARTIFACTS / f"answerable-off-topic-{n}.png"))
+            reply = _ask(page, SAMPLE, len(OFF_TOPIC) + 1)
+            text = reply.inner_text()
+            assert "Not in the knowledge base" not in text, text[:800]
+            assert reply.locator(".swr-evhead").first.inner_text().startswith("Evidence")
+            assert "电热水壶第一次使用前" in reply.locator(".swr-answer").first.inner_text()
+            page.screenshot(path=str(ARTIFACTS / "answerable-sample.png"))
+        except Exception:
+            if page is not None:
+                page.screenshot(path=str(ARTIFACTS / "answerable-failure.png"))
+                (ARTIFACTS / "answerable-failure.html").write_text(page.content())
+            raise
+        finally:
+            browser.close()
+
