@@ -260,9 +260,8 @@ def sample(claims, per_lang: int | None, max_claims: int | None, seed: int) -> l
 def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[dict], list[str]]:
     """The LLM judge (swr.verify.llm_verdict) on a seeded sample of ``n`` claims: its verdicts."""
     from swr import subjects as sj, verdict as vd, verify as vf
-    from swr.answer import Answerer, LLMConfig
 
-    answerer = Answerer(LLMConfig.from_settings(engine.settings))
+    answerer = engine.answerer
     if not answerer.configured:
         raise SystemExit("--llm needs an LLM: SWR_LLM_GGUF (a GGUF under models/) or OPENAI_BASE_URL")
     rng = random.Random(seed)
@@ -274,7 +273,7 @@ def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[d
         index = sj.for_kb(engine, c["kb"])
         facts = vd.ClaimFacts.read(c["claim"], index)
         judged = vf.judge_views(facts, views[k], index, vd.thresholds_for(engine.embedder.name))
-        v, _why = vf.llm_verdict(answerer, facts, judged, views[k], verdicts[k])
+        v, _why = vf.llm_verdict(answerer, c["claim"], judged, views[k], verdicts[k])
         out.append(c)
         got.append(v)
         print(f"  llm {j}/{len(ks)} ({time.time() - t0:.0f} s): {c['gold']} / rules {verdicts[k]} / llm {v}",

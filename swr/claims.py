@@ -127,6 +127,7 @@ _units("time", "day", 86400, "day", "days", "天")
 _units("time", "week", 604800, "week", "weeks", "周", "星期", "个星期")
 _units("time", "month", 2629800, "month", "months", "个月")
 _units("time", "year", 31557600, "year", "years", "yr", "yrs", "年")
+_units("age", "age", 1, "岁", "周岁")
 _units("power", "w", 1, "w", "watt", "watts", "瓦", "瓦特")
 _units("power", "kw", 1000, "kw", "kilowatt", "kilowatts", "千瓦")
 _units("voltage", "v", 1, "v", "volt", "volts", "伏", "伏特")
@@ -274,14 +275,17 @@ _NOT_CODE = frozenset({"v", "w", "l", "g", "kg", "cm", "mm", "m", "km", "ml", "h
                        "am", "pm", "x", "in", "ft", "lb", "lbs", "mg", "to", "at", "or", "and", "of", "the", "yr"})
 
 
+_ORDINAL = frozenset({"st", "nd", "rd", "th"})
+
+
 def codes(text: str) -> list[str]:
     """Model numbers and error codes (``AF-360``, ``KX-2000W``, ``E4``), upper-cased, without
     the hyphen: ``AF360``, ``KX2000W``, ``E4``. Numbers with units are not codes."""
     out = []
     for m in _CODE.finditer(norm(text)):
         letters, digits, tail = m.groups()
-        if letters in _NOT_CODE:
-            continue
+        if letters in _NOT_CODE or tail in _ORDINAL or (tail == "s" and len(digits) in (2, 4)):
+            continue  # "mid-18th", "mid-1930s": an ordinal or a decade, not a code
         out.append((letters + digits + tail).upper())
     return list(dict.fromkeys(out))
 

@@ -234,10 +234,13 @@ def cmd_verify(a) -> dict:
     eng = _engine()
     try:
         vp = verify_params(eng.settings, a)
+        if getattr(a, "llm", False) and not eng.answerer.configured:
+            raise SwrError("--llm needs an LLM: set OPENAI_BASE_URL and SWR_LLM_MODEL, or SWR_LLM_GGUF.")
         # verify.py takes the knobs as keywords (fusion and sources go through to engine.retrieve)
         results = vf.verify_many(eng, claims, a.kb, candidates=vp.candidates, use_top=vp.use_top, window=vp.window,
                                  step=vp.step, passage_window=vp.passage_window, threshold=vp.threshold,
-                                 top_k=vp.top_k, mode=vp.mode, fusion=vp.fusion, sources=a.source or None)
+                                 top_k=vp.top_k, mode=vp.mode, fusion=vp.fusion, sources=a.source or None,
+                                 llm=eng.answerer if getattr(a, "llm", False) else None)
         counts = {v: sum(r.verdict == v for r in results) for v in vf.VERDICTS}
     finally:
         eng.close()

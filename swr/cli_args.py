@@ -119,6 +119,8 @@ def parser() -> argparse.ArgumentParser:
     vf.add_argument("--mode", choices=MODES, default=None, help="retrieval mode (default from SWR_MODE)")
     vf.add_argument("--fusion", choices=FUSIONS, default=None, help="hybrid fusion (default from SWR_FUSION)")
     vf.add_argument("--source", action="append", default=[], help="only this source file (repeatable)")
+    vf.add_argument("--llm", action="store_true",
+                    help="also put each 'supported' to the configured or local LLM (it may take it away)")
     vf.add_argument("--json", action="store_true")
 
     ck = sub.add_parser("check", help="check an answer, sentence by sentence, against the evidence for a question")

@@ -1,5 +1,6 @@
 """What each document is about: its subject (the product of a manual, the entity of an article),
-learnt from its name, its title and the model numbers of its opening lines.
+learnt from its name, its title (its opening lines that are headings) and the model numbers of
+its opening lines.
 
 A fact about the rice cooker does not support a claim about the kettle, however alike the two
 sentences are. Documents name their product: ``kettle_manual_zh.md`` opens with "晨川 KX-2000
@@ -7,9 +8,9 @@ sentences are. Documents name their product: ``kettle_manual_zh.md`` opens with 
 title (Chinese compounds also by their tails: 电热水壶 -> 水壶, because a Chinese head noun ends the
 word) and the codes of its first sentences; terms found in the names of many documents
 ("manual", "说明书", the brand) are dropped. Documents that share a code are one subject (the
-Chinese manual and the English quick guide of the RC-550). A document whose opening names several
-subjects (an FAQ over three products) has no subject of its own: each of its windows is about
-the subjects it names, or about none.
+Chinese manual and the English quick guide of the RC-550). A document whose opening names the
+model numbers of other documents, of two families or more (an FAQ over three products), has no
+subject of its own: each of its windows is about the subjects it names, or about none.
 
 A text *mentions* a subject when it holds one of its codes, one of its Chinese name terms, or two
 of its English name terms (one when it has only one: "kettle"); "digital" alone does not make a
@@ -22,7 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from .claims import code_family, codes, contained, has_cjk, key_terms
+from .claims import CJK, code_family, codes, contained, has_cjk, key_terms
 
 HEAD_SENTENCES = 8  # the opening sentences read for the title and the codes
 GENERIC_SHARE = 0.4  # a name term in more than this share of the documents' names is generic
@@ -78,14 +79,19 @@ class SubjectIndex:
 
 
 def compatible(claim: set[int], window: set[int]) -> bool:
-    """A window can back a claim unless both name subjects and they share none."""
-    return not claim or not window or bool(claim & window)
+    """A window can back a claim unless it is about a subject and the claim names one it is not
+    about: every subject the claim names must be the window's (its document's, or one its text
+    names). The window's own wording of a true claim names what the claim names; a claim that puts
+    another product in a fact's place names a subject the window does not."""
+    return not claim or not window or claim <= window
 
 
 def _heading_like(text: str) -> bool:
-    """A second title line ("QUICK START GUIDE"), not the first sentence of the body."""
+    """A title line ("QUICK START GUIDE", "晨川 KX-2000 智能控温电热水壶 使用说明书"), not a sentence of
+    the body: short (at most 60 characters, 20 of them Chinese) and without sentence punctuation."""
     t = text.strip()
-    return bool(t) and len(t) <= 60 and (t.isupper() or not re.search(r"[.!?。！？，,]", t))
+    short = len(t) <= 60 and len(re.findall(f"[{CJK}]", t)) <= 20
+    return bool(t) and short and (t.isupper() or not re.search(r"[.!?。！？，,；;]", t))
 
 
 def _name_words(source: str) -> str:
@@ -107,19 +113,39 @@ def _terms(text: str) -> tuple[set[str], set[str]]:
     return zh, en
 
 
+def _name_runs(source: str) -> set[str]:
+    """The Chinese runs of a file name, whole ("额亦都", "司马繇": jieba cuts a name into characters
+    or a surname, which name nothing alone), and their tails (电热水壶 -> 水壶)."""
+    out = set()
+    for run in re.findall(f"[{CJK}]{{2,}}", PurePath(source).stem):
+        out.add(run)
+        out.update(run[k:] for k in range(1, len(run) - 1))
+    return out
+
+
 def build(docs: list[tuple[str, str, list[str]]]) -> SubjectIndex:
     """The index of ``(doc_id, source, opening sentences)`` triples."""
     raw = []
     for doc_id, source, head in docs:
-        title = " ".join(head[:1] + [h for h in head[1:2] if _heading_like(h)])
+        # the title: the opening lines that are headings ("# 晨川 KX-2000 智能控温电热水壶 使用说明书"); a
+        # first line that is a sentence of the body names much besides the subject
+        title = " ".join(h for h in head[:2] if _heading_like(h))
         zh, en = _terms(_name_words(source) + " " + title)
+        zh |= _name_runs(source)
         cs = set(codes(" ".join(head)) + codes(_name_words(source)))
         raw.append((doc_id, source, zh, en, cs))
+    holders: dict[str, set[str]] = {}
+    for doc_id, _, _, _, cs in raw:
+        for c in cs:
+            holders.setdefault(c, set()).add(doc_id)
     subjects, doc_subject = [], {}
     by_code: dict[str, int] = {}
     for doc_id, source, zh, en, cs in raw:
-        if len({code_family(c) for c in cs}) >= 2:
-            doc_subject[doc_id] = None  # an FAQ over several products: no subject of its own
+        shared = {code_family(c) for c in cs if holders[c] - {doc_id}}
+        if len(shared) >= 2:
+            # its opening names the model numbers of other documents' products, of two families or
+            # more: an FAQ over several products, with no subject of its own
+            doc_subject[doc_id] = None
             continue
         if not (zh or en or cs):
             doc_subject[doc_id] = None
