@@ -1,22 +1,24 @@
-"""Verdicts on labelled claims built from the shared data, English (SQuAD) and Chinese (CMRC 2018).
-
-Claims per article of bench/qa_kbs.py, verified against the article's knowledge base:
+"""Verdicts on labelled claims built from the shared data, English (XQuAD-en = SQuAD dev) and
+Chinese (CMRC 2018 dev); the articles of bench/qa_kbs.py, each verified against its article's
+knowledge base:
 
 - ``supported``: sentences of the indexed document, verbatim and lightly paraphrased (brackets
   dropped, cut to the first clause);
-- ``contradicted``: one of those sentences with a number changed (2015 -> 2018, 24 -> 31),
-  a unit changed (years -> months, million -> billion, 公里 -> 英里), or the polarity flipped
-  (is -> is not, 是 -> 不是, 可以 -> 不可以; or a negation removed);
-- ``not found``: sentences of the part of the article that was kept out (same topic, not
-  stated), and sentences whose subject (the article's title) is replaced by another article's.
+- ``contradicted``: one of those sentences with a number changed (2015 -> 2018, 24 -> 31), a unit
+  changed (years -> months, million -> billion, 公里 -> 英里), a code changed (LC-34 -> LC-45) or
+  the polarity flipped (is -> is not, 是 -> 不是, 可以 -> 不可以; or a negation removed);
+- ``not found``: sentences of the part of the article that was kept out (same topic, not stated),
+  and sentences whose subject (the article's title) is replaced by another article's of the same
+  knowledge base (the product swap).
 
-Reported on the held-out half of the articles: accuracy per gold verdict, the false-support
-rate (gold not supported, verdict ``supported``) per kind, the recall of supported claims; n
-and 95 % Wilson intervals. ``--tune`` sweeps the support cosine and coverage on the tuning half
-first (the values in swr/verdict.py come from such a sweep). No LLM row: no LLM is available
-here (the llm helper's local model is not installed in this checkout).
+Reported on both halves of the articles (``dev``: where rules and thresholds were looked at;
+``held-out``: judged): recall of supported claims, false-support rate (gold not supported, verdict
+``supported``), per language and mutation kind, n and 95 % Wilson intervals. Retrieval and window
+embedding are cached in ``bench/out/verdict_views.pkl`` (per claim and knowledge base), so a change
+of the verdict rules is re-judged in a minute. ``--llm N`` adds the LLM judge on N held-out claims
+(``SWR_LLM_GGUF`` or ``OPENAI_BASE_URL``; slow on CPU).
 
-    .venv/bin/python bench/verdicts.py [--tune] [--per-article 6]
+    SWR_HOME=bench/out/vhome2 .venv/bin/python bench/verdicts.py --per-lang 300 [--show dev] [--llm 60]
 """
 from __future__ import annotations
 
@@ -257,8 +259,10 @@ def sample(claims, per_lang: int | None, max_claims: int | None, seed: int) -> l
     return [claims[k] for k in sorted(keep)]
 
 
-def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[dict], list[str]]:
-    """The LLM judge (swr.verify.llm_verdict) on a seeded sample of ``n`` claims: its verdicts."""
+def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[dict], list[str], list[str]]:
+    """The LLM judge (swr.verify.llm_verdict) on a seeded sample of ``n`` claims: the claims, the
+    verdicts with the LLM (rules, then the LLM may take a support away: what ``verify --llm``
+    does) and the LLM's own verdict on the rules' deciding window (asked for every claim)."""
     from swr import subjects as sj, verdict as vd, verify as vf
 
     answerer = engine.answerer
@@ -266,19 +270,20 @@ def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[d
         raise SystemExit("--llm needs an LLM: SWR_LLM_GGUF (a GGUF under models/) or OPENAI_BASE_URL")
     rng = random.Random(seed)
     ks = sorted(rng.sample(range(len(claims)), min(n, len(claims))))
-    out, got = [], []
+    out, combined, alone = [], [], []
     t0 = time.time()
     for j, k in enumerate(ks, 1):
         c = claims[k]
         index = sj.for_kb(engine, c["kb"])
         facts = vd.ClaimFacts.read(c["claim"], index)
         judged = vf.judge_views(facts, views[k], index, vd.thresholds_for(engine.embedder.name))
-        v, _why = vf.llm_verdict(answerer, c["claim"], judged, views[k], verdicts[k])
+        own, _why = vf.llm_verdict(answerer, c["claim"], judged, views[k], "supported")  # asked whatever the rules say
         out.append(c)
-        got.append(v)
-        print(f"  llm {j}/{len(ks)} ({time.time() - t0:.0f} s): {c['gold']} / rules {verdicts[k]} / llm {v}",
+        alone.append(own)
+        combined.append(own if verdicts[k] == "supported" else verdicts[k])
+        print(f"  llm {j}/{len(ks)} ({time.time() - t0:.0f} s): gold {c['gold']} / rules {verdicts[k]} / llm {own}",
               file=sys.stderr, flush=True)
-    return out, got
+    return out, combined, alone
 
 
 def main() -> int:
@@ -334,17 +339,23 @@ def main() -> int:
                       f"false support {s['false_support']:.3f}", file=sys.stderr)
     if a.llm:
         test = [k for k, c in enumerate(claims) if c["split"] == "test"]
-        lc, lv = llm_rows(engine, [claims[k] for k in test], [verdicts[k] for k in test],
-                          [views[k] for k in test], a.llm, a.seed)
+        t1 = time.time()
+        lc, lv, la = llm_rows(engine, [claims[k] for k in test], [verdicts[k] for k in test],
+                              [views[k] for k in test], a.llm, a.seed)
         rules = {id(c): verdicts[k] for k, c in enumerate(claims)}
-        s_llm, s_rules = summary(lc, lv), summary(lc, [rules[id(c)] for c in lc])
-        print(f"\n### With the LLM judge ({engine.settings.llm_gguf or engine.settings.llm_model}), "
-              f"{len(lc)} held-out claims\n")
-        for name, s in (("rules only, same claims", s_rules), ("rules + LLM", s_llm)):
-            print(f"{name}: recall {qa.rate(round(s['recall'] * s['n_sup']), s['n_sup'])}; false support "
-                  f"{qa.rate(round(s['false_support'] * s['n_neg']), s['n_neg'])}")
+        model = engine.answerer.model_name
+        print(f"\n### With the LLM judge ({model}, {engine.settings.llm_threads} thread(s)): {len(lc)} held-out "
+              f"claims, {time.time() - t1:.0f} s\n")
+        print("| verdicts | recall of supported | false-support rate |\n|---|---|---|")
+        for name, vs in (("rules only (no LLM), same claims", [rules[id(c)] for c in lc]),
+                         ("rules, then the LLM may take a support away (verify --llm)", lv),
+                         ("the LLM alone, on the rules' deciding window", la)):
+            s = summary(lc, vs)
+            print(f"| {name} | {qa.rate(round(s['recall'] * s['n_sup']), s['n_sup'])} | "
+                  f"{qa.rate(round(s['false_support'] * s['n_neg']), s['n_neg'])} |")
+        print("\nPer kind, rules then the LLM:\n")
         print("\n".join(table(lc, lv)))
-        out["llm"] = {"claims": lc, "verdicts": lv}
+        out["llm"] = {"model": model, "claims": lc, "verdicts": lv, "alone": la}
     (out_dir / "verdicts.json").write_text(json.dumps(out, ensure_ascii=False))
     engine.close()
     return 0

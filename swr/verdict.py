@@ -14,16 +14,19 @@ similarity cannot see (:mod:`swr.claims`, :mod:`swr.subjects`):
   cooker) can neither support nor contradict; it is reported as "another product's fact".
 
 A window *supports* when its subject fits, it has no conflict and no gap, and its cosine reaches
-``support`` or it holds ``literal`` of the claim's key terms. It *contradicts* when its subject
+``support`` while it states ``cover`` of the claim's facts, or it holds ``literal`` of the claim's
+key terms, or (a claim in the other language than the window, where no term can match) its cosine
+reaches ``high``. In one language a cosine alone never supports: e5 puts sentences of one topic
+above 0.9 whatever they state. It *contradicts* when its subject
 fits, it is on topic (cosine ``topic`` or ``topic_literal`` of the content terms) and it has a
 conflict. The claim is ``supported`` when a window supports it, else ``contradicted`` when one
 contradicts it, else ``not found``; every verdict carries its reasons.
 
 Thresholds are cosines of the embedding model (query prefix for the claim, passage prefix for
 the window), never fused retrieval scores: DBSF and RRF scores are relative to each query's
-result list and mean nothing across queries. They were set on the tuning half of
-``bench/verdicts.py`` (labelled claims from SQuAD and XQuAD-zh articles) and are reported on the
-held-out half (``bench/README.md``, section "Verdicts").
+result list and mean nothing across queries. They were set on the sample manuals and the dev
+half of ``bench/verdicts.py`` (labelled claims from SQuAD and CMRC 2018 articles) and are reported
+on both halves (``bench/README.md``, section 8b "Verdicts").
 """
 from __future__ import annotations
 
