@@ -113,6 +113,46 @@ def test_another_products_fact_does_not_support(sample):
     assert rice and all(not e.supported for e in rice), [(e.source, e.role, e.text) for e in r.entries]
 
 
+
+def test_the_llm_judge_may_take_a_support_away_never_give_one(sample):
+    """verify_many(llm=...) with a real OpenAI-compatible server (tests/fake_llm.py): only a
+    'supported' is put to the LLM; its NO makes it contradicted, its YES keeps it; a failing LLM
+    leaves the rules' verdict, with the failure among the reasons."""
+    from fake_llm import FakeLLM
+    from swr import verify as vf
+    from swr.answer import Answerer, LLMConfig
+
+    eng, kb = sample
+    true_claim, false_claim = "AF-360 drawer holds 4.2 L", "AF-360 is covered for five years"
+    with FakeLLM("NO") as server:
+        llm = Answerer(LLMConfig(base_url=server.base_url, model="fake-model", timeout_s=5))
+        no, wrong = vf.verify_many(eng, [true_claim, false_claim], kb, llm=llm)
+        assert no.verdict == "contradicted" and "LLM judge" in no.reasons[0], no.reasons
+        assert wrong.verdict == "contradicted" and len(server.requests) == 1  # a contradiction is never asked
+        prompt = server.requests[0]["body"]["messages"][-1]["content"]
+        assert true_claim in prompt and "capacity" in prompt.lower()  # the claim and its deciding window
+        server.reply = "YES"
+        assert vf.verify(eng, true_claim, kb, llm=llm).verdict == "supported"
+        server.reply = "UNKNOWN"
+        assert vf.verify(eng, true_claim, kb, llm=llm).verdict == "not found"
+        server.mode = "500"
+        r = vf.verify(eng, true_claim, kb, llm=llm)
+        assert r.verdict == "supported" and "not asked" in r.reasons[0], r.reasons
+
+
+def test_the_probe_never_sets_a_fused_score_beside_a_cosine():
+    from swr.app.probe import score_caption
+
+    p = {"params": {"mode": "hybrid", "fusion": "dbsf", "top_k": 3}, "cutoff_score": 1.234, "score": 0.987,
+         "dense_score": 0.8765, "probe_limit": 100}
+    text = score_caption(p)
+    assert "DBSF fused score 1.234; this sentence's is 0.987" in text and "0.8765" not in text
+    assert "relative to this question" in text
+    rrf = score_caption({**p, "params": {"mode": "hybrid", "fusion": "rrf", "top_k": 3}, "score": None})
+    assert "RRF fused score 1.234" in rrf and "has none" in rrf and "ranks only" in rrf
+    dense = score_caption({**p, "params": {"mode": "dense", "fusion": "dbsf", "top_k": 3}})
+    assert "cosine score 1.234" in dense and "DBSF" not in dense
+
 # -- answerability ------------------------------------------------------------------------------------
 OFF_TOPIC = ["What is the capital of France?", "Who wrote Hamlet?", "What is the speed of light?",
              "How many legs does a spider have?", "Who won the 2018 World Cup?", "法国的首都是哪里？"]
