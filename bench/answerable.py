@@ -99,9 +99,11 @@ def report(rows, t, label, fusion) -> list[str]:
         s = scores(sub, t, fusion)
         pred = s["tp"] + s["fp"]
         xl = [r for r in sub if r["label"] and has_cjk_q(r) != (r["lang"] == "zh")]
+        own = [r for r in sub if r["label"] and has_cjk_q(r) == (r["lang"] == "zh")]
         neg_same = [r for r in sub if r["negative"] == "same language"]
         neg_other = [r for r in sub if r["negative"] == "other language"]
         out.append(f"| {label} | {part} | {qa.rate(s['tp'], pred)} | {qa.rate(s['tp'], s['pos'])} | "
+                   f"{qa.rate(sum(decide(r, t, fusion) for r in own), len(own))} | "
                    f"{qa.rate(sum(decide(r, t, fusion) for r in xl), len(xl))} | "
                    f"{qa.rate(sum(decide(r, t, fusion) for r in neg_same), len(neg_same))} | "
                    f"{qa.rate(sum(decide(r, t, fusion) for r in neg_other), len(neg_other))} |")
@@ -115,15 +117,22 @@ def has_cjk_q(r) -> bool:
 
 
 FUSIONS = ("dbsf", "rrf")
+HEADER = ["| fusion, thresholds | questions | precision | recall | recall, question in its article's language | "
+          "recall, question in the other language | answered, wrong KB same language | "
+          "answered, wrong KB other language |", "|---|---|---|---|---|---|---|---|"]
 
 
 def replay(rows, a, t) -> int:
     global FUSIONS
     FUSIONS = tuple(f for f in a.fusions.split(",") if f"cover_{f}" in rows[0])
-    test = [r for r in rows if r["split"] == "test"]
     lines = []
+    for split, name in (("tune", "dev half"), ("test", "held-out half")):
+        lines += [f"\n{name}\n"] + HEADER
+        for fusion in FUSIONS:
+            lines += report([r for r in rows if r["split"] == split], t, f"{fusion}, swr {tuple(t.to_dict().values())}",
+                            fusion)
+    test = [r for r in rows if r["split"] == "test"]
     for fusion in FUSIONS:
-        lines += report(test, t, f"{fusion}, swr {tuple(t.to_dict().values())}", fusion)
         if a.tune:
             tuned = tune([r for r in rows if r["split"] == "tune"], fusion)
             lines += report(test, tuned, f"{fusion}, tuned here {tuple(tuned.to_dict().values())}", fusion)
@@ -154,9 +163,7 @@ def main() -> int:
     global FUSIONS
     FUSIONS = tuple(a.fusions.split(","))
     t = an.thresholds_for(engine.embedder.name)
-    lines = ["| fusion, thresholds | questions | precision | recall | recall, question in the other language | "
-             "answered, wrong KB same language | answered, wrong KB other language |",
-             "|---|---|---|---|---|---|---|"]
+    lines = HEADER[:]
     rows = rows_for(engine, arts)
     dump = {"rows": rows}
     test = [r for r in rows if r["split"] == "test"]
