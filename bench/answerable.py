@@ -63,7 +63,8 @@ def rows_for(engine, arts) -> list[dict]:
 def decide(r, t, fusion) -> bool:
     from swr import answerable as an
 
-    return an.decide(r["cos"], r[f"cover_{fusion}"], r["cross"], t, r.get("named", False))[0]
+    has_terms = bool(an.question_terms(r["q"]))
+    return an.decide(r["cos"], r[f"cover_{fusion}"], r["cross"], t, r.get("named", False), has_terms)[0]
 
 
 def scores(rows, t, fusion) -> dict:

@@ -1,8 +1,8 @@
 """Answerability in a real browser (issue #19, Done when): ``streamlit run app.py`` on a fresh
 SWR_HOME (the bundled sample manuals), Debian's Chromium driven by Playwright. Off-topic
-questions get the plain "not in the knowledge base" answer, with the closest passages below
-headed "Closest, not an answer"; the sample question asked in the same chat is still answered,
-its passages headed "Evidence". Screenshots in ``tests/artifacts/``.
+questions, each asked in a fresh session, get the plain "not in the knowledge base" answer, with
+the closest passages below headed "Closest, not an answer"; the sample question asked next in the
+same chat is still answered, its passages headed "Evidence". Screenshots in ``tests/artifacts/``.
 
 Skipped without Chromium or playwright, except under CI or ``SWR_REQUIRE_BROWSER=1`` (see
 tests/test_browser.py, whose server this starts).
@@ -46,11 +46,13 @@ def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
         page = None
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(server["url"], wait_until="domcontentloaded")
-            page.locator('[data-testid="stChatInputTextArea"]').wait_for(state="visible",
-                                                                          timeout=START_TIMEOUT_S * 1000)
             for n, q in enumerate(OFF_TOPIC, 1):
-                reply = _ask(page, q, n)
+                # each in a fresh session: a chat's next question may be taken as a follow-up of the last
+                page.goto(server["url"], wait_until="domcontentloaded")
+                page.locator('[data-testid="stChatInputTextArea"]').wait_for(state="visible",
+                                                                              timeout=START_TIMEOUT_S * 1000)
+                reply = _ask(page, q, 1)
+                assert "follow-up" not in reply.inner_text()
                 text = reply.inner_text()
                 assert "Not in the knowledge base" in text, text[:800]
                 assert not_found_message(q) in text, text[:800]  # in the question's language
@@ -60,7 +62,7 @@ def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
                 assert reply.locator(".swr-passage").count() >= 1  # the closest passages are still shown
                 assert reply.locator(".swr-answer mark").count() == 0  # nothing is marked as the answer
                 page.screenshot(path=str(ARTIFACTS / f"answerable-off-topic-{n}.png"))
-            reply = _ask(page, SAMPLE, len(OFF_TOPIC) + 1)
+            reply = _ask(page, SAMPLE, 2)  # in the same chat, after an off-topic question
             text = reply.inner_text()
             assert "Not in the knowledge base" not in text, text[:800]
             assert reply.locator(".swr-evhead").first.inner_text().startswith("Evidence")

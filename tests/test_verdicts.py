@@ -155,7 +155,7 @@ def test_the_probe_never_sets_a_fused_score_beside_a_cosine():
 
 # -- answerability ------------------------------------------------------------------------------------
 OFF_TOPIC = ["What is the capital of France?", "Who wrote Hamlet?", "What is the speed of light?",
-             "How many legs does a spider have?", "Who won the 2018 World Cup?", "法国的首都是哪里？"]
+             "How many legs does a spider have?", "Who won the 2018 World Cup?", "法国的首都是哪里？", "今天天气怎么样？"]
 
 
 def test_off_topic_questions_are_not_answerable_and_never_get_a_table_border(sample):
