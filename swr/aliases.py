@@ -67,9 +67,10 @@ class Subjects:
             out |= set(self._tok.tokens(self.translate(text, other) or ""))
         return out
 
-    def learn(self, kb: str) -> tuple[dict[str, set[str]], dict[str, float]]:
-        """(source -> subject terms, term -> IDF) of ``kb``; cached until its count changes."""
-        count = self.store.count(kb)
+    def learn(self, kb: str, version=None) -> tuple[dict[str, set[str]], dict[str, float]]:
+        """(source -> subject terms, term -> IDF) of ``kb``; cached until ``version`` (default: its
+        sentence count, one store call) changes."""
+        count = self.store.count(kb) if version is None else version
         with self._lock:
             hit = self._cache.get(kb)
             if hit and hit[0] == count:
@@ -114,13 +115,13 @@ class Subjects:
         """Source -> weight in (0, 1] for the documents whose subject the question names."""
         return self.match(kb, texts)[0]
 
-    def match(self, kb: str, texts: list[str]) -> tuple[dict[str, float], set[str]]:
+    def match(self, kb: str, texts: list[str], version=None) -> tuple[dict[str, float], set[str]]:
         """(source -> weight in (0, 1], the question's terms that named them).
 
         ``texts`` are the question and its translations. Nothing when no term of the question
         sets a few documents apart (it is in none, or in most of them).
         """
-        subjects, idf = self.learn(kb)
+        subjects, idf = self.learn(kb, version)
         if len(subjects) < 2:
             return {}, set()
         q = set().union(*(self.terms(t) for t in texts if t))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -45,6 +46,7 @@ _WORDY = re.compile(r"\w")
 SUBJECT_K = 50  # candidates per list inside the subject documents
 SUBJECT_BONUS = 0.5  # added to a hit's fused score (DBSF scale 0..2) x its document's subject weight
 MODES = ("on", "off")
+STATE_TTL_S = 30.0  # a knowledge base's languages are learned again at least this often
 
 
 @dataclass
@@ -60,17 +62,19 @@ class Plan:
 
 def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
            translate: Callable[[str, str], str | None], *, translation: bool = True, subjects=None,
-           bonus: float = 0.0) -> tuple[list[Hit], Plan]:
+           bonus: float = 0.0, kb_langs=None, version=None) -> tuple[list[Hit], Plan]:
     """Hits of ``req`` fused over per-language lists (see the module docstring).
 
     ``req`` carries the question's own vectors; ``embed_query``/``encode_sparse`` make the
     vectors of a translation; ``translate(question, lang)`` returns the question in ``lang``
     (or None / "" when it cannot). ``subjects`` (:class:`swr.aliases.Subjects`) names the
-    documents the question is about; their hits get ``bonus`` x their weight.
+    documents the question is about; their hits get ``bonus`` x their weight. ``kb_langs``: the
+    languages the knowledge base holds (None: search every language of :data:`LANGS`, an empty
+    list tells a missing one); ``version`` keys the subjects' cache (None: the store's count).
     """
     qlang = detect_lang(question)
     plan = Plan(question_lang=qlang, translations={})
-    langs = [req.lang] if req.lang else list(LANGS)
+    langs = [req.lang] if req.lang else [lang for lang in LANGS if kb_langs is None or lang in kb_langs]
     k = min(MAX_TOP_K, max(req.top_k * 2, req.top_k + 5))  # a deeper pool per list: the fusion re-ranks
     lists: list[tuple[str | None, list[Hit]]] = []
     vectors = {qlang: (req.dense, req.sparse)}
@@ -93,7 +97,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
             plan.searches += 1
     weights: dict[str, float] = {}
     if subjects is not None and bonus > 0:
-        weights, named = subjects.match(req.kb, [question, *plan.translations.values()])
+        weights, named = subjects.match(req.kb, [question, *plan.translations.values()], version=version)
         if req.sources:
             weights = {s: w for s, w in weights.items() if s in req.sources}
         plan.subjects = weights
@@ -277,7 +281,32 @@ class CrossLingual:
         self.subjects = Subjects(store, self._dictionary)
         self.bonus = SUBJECT_BONUS
         self._vocab: dict[tuple, bool | None] = {}
+        self._kbs: dict[str, tuple] = {}  # kb -> (store generation, taken at, languages, count)
+        self.state_probes = 0  # store calls made to learn knowledge bases' languages (tests)
         self.last: Plan | None = None
+
+    def kb_state(self, kb: str, dense) -> tuple[frozenset[str], tuple]:
+        """(the languages ``kb`` holds, a version of its contents), cached per knowledge base.
+
+        Learned with one count and one one-hit dense search per language of :data:`LANGS`, again
+        after any write to ``kb`` by this process (the store's :meth:`generation`: an index, a
+        delete, a restore) and at least every :data:`STATE_TTL_S` seconds (another process's
+        writes to a shared server). So a question pays no store call for the languages a
+        knowledge base lacks. ``dense`` is any query vector (the question's).
+        """
+        gen = self.store.generation(kb) if hasattr(self.store, "generation") else None
+        now = time.monotonic()
+        hit = self._kbs.get(kb)
+        if hit and gen is not None and hit[0] == gen and now - hit[1] < STATE_TTL_S:
+            return hit[2], (gen, hit[3])
+        count = self.store.count(kb)
+        langs = frozenset(lang for lang in LANGS if dense is None or self.store.search(SearchRequest(
+            kb=kb, dense=dense, sparse=None, mode="dense", top_k=1, lang=lang)))
+        self.state_probes += 1 + (len(LANGS) if dense is not None else 0)
+        if len(self._kbs) > 10_000:
+            self._kbs.clear()
+        self._kbs[kb] = (gen, now, langs, count)
+        return langs, (gen, count)
 
     @staticmethod
     def _dictionary(text: str, lang: str) -> str:
@@ -306,12 +335,13 @@ class CrossLingual:
         return known
 
     def search(self, req: SearchRequest, question: str) -> list[Hit]:
-        count = self.store.count(req.kb)
+        """The cross-lingual hits of ``req`` (the module docstring); ``self.last`` is its plan."""
+        langs, version = self.kb_state(req.kb, req.dense)
 
         def translate(text: str, lang: str) -> str | None:
-            return self.translator(text, lang, self._known(req.kb, lang, count), (req.kb, count))
+            return self.translator(text, lang, self._known(req.kb, lang, version), (req.kb, version))
 
         hits, self.last = search(self.store, self.embedder.encode_query, self.sparse.encode_query, req, question,
                                  translate, translation=self.translation, subjects=self.subjects,
-                                 bonus=self.bonus)
+                                 bonus=self.bonus, kb_langs=langs, version=version)
         return hits

@@ -90,6 +90,35 @@ def test_a_single_language_kb_gets_the_plain_hits(e5_engine):
     assert [(h.sentence.i, round(h.score, 4)) for h in on.hits] == [(h.sentence.i, round(h.score, 4)) for h in off.hits]
 
 
+def test_kb_languages_are_cached_and_an_index_or_delete_of_another_language_invalidates_them(e5_engine,
+                                                                                             monkeypatch):
+    kb, cl, store = "langs_cache", e5_engine.crosslingual, e5_engine.store
+    monkeypatch.setattr("swr.crosslingual.STATE_TTL_S", 1e9)  # only a write may refresh them here
+    e5_engine.index_files(kb, [ROOT / "samples" / "kb" / "kettle_manual_zh.md"])
+    e5_engine.retrieve("电热水壶的容量是多少？", kb)  # learns the knowledge base's languages
+    calls = []
+    search, count = store.search, store.count
+    monkeypatch.setattr(store, "search", lambda req: calls.append(("search", req.lang)) or search(req))
+    monkeypatch.setattr(store, "count", lambda kb=None: calls.append(("count", kb)) or count(kb))
+    e5_engine.retrieve("电热水壶显示E4是什么意思？", kb)
+    assert calls == [("search", "zh")]  # one store call per question, as the plain search makes
+    assert cl.last.translations == {}
+    # an English document indexed into it: the next question searches English too, translated
+    en = e5_engine.index_files(kb, [ROOT / "samples" / "kb" / "air_fryer_manual_en.md"])[0]
+    calls.clear()
+    r = e5_engine.retrieve("空气炸锅显示E2是什么意思？", kb)
+    assert "en" in cl.last.translations and ("search", "en") in calls
+    assert any("fan fault" in h.sentence.text.lower() for h in r.hits), [h.sentence.text for h in r.hits]
+    # and its delete takes English out again
+    e5_engine.delete_doc(kb, en.doc_id, trash=False)
+    calls.clear()
+    e5_engine.retrieve("电热水壶显示E4是什么意思？", kb)  # learns again: a count and a probe per language
+    assert calls[0] == ("count", kb) and cl.last.translations == {}
+    calls.clear()
+    e5_engine.retrieve("电热水壶显示E4是什么意思？", kb)
+    assert calls == [("search", "zh")]
+
+
 def test_filters_still_apply(e5_engine):
     r = e5_engine.retrieve("空气炸锅显示E2是什么意思？", "sample", lang="zh", top_k=5)
     assert r.hits and all(h.sentence.lang == "zh" for h in r.hits)

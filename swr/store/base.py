@@ -11,6 +11,7 @@ Every query filters by ``kb`` (a keyword payload index marked as tenant) and ``t
 """
 from __future__ import annotations
 
+import itertools
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -163,11 +164,25 @@ def merge_ranks(fused: list[Hit], dense: list[tuple[str, float]], sparse: list[t
             h.sparse_rank, h.sparse_score = spos[pid]
 
 
+_WRITES = itertools.count(1)  # process-wide: a deleted and re-created kb never repeats a number
+
+
 class Store(ABC):
     """What the engine needs from a vector store."""
 
     backend: str = ""
     location: str = ""
+
+    def generation(self, kb: str) -> int:
+        """A number that changes whenever this process writes to ``kb`` through this store (an
+        index, a delete, a restore): caches of what a knowledge base holds key on it instead of
+        asking the store per question (swr/crosslingual.py). Another process's writes to a shared
+        server are not seen, so such caches also expire."""
+        return self.__dict__.get("_generations", {}).get(kb, 0)
+
+    def wrote(self, kb: str) -> None:
+        """Record a write to ``kb`` (the backends call it from every write method)."""
+        self.__dict__.setdefault("_generations", {})[kb] = next(_WRITES)
 
     @abstractmethod
     def ensure(self, meta: dict) -> None:

@@ -203,6 +203,7 @@ class EdgeStore(Store):
         return sorted(r.payload["kb"] for r in self._scroll(match_filter(type="k"), ["kb"]))
 
     def put_doc(self, kb: str, info: DocInfo) -> None:
+        self.wrote(kb)
         self._put(doc_record_id(kb, info.doc_id), {"type": "d", "kb": kb, **info.to_dict()})
         if info.complete:
             self._maybe_optimize()
@@ -264,6 +265,7 @@ class EdgeStore(Store):
     def delete_kb(self, kb: str) -> int:
         if self._edge is None:
             return 0
+        self.wrote(kb)
         n = self.count(kb)
         self._edge.update(q.UpdateOperation.delete_points_by_filter(match_filter(kb=kb)))
         self._edge.flush()
@@ -272,6 +274,7 @@ class EdgeStore(Store):
     def delete_doc(self, kb: str, doc_id: str) -> int:
         if self._edge is None:
             return 0
+        self.wrote(kb)
         n = self._edge.count(q.CountRequest(filter=match_filter(type="s", kb=kb, doc_id=doc_id), exact=True))
         self._edge.update(q.UpdateOperation.delete_points_by_filter(match_filter(kb=kb, doc_id=doc_id)))
         self._edge.flush()
@@ -290,6 +293,8 @@ class EdgeStore(Store):
             points.append(q.Point(sentence_id(s.kb, s.doc_id, s.i), vec, {"type": "s", **s.payload()}))
         for k in range(0, len(points), 512):
             self._edge.update(q.UpdateOperation.upsert_points(points[k:k + 512]))
+        for kb in {s.kb for s in sentences}:
+            self.wrote(kb)  # after the write: a question in between caches what it then saw
         self._points = self._edge.info().points_count  # once per batch, not per search (hnsw_ef)
 
     def get(self, ids: list[str]) -> list[Sentence]:
@@ -324,6 +329,8 @@ class EdgeStore(Store):
         for k in range(0, len(points), 512):
             self._edge.update(q.UpdateOperation.upsert_points(points[k:k + 512]))
         self._edge.flush()
+        for kb in {r["payload"].get("kb") for r in records}:
+            self.wrote(kb)
         self._points = self._edge.info().points_count
         return len(points)
 

@@ -304,6 +304,7 @@ class ServerStore(Store):
         return sorted(r.payload["kb"] for r in self._scroll(match_filter(type="k"), ["kb"], None))
 
     def put_doc(self, kb: str, info: DocInfo) -> None:
+        self.wrote(kb)
         self._ensure_shard(kb)
         self._put(doc_record_id(kb, info.doc_id), {"type": "d", "kb": kb, **info.to_dict()}, self._sk(kb))
 
@@ -319,6 +320,7 @@ class ServerStore(Store):
     def delete_kb(self, kb: str) -> int:
         if not self._exists() or not self._has_shard(kb):
             return 0
+        self.wrote(kb)
         n = self.count(kb)
         self._delete(match_filter(kb=kb), kb)
         if self._by_kb:
@@ -332,6 +334,7 @@ class ServerStore(Store):
     def delete_doc(self, kb: str, doc_id: str) -> int:
         if not self._exists() or not self._has_shard(kb):
             return 0
+        self.wrote(kb)
         n = self._count(match_filter(type="s", kb=kb, doc_id=doc_id), self._sk(kb))
         self._delete(match_filter(kb=kb, doc_id=doc_id), kb)
         return n
@@ -354,6 +357,7 @@ class ServerStore(Store):
             for k in range(0, len(points), UPSERT_BATCH):
                 self._call("writing sentences", self._client.upsert, self.collection, points=points[k:k + UPSERT_BATCH],
                            wait=True, shard_key_selector=self._sk(kb))
+            self.wrote(kb)  # after the write: a question in between caches what it then saw
 
     def get(self, ids: list[str]) -> list[Sentence]:
         if not ids or not self._exists():
@@ -390,6 +394,7 @@ class ServerStore(Store):
             for k in range(0, len(points), UPSERT_BATCH):
                 self._call("restoring points", self._client.upsert, self.collection, points=points[k:k + UPSERT_BATCH],
                            wait=True, shard_key_selector=self._sk(kb))
+            self.wrote(kb)  # after the write: a question in between caches what it then saw
         return sum(len(p) for p in by_kb.values())
 
     def scroll_doc(self, kb: str, doc_id: str) -> list[Sentence]:
