@@ -39,9 +39,12 @@ import sys
 import time
 from pathlib import Path
 
-from swr.crosslingual import SUBJECT_BONUS
+import swr.crosslingual
+from swr.answer import LLMConfig
+from swr.crosslingual import SUBJECT_BONUS, Translator
 from swr.engine import Engine
 from swr.evaluate import judge, load_set, normalize
+from swr.llm_local import DEMO_GGUF, SMALL_GGUF
 from swr.questions import load_squad
 from swr.settings import Settings
 
@@ -89,6 +92,10 @@ def xquad_corpus(seed: int):
     """(docs, questions) of the mixed XQuAD knowledge base (see the module docstring)."""
     data = {lang: json.loads(p.read_text(encoding="utf-8"))["data"] for lang, p in XQUAD.items()}
     paras = {lang: [p for a in data[lang] for p in a["paragraphs"]] for lang in data}
+    article = [k for k, a in enumerate(data["en"]) for _ in a["paragraphs"]]
+    arts = list(range(len(data["en"])))
+    random.Random(seed + 1).shuffle(arts)
+    split = {a: ("dev" if k < len(arts) // 2 else "test") for k, a in enumerate(arts)}  # by article
     n = len(paras["en"])
     order = list(range(n))
     random.Random(seed).shuffle(order)
@@ -109,7 +116,8 @@ def xquad_corpus(seed: int):
                 # the answer in any copy of the paragraph counts (in that copy's language)
                 gold = {f"xq{p:03d}.{c}.txt": ans[c].get(qa["id"]) or [] for c in have}
                 if answers:
-                    qs.append({"q": qa["question"], "answers": answers, "gold": gold, "kind": kind, "qlang": lang})
+                    qs.append({"q": qa["question"], "answers": answers, "gold": gold, "kind": kind, "qlang": lang,
+                               "split": split[article[p]]})
     return docs, qs
 
 
@@ -119,10 +127,41 @@ def squad_corpus(path: Path, articles: int):
 
 
 # -- methods -----------------------------------------------------------------------------------
+LLMS = {"llm05": SMALL_GGUF, "llm15": DEMO_GGUF}  # "on" with the embedded model translating
+LLM_CACHE = ROOT / "bench" / "out" / "xl_llm_cache.json"
+_translators: dict = {}
+
+
+def translator(method: str) -> Translator:
+    """The method's translator: the dictionary, or the local model (its cache loaded from disk)."""
+    if method not in _translators:
+        if method in LLMS:
+            t = Translator(LLMConfig(gguf=str(LLMS[method]), threads=1, context_window=2048, timeout_s=60), local=True)
+            cache = json.loads(LLM_CACHE.read_text(encoding="utf-8")) if LLM_CACHE.is_file() else {}
+            for lang, tr in cache.get(method, {}).items():
+                t.llm_cache.update({(q, lang): v for q, v in tr.items()})
+        else:
+            t = Translator(None)
+        _translators[method] = t
+    return _translators[method]
+
+
+def save_llm_cache() -> None:
+    """Write the local models' translations to :data:`LLM_CACHE` (a rerun translates nothing)."""
+    cache = json.loads(LLM_CACHE.read_text(encoding="utf-8")) if LLM_CACHE.is_file() else {}
+    for m, t in _translators.items():
+        if m in LLMS:
+            for (q, lang), v in t.llm_cache.items():
+                cache.setdefault(m, {}).setdefault(lang, {})[q] = v
+    LLM_CACHE.parent.mkdir(parents=True, exist_ok=True)
+    LLM_CACHE.write_text(json.dumps(cache, ensure_ascii=False, indent=0), encoding="utf-8")
+
+
 def set_method(eng: Engine, method: str) -> None:
     eng.crosslingual.enabled = method != "off"
-    eng.crosslingual.translation = method in ("on", "translate")
+    eng.crosslingual.translation = method in ("on", "translate", *LLMS)
     eng.crosslingual.bonus = 0.0 if method in ("lists", "translate") else SUBJECT_BONUS
+    eng.crosslingual.translator = translator(method)
 
 
 class Counter:
@@ -147,15 +186,16 @@ class Counter:
 def run_xquad(eng, kb, qs, method, counter) -> dict:
     flags: dict[str, list[bool]] = {}
     cost = []
+    tr = eng.crosslingual.translator
     for q in qs:
-        s0, e0, t0 = counter.searches, counter.embeds, time.perf_counter()
+        s0, e0, c0, t0 = counter.searches, counter.embeds, tr.llm_calls, time.perf_counter()
         r = eng.retrieve(q["q"], kb, top_k=3)
-        cost.append((counter.searches - s0, counter.embeds - e0, (time.perf_counter() - t0) * 1000))
+        cost.append((counter.searches - s0, counter.embeds - e0, (time.perf_counter() - t0) * 1000, tr.llm_calls - c0))
         hit = any(any(norm(a) in norm(h.sentence.text) for a in q["gold"].get(h.sentence.source, [])) for h in r.hits)
-        flags.setdefault(q["kind"], []).append(hit)
-        flags.setdefault("cross (both)" if q["kind"] != "same" else "same (both)", []).append(hit)
-        flags.setdefault(f"same {q['qlang']}" if q["kind"] == "same" else "_", []).append(hit)
-    flags.pop("_", None)
+        for sp in (q["split"], "all"):
+            kind = q["kind"] if q["kind"] != "same" else f"same {q['qlang']}"
+            flags.setdefault(f"{sp} {kind}", []).append(hit)
+            flags.setdefault(f"{sp} cross (both)" if q["kind"] != "same" else f"{sp} same (both)", []).append(hit)
     return {"hit@3": {k: rate(v) for k, v in flags.items()}, "cost": cost}
 
 
@@ -182,20 +222,57 @@ def run_same(eng, kb, qs) -> dict:
     return {"hit@1": rate(h1), "hit@5": rate(h5)}
 
 
+def pretranslate(methods: list[str], picked: list[dict], sample: bool = True) -> None:
+    """Translate the picked XQuAD questions and the sample questions with each local model, into
+    the cache file (the LLM rows then cost no model time on a rerun)."""
+    qs = [(q["q"], "en" if q["qlang"] == "zh" else "zh") for q in picked]
+    for path in (GOLDEN, XL_QUESTIONS) if sample else ():
+        qs += [(q.question, "en" if swr.crosslingual.detect_lang(q.question) == "zh" else "zh")
+               for q in load_set(path)[1]]
+    for m in methods:
+        t, t0 = translator(m), time.perf_counter()
+        todo = [(q, lang) for q, lang in qs if (q, lang) not in t.llm_cache]
+        for k, (q, lang) in enumerate(todo, 1):
+            t.translate(q, lang)
+            if k % 20 == 0 or k == len(todo):
+                save_llm_cache()
+                each = (time.perf_counter() - t0) / k
+                print(f"  {m}: {k}/{len(todo)} translated, {each:.2f} s each", file=sys.stderr)
+        bad = sum(t.llm_cache.get(x) is None for x in qs)
+        print(f"{m}: {len(qs)} questions, {bad} not translated (the dictionary serves them)", file=sys.stderr)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", default=str(ROOT / "bench" / "out" / "xl_home"))
     ap.add_argument("--home-same", default=None, help="SWR_HOME of the CMRC / SQuAD sets (default --home)")
     ap.add_argument("--methods", nargs="+", default=["off", "lists", "translate", "on"])
-    ap.add_argument("--xquad-n", type=int, default=100,
-                    help="questions per XQuAD group (zh->en, en->zh, same zh, same en)")
+    ap.add_argument("--xquad-n", type=int, default=50,
+                    help="questions per XQuAD group (zh->en, en->zh, same zh, same en) and split")
     ap.add_argument("--same-n", type=int, default=300, help="CMRC / SQuAD questions")
     ap.add_argument("--cmrc-articles", type=int, default=120)
     ap.add_argument("--squad-articles", type=int, default=4)
     ap.add_argument("--sets", nargs="+", default=["xquad", "sample", "cmrc", "squad"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--mix", type=float, default=None, help="crosslingual.DENSE_MIX for this run")
+    ap.add_argument("--senses", type=int, default=None, help="crosslingual.SPARSE_SENSES for this run")
+    ap.add_argument("--long-first", action="store_true", help="glossary.SHORT_FIRST off for this run")
+    ap.add_argument("--splits", nargs="+", default=["dev", "test"],
+                    help="XQuAD halves (by article, seeded): dev to choose methods on, test held out")
+    ap.add_argument("--pretranslate", nargs="+", choices=sorted(LLMS),
+                    help="only fill the local models' translation cache for the picked XQuAD questions")
     ap.add_argument("--json", default=str(ROOT / "bench" / "out" / "crosslingual.json"))
     args = ap.parse_args()
+    import swr.glossary
+
+    if args.mix is not None:
+        swr.crosslingual.DENSE_MIX = args.mix
+    if args.senses is not None:
+        swr.crosslingual.SPARSE_SENSES = args.senses
+    if args.long_first:
+        swr.glossary.SHORT_FIRST = False
+    print(f"DENSE_MIX={swr.crosslingual.DENSE_MIX} SPARSE_SENSES={swr.crosslingual.SPARSE_SENSES} "
+          f"SHORT_FIRST={swr.glossary.SHORT_FIRST}", file=sys.stderr)
 
     engines: dict[str, tuple[Engine, Counter]] = {}
 
@@ -206,7 +283,6 @@ def main() -> None:
         return engines[home]
 
     eng, counter = engine(args.home)
-    rng = random.Random(args.seed)
     results: dict = {m: {} for m in args.methods}
 
     def index(kb, docs, eng=eng):
@@ -221,12 +297,18 @@ def main() -> None:
         index("xquad", [(n, t.encode()) for n, t in docs])
         by: dict[str, list] = {}
         for q in qs:
-            by.setdefault(q["kind"] if q["kind"] != "same" else f"same {q['qlang']}", []).append(q)
-        picked = [q for k in sorted(by) for q in rng.sample(by[k], min(args.xquad_n, len(by[k])))]
+            by.setdefault((q["split"], q["kind"] if q["kind"] != "same" else f"same {q['qlang']}"), []).append(q)
+        # each group shuffled by its own seed, then its first n: a smaller n is a prefix
+        picked = [q for k in sorted(by) if k[0] in args.splits
+                  for q in random.Random(f"{args.seed}-{k[0]}-{k[1]}").sample(by[k], len(by[k]))[:args.xquad_n]]
+        if args.pretranslate:
+            pretranslate(args.pretranslate, picked, "sample" in args.sets)
+            return
         for m in args.methods:
             set_method(eng, m)
             results[m]["xquad"] = run_xquad(eng, "xquad", picked, m, counter)
             print(f"  xquad/{m} done", file=sys.stderr)
+            save_llm_cache()
     if "sample" in args.sets:
         files = sorted(p for p in SAMPLE_DIR.iterdir() if p.is_file() and p.name != "README.md")
         index("sample", files)
@@ -255,6 +337,11 @@ def main() -> None:
     if "xquad" in first:
         for k in sorted(first["xquad"]["hit@3"]):
             print(f"| XQuAD mixed | hit@3 {k} | " + " | ".join(fmt(results[m]["xquad"]["hit@3"][k]) for m in ms) + " |")
+        for sp in (*args.splits, "all"):
+            h = [results[m]["xquad"]["hit@3"] for m in ms]
+            print(f"| XQuAD mixed | {sp}: same - cross (points) | "
+                  + " | ".join(f"{100 * (x[f'{sp} same (both)']['rate'] - x[f'{sp} cross (both)']['rate']):.1f}"
+                               for x in h) + " |")
     if "golden" in first:
         print("| sample KB | golden.csv hit (w3, k3) | "
               + " | ".join(fmt(results[m]["golden"]["hit"]) for m in ms) + " |")
@@ -267,9 +354,13 @@ def main() -> None:
     if "xquad" in first:
         for m in ms:
             cost = results[m]["xquad"]["cost"]
+            llm = [c[2] for c in cost if c[3]]
             print(f"cost/{m} (XQuAD mixed KB, per question): {statistics.mean(c[0] for c in cost):.2f} searches, "
-                  f"{statistics.mean(c[1] for c in cost):.2f} query embeddings, median "
-                  f"{statistics.median(c[2] for c in cost):.1f} ms (shared machine)")
+                  f"{statistics.mean(c[1] for c in cost):.2f} query embeddings, "
+                  f"{statistics.mean(c[3] for c in cost):.2f} LLM calls, median "
+                  f"{statistics.median(c[2] for c in cost):.1f} ms"
+                  + (f" (with an LLM call: median {statistics.median(llm):.0f} ms, n={len(llm)})" if llm else "")
+                  + " (shared machine)")
     for m in ms:
         for key in ("golden", "sample_xl"):
             if key in results[m] and results[m][key]["misses"]:

@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+import numpy as np
+
 from .aliases import Subjects
 from .params import MAX_TOP_K
 from .sparse import SparseVec
@@ -42,10 +44,12 @@ LANGS = ("zh", "en")
 # gave XQuAD mixed cross-lingual hit@3 0.635 / 0.690 / 0.755, same-language 0.880 / 0.880 /
 # 0.860, sample golden 0.90 / 0.90 / 0.83 (bench/crosslingual.py)
 SECOND_LIST = 0.5
+DENSE_MIX = 0.0  # weight of the question's own vector in a translation's dense query
+SPARSE_SENSES = 1  # a dictionary translation's BM25 query: up to this many senses per word
 _WORDY = re.compile(r"\w")
 SUBJECT_K = 50  # candidates per list inside the subject documents
 SUBJECT_BONUS = 0.5  # added to a hit's fused score (DBSF scale 0..2) x its document's subject weight
-MODES = ("on", "off")
+MODES = ("on", "llm", "dictionary", "off")
 STATE_TTL_S = 30.0  # a knowledge base's languages are learned again at least this often
 
 
@@ -87,10 +91,17 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
         if not own:  # no document in this language
             continue
         lists.append(("lang-list", own))
-        text = translate(question, lang) if translation else None
+        got = translate(question, lang) if translation else None
+        text, wide = got if isinstance(got, tuple) else (got, got)
         if text and text.strip() and text.strip() != question.strip():
             plan.translations[lang] = text
-            vectors[lang] = (embed_query(text), encode_sparse(text))
+            dense = embed_query(text)
+            if DENSE_MIX > 0 and req.dense is not None:  # the question's own vector carries what
+                # the glosses lose (names); the translation's, the other language's wording
+                own, new = np.asarray(req.dense, dtype=np.float32), np.asarray(dense, dtype=np.float32)
+                mixed = DENSE_MIX * own + (1 - DENSE_MIX) * new
+                dense = mixed / (np.linalg.norm(mixed) or 1.0)
+            vectors[lang] = (dense, encode_sparse(wide or text))
             plan.embeddings += 1
             lists.append(("translation", store.search(replace(req, lang=lang, top_k=k, dense=vectors[lang][0],
                                                               sparse=vectors[lang][1]))))
@@ -201,65 +212,106 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
 
 
 # -- translation ---------------------------------------------------------------------------
-_LANG_NAMES = {"zh": "Simplified Chinese", "en": "English"}
 _LLM_TIMEOUT_S = 10.0  # a translation must not hold the answer up for the answer's own timeout
+_LOCAL_TIMEOUT_S = 30.0  # the embedded model on a busy CPU: seconds per question (bench/README.md)
+_SYSTEM = ("You translate questions between English and Simplified Chinese. You never answer them. "
+           "Keep names, model numbers, codes, numbers and units as written.")
+# the instruction in the target language, and one example per direction (the asked direction
+# last): a 0.5B model told in English to translate into Chinese answered in English, or answered
+# the question instead of translating it
+_ASK = {"zh": "把下面的问题翻译成中文（只翻译，不要回答）：",
+        "en": "Translate this question into English (translate only, do not answer): "}
+_EXAMPLE = {"en": ("KX-2000电热水壶的额定功率是多少？", "What is the rated power of the KX-2000 electric kettle?"),
+            "zh": ("When was the company founded?", "公司是什么时候成立的？")}
+
+
+def llm_messages(text: str, lang: str) -> list[tuple[str, str]]:
+    """The chat (role, content) pairs asking for ``text`` in ``lang``."""
+    other = "zh" if lang == "en" else "en"
+    msgs = [("system", _SYSTEM)]
+    for lg in (other, lang):
+        msgs += [("user", _ASK[lg] + _EXAMPLE[lg][0]), ("assistant", _EXAMPLE[lg][1])]
+    return msgs + [("user", _ASK[lang] + text)]
+
+
+def check_translation(text: str, out: str | None, lang: str) -> str | None:
+    """The model's reply as a translation of ``text`` into ``lang``, or None when it is not one:
+    empty, in the wrong language (a copy of the question), or far longer (an answer)."""
+    out = (out or "").strip().strip('"“”「」').strip()
+    out = out.splitlines()[0].strip() if out else ""
+    if not out or out == text.strip() or len(out) > 3 * len(text) + 40:
+        return None
+    return out if detect_lang(out) == lang else None
 
 
 class Translator:
-    """Question translation: the configured LLM when there is one, else CC-CEDICT word glosses.
+    """Question translation: an LLM when one is allowed, else CC-CEDICT word glosses.
 
-    An LLM failure falls back to the dictionary for that question (logged, never raised): a
-    question is still answered when the LLM is down. Translations are cached per process.
+    ``llm_config`` with a remote OpenAI-compatible endpoint translates; the embedded local model
+    (``llm_config.local``) only when ``local=True`` (``SWR_CROSSLINGUAL=llm``: seconds per
+    question on a CPU). An LLM failure or a reply that is no translation falls back to the
+    dictionary for that question (logged, never raised): a question is still answered when the
+    LLM is down. Translations are cached per process (the LLM's by text alone, in ``llm_cache``).
     """
 
-    def __init__(self, llm_config=None) -> None:
-        # an OpenAI-compatible endpoint only: the embedded local model (llm_config.local) needs
-        # seconds per call on a CPU, too slow before every search, so the dictionary serves then
-        remote = llm_config is not None and llm_config.configured and not getattr(llm_config, "local", False)
-        self.llm_config = llm_config if remote else None
+    def __init__(self, llm_config=None, *, local: bool = False) -> None:
+        usable = llm_config is not None and llm_config.configured and (local or not getattr(llm_config, "local", False))
+        self.llm_config = llm_config if usable else None
         self._client = None
-        self._cache: dict[tuple[str, str], tuple[str, str]] = {}
+        self._cache: dict[tuple, tuple[str, str]] = {}
+        self.llm_cache: dict[tuple[str, str], str | None] = {}  # (text, lang) -> the LLM's translation
+        self.llm_calls = 0
 
     def __call__(self, text: str, lang: str, known=None, scope: object = None) -> str | None:
+        """The translation of ``text`` into ``lang`` (see :meth:`translate`), or None."""
         return self.translate(text, lang, known, scope)[0] or None
 
     def translate(self, text: str, lang: str, known=None, scope: object = None) -> tuple[str, str]:
         """(translation, how: "llm" | "dictionary"); "" when nothing could be translated.
 
         ``known(word)`` tells the dictionary which translations the target documents use;
-        ``scope`` (e.g. the knowledge base and its size) keys the cache with it.
+        ``scope`` (e.g. the knowledge base and its version) keys the dictionary's cache with it.
         """
+        if self.llm_config:
+            if (text, lang) not in self.llm_cache:
+                if len(self.llm_cache) > 4096:
+                    self.llm_cache.clear()
+                self.llm_cache[(text, lang)] = self._llm(text, lang)
+            if self.llm_cache[(text, lang)]:
+                return self.llm_cache[(text, lang)], "llm"
         key = (text, lang, scope)
         if key not in self._cache:
-            out = self._llm(text, lang) if self.llm_config else None
-            how = "llm"
-            if not out:
-                from .glossary import glossary
+            from .glossary import glossary
 
-                out, how = glossary().translate(text, lang, known), "dictionary"
             if len(self._cache) > 4096:
                 self._cache.clear()
-            self._cache[key] = (out, how)
+            self._cache[key] = (glossary().translate(text, lang, known), "dictionary")
         return self._cache[key]
 
     def _llm(self, text: str, lang: str) -> str | None:
+        """The LLM's translation, or None (any failure, or a reply that is not a translation)."""
         cfg = self.llm_config
         try:
             if self._client is None:
                 from llama_index.llms.openai_like import OpenAILike
 
-                self._client = OpenAILike(model=cfg.model, api_base=cfg.base_url.rstrip("/"),
-                                          api_key=cfg.key_or_placeholder, is_chat_model=True,
-                                          context_window=cfg.context_window, max_tokens=200, temperature=0.0,
-                                          timeout=min(cfg.timeout_s, _LLM_TIMEOUT_S), max_retries=0)
+                base, model, key, limit = cfg.base_url, cfg.model, cfg.key_or_placeholder, _LLM_TIMEOUT_S
+                if getattr(cfg, "local", False):
+                    from . import llm_local
+
+                    base = llm_local.server_for(cfg.gguf, cfg.threads, cfg.context_window).start()
+                    model, limit = cfg.model_name, _LOCAL_TIMEOUT_S
+                self._client = OpenAILike(model=model, api_base=base.rstrip("/"), api_key=key, is_chat_model=True,
+                                          context_window=cfg.context_window, max_tokens=120, temperature=0.0,
+                                          timeout=min(cfg.timeout_s, limit), max_retries=0)
             from llama_index.core.llms import ChatMessage
 
-            msgs = [ChatMessage(role="system", content=(
-                        f"Translate the user's question into {_LANG_NAMES[lang]}. Keep model numbers, codes, "
-                        "numbers and units exactly as written. Reply with the translation only.")),
-                    ChatMessage(role="user", content=text)]
-            out = (self._client.chat(msgs).message.content or "").strip()
-            return out.splitlines()[0].strip() if out else None
+            self.llm_calls += 1
+            reply = self._client.chat([ChatMessage(role=r, content=c) for r, c in llm_messages(text, lang)])
+            out = check_translation(text, reply.message.content, lang)
+            if out is None:
+                log.info("the LLM's reply is no %s translation of %r; using the dictionary", lang, text[:80])
+            return out
         except Exception as exc:  # noqa: BLE001 - any LLM failure: the dictionary answers instead
             log.warning("question translation by the LLM failed (%s); using the dictionary", type(exc).__name__)
             return None
@@ -274,10 +326,13 @@ class CrossLingual:
             from .errors import BadRequest
 
             raise BadRequest(f"SWR_CROSSLINGUAL must be one of {', '.join(MODES)}, not {settings.crosslingual!r}.")
-        self.enabled = mode == "on"
+        self.mode = mode
+        self.enabled = mode != "off"
         self.translation = True  # off: per-language lists only (bench/crosslingual.py's "lists")
         self.store, self.embedder, self.sparse = store, embedder, sparse
-        self.translator = Translator(llm_config)
+        # on: a configured endpoint translates (else the dictionary); llm: the embedded model too;
+        # dictionary: never an LLM
+        self.translator = Translator(None if mode == "dictionary" else llm_config, local=mode == "llm")
         self.subjects = Subjects(store, self._dictionary)
         self.bonus = SUBJECT_BONUS
         self._vocab: dict[tuple, bool | None] = {}
@@ -338,8 +393,14 @@ class CrossLingual:
         """The cross-lingual hits of ``req`` (the module docstring); ``self.last`` is its plan."""
         langs, version = self.kb_state(req.kb, req.dense)
 
-        def translate(text: str, lang: str) -> str | None:
-            return self.translator(text, lang, self._known(req.kb, lang, version), (req.kb, version))
+        def translate(text: str, lang: str):
+            known = self._known(req.kb, lang, version)
+            out, how = self.translator.translate(text, lang, known, (req.kb, version))
+            if not out or how != "dictionary" or SPARSE_SENSES <= 1:
+                return out or None
+            from .glossary import glossary
+
+            return out, glossary().translate(text, lang, known, senses=SPARSE_SENSES)
 
         hits, self.last = search(self.store, self.embedder.encode_query, self.sparse.encode_query, req, question,
                                  translate, translation=self.translation, subjects=self.subjects,

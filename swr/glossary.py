@@ -43,6 +43,7 @@ _CODE = re.compile(r"\d")
 _MAX_WORD = 8  # longest headword tried when segmenting (CC-CEDICT idioms are 4-8 characters)
 _MAX_PHRASE = 3
 _CANDIDATES = 16  # translations of one word considered
+SHORT_FIRST = True  # a headword's glosses of up to _MAX_PHRASE words tried before longer ones
 Known = Callable[[str], bool]
 
 
@@ -137,13 +138,13 @@ class Glossary:
                     break
         return out
 
-    def to_en(self, text: str, known: Known | None = None) -> str:
+    def to_en(self, text: str, known: Known | None = None, senses: int = 1) -> str:
         words = []
         for w in self.segment(text):
             if not _CJK.search(w):
                 words.append(w)
             elif w not in _ZH_SKIP and w in self.zh_en:
-                words.extend(_pick(list(dict.fromkeys(self.zh_en[w]))[:_CANDIDATES], known))
+                words.extend(_pick(_short_first(self.zh_en[w]), known, senses))
         return " ".join(words)
 
     # -- en -> zh --------------------------------------------------------------------------
@@ -153,7 +154,7 @@ class Glossary:
                 return self.en_zh[form]
         return None
 
-    def to_zh(self, text: str, known: Known | None = None) -> str:
+    def to_zh(self, text: str, known: Known | None = None, senses: int = 1) -> str:
         toks = _WORD.findall(text)
         out, i = [], 0
         while i < len(toks):
@@ -171,7 +172,7 @@ class Glossary:
                     continue
                 zh = self._lookup(" ".join(span).lower())
                 if zh:
-                    out.extend(_pick(zh, known))
+                    out.extend(_pick(zh, known, senses))
                     i += size
                     break
             else:
@@ -179,24 +180,39 @@ class Glossary:
                 i += 1
         return " ".join(out)
 
-    def translate(self, text: str, target: str, known: Known | None = None) -> str:
+    def translate(self, text: str, target: str, known: Known | None = None, senses: int = 1) -> str:
         """``text`` as words of ``target`` ("zh" or "en"); "" when nothing could be looked up.
 
         ``known(word)`` (optional) says whether the target documents use a word: of a word's
-        several translations the first one they use is kept, else the first.
+        several translations the first one they use is kept, else the first; ``senses`` > 1 keeps
+        up to that many of those the documents use (for BM25: the right sense is among them).
         """
-        out = self.to_en(text, known) if target == "en" else self.to_zh(text, known)
+        out = self.to_en(text, known, senses) if target == "en" else self.to_zh(text, known, senses)
         return out.strip()
 
 
-def _pick(options: list[str], known: Known | None) -> list[str]:
-    """The first option the documents use (probing in order, so usually one probe), else the
-    first option."""
+def _pick(options: list[str], known: Known | None, senses: int = 1) -> list[str]:
+    """The first ``senses`` options the documents use (probing in order, so usually one probe
+    for one sense), else the first option."""
     if known is not None:
+        found = []
         for o in options:
             if known(o):
-                return [o]
+                found.append(o)
+                if len(found) >= senses:
+                    break
+        if found:
+            return found
     return options[:1]
+
+
+def _short_first(glosses: list[str]) -> list[str]:
+    """A headword's distinct glosses, those of up to :data:`_MAX_PHRASE` words first (英国 is
+    "Britain" before "United Kingdom of Great Britain and Northern Ireland"), else in order."""
+    options = list(dict.fromkeys(glosses))[:_CANDIDATES]
+    if not SHORT_FIRST:
+        return options
+    return [g for g in options if len(g.split()) <= _MAX_PHRASE] + [g for g in options if len(g.split()) > _MAX_PHRASE]
 
 
 def _forms(phrase: str) -> list[str]:

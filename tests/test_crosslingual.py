@@ -183,3 +183,43 @@ def test_cli_ask_json_shows_via(tmp_path):
     d = json.loads(out.stdout)
     hits = [h for p in d["passages"] for h in p["hits"]]
     assert any("fan fault" in h["sentence"].lower() and h["via"] for h in hits), hits
+
+
+def test_a_reply_that_is_no_translation_is_refused():
+    from swr.crosslingual import check_translation
+
+    q = "What is the rated power of the air fryer?"
+    assert check_translation(q, "空气炸锅的额定功率是多少？\n(translation)", "zh") == "空气炸锅的额定功率是多少？"
+    assert check_translation(q, q, "zh") is None  # a copy of the question
+    assert check_translation(q, "The rated power is 1500 W.", "zh") is None  # English: not a translation
+    assert check_translation("空气炸锅的容量是多少？", "空气炸锅的容量是4.2升。" * 20, "en") is None  # an answer
+
+
+def test_modes_choose_the_translator(settings):
+    from swr.answer import LLMConfig
+    from swr.crosslingual import CrossLingual
+
+    local = LLMConfig(gguf="/models/x.gguf")
+    remote = LLMConfig(base_url="http://127.0.0.1:9/v1", model="m")
+    assert CrossLingual(settings, None, None, None, local).translator.llm_config is None  # on: not the local one
+    assert CrossLingual(settings, None, None, None, remote).translator.llm_config is remote
+    assert CrossLingual(settings.with_(crosslingual="llm"), None, None, None, local).translator.llm_config is local
+    assert CrossLingual(settings.with_(crosslingual="dictionary"), None, None, None, remote).translator.llm_config is None
+
+
+def test_the_embedded_model_translates_questions_both_ways():
+    from swr.answer import LLMConfig
+    from swr.crosslingual import Translator
+    from swr.llm_local import SMALL_GGUF
+
+    if not SMALL_GGUF.is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"{SMALL_GGUF} is missing (CI must run the real-model tests)")
+        pytest.skip(f"{SMALL_GGUF} is missing: run scripts/setup.sh --test")
+    t = Translator(LLMConfig(gguf=str(SMALL_GGUF), threads=1, context_window=2048, timeout_s=120), local=True)
+    zh, how = t.translate("How long is the warranty of the air fryer?", "zh")
+    assert how == "llm" and "保修" in zh, zh
+    en, how = t.translate("电饭煲的容量是多少？", "en")
+    assert how == "llm" and "capacity" in en.lower() and "rice cooker" in en.lower(), en
+    calls = t.llm_calls
+    assert t.translate("电饭煲的容量是多少？", "en") == (en, "llm") and t.llm_calls == calls  # cached
