@@ -130,7 +130,14 @@ def hit_title(hit: PassageHit) -> str:
     if hit.sparse_rank is not None or hit.sparse_score is not None:
         rank = f"#{hit.sparse_rank} " if hit.sparse_rank is not None else ""
         parts.append(f"sparse {rank}{_fmt(hit.sparse_score)}".rstrip())
+    if hit.via:  # found by the cross-lingual search (swr/crosslingual.py): how
+        parts.append("via " + " + ".join(VIA_LABELS.get(v, v) for v in hit.via.split("+")))
     return " · ".join(parts)
+
+
+#: How a cross-lingual hit was found (``Hit.via``), as the evidence says it.
+VIA_LABELS = {"translation": "the translated question", "lang-list": "the other-language search",
+              "alias": "a product alias"}
 
 
 # Markdown syntax the documents carry (``**bold**``, ``## heading``) is hidden when shown, never

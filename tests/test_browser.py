@@ -383,6 +383,10 @@ def test_chinese_question_gets_the_english_air_fryer_fan_fault_in_chromium(serve
             page.locator(".swr-answer").first.wait_for(state="visible", timeout=60_000)
             marks = [m.inner_text() for m in page.locator(".swr-passage .swr-text mark").all()]
             assert any("fan fault" in m.lower() for m in marks), marks  # highlighted as a hit
+            # the evidence says the hit came through the cross-lingual search (translation / alias)
+            titles = [m.get_attribute("title") or "" for m in page.locator(".swr-passage .swr-text mark").all()
+                      if "fan fault" in m.inner_text().lower()]
+            assert any(" · via " in t for t in titles), titles
             assert "fan fault" in page.locator(".swr-answer").first.inner_text().lower() or \
                 any("E2 means fan fault" in m for m in marks)
             page.screenshot(path=str(ARTIFACTS / "3-crosslingual-e2.png"))

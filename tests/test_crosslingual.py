@@ -223,3 +223,16 @@ def test_the_embedded_model_translates_questions_both_ways():
     assert how == "llm" and "capacity" in en.lower() and "rice cooker" in en.lower(), en
     calls = t.llm_calls
     assert t.translate("电饭煲的容量是多少？", "en") == (en, "llm") and t.llm_calls == calls  # cached
+
+
+def test_the_evidence_says_how_a_cross_lingual_hit_was_found():
+    from swr.render import hit_title, passage_html
+    from swr.types import Passage, PassageHit
+
+    h = PassageHit(i=3, sentence="E2 means fan fault.", score=1.2, start=0, end=19, rank=1,
+                   via="translation+alias")
+    assert hit_title(h).endswith("via the translated question + a product alias")
+    assert "via" not in hit_title(PassageHit(i=3, sentence="x", score=1.0, start=0, end=1))
+    html = passage_html(Passage(doc_id="d", source="air.md", first=3, last=3, text="E2 means fan fault.",
+                                hits=[h], score=1.2), 1)
+    assert "via the translated question" in html
