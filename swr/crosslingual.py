@@ -8,16 +8,20 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
    other language's candidates are normalised among themselves (DBSF per language) instead of
    under the question language's scores;
 2. for every other language present in the knowledge base, the question translated into it (by
-   the configured LLM, else word by word with CC-CEDICT: :mod:`swr.glossary`) and searched in
-   that language: dense and BM25 then both work as on a same-language question;
+   a configured LLM endpoint, or the embedded model with ``SWR_CROSSLINGUAL=llm``, else word by
+   word with CC-CEDICT: :mod:`swr.glossary`) and searched in that language: dense (the
+   translation's vector mixed with the question's own, :data:`DENSE_MIX`) and BM25 (a
+   dictionary translation with up to :data:`SPARSE_SENSES` senses per word) then work as on a
+   same-language question;
 3. the lists are fused by their (already per-list normalised) scores, each sentence keeping its
    best; a hit that came from another language's list says so in ``Hit.via``
-   (``"translation"`` or ``"lang-list"``).
+   (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its document is the question's subject).
 
-A knowledge base with one language gets exactly the plain search's hits (one extra filtered
-search finds the other language empty; nothing is translated). Cost per question in a mixed
-knowledge base: 1 + 2 x (other languages) store searches and one extra query embedding per
-other language (bench/crosslingual.py measures it).
+The languages a knowledge base holds are cached (:meth:`CrossLingual.kb_state`), so a knowledge
+base with one language gets the plain search's hits with one store search. Cost per question in
+a mixed knowledge base: 1 + 2 x (other languages) store searches, the BM25 probes of translated
+words not seen before, and one extra query embedding per other language (bench/crosslingual.py
+measures it; README "Cross-lingual retrieval").
 """
 from __future__ import annotations
 
