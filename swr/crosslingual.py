@@ -18,10 +18,10 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
    (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its document is the question's subject).
 
 The languages a knowledge base holds are cached (:meth:`CrossLingual.kb_state`), so a knowledge
-base with one language costs one store search (its language's list), as the plain search does. Cost per question in
-a mixed knowledge base: 1 + 2 x (other languages) store searches, the BM25 probes of translated
-words not seen before, and one extra query embedding per other language (bench/crosslingual.py
-measures it; README "Cross-lingual retrieval").
+base with one language costs one store search (its language's list), as the plain search does.
+Cost per question in a mixed knowledge base: 1 + 2 x (other languages) store searches, the BM25
+probes of translated words not seen before, and one extra query embedding per other language
+(bench/crosslingual.py measures it; README "Cross-lingual retrieval").
 """
 from __future__ import annotations
 
