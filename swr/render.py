@@ -43,6 +43,7 @@ CSS = """
 .swr-sent-n{font-size:.7em;color:#57606a;vertical-align:super;margin-right:.2em;
  user-select:none}
 .swr-more{color:#57606a;font-style:italic}
+.swr-tok{background:#eef1f4;border-radius:4px;padding:0 .3em;margin-right:.25em;font-size:.9em}
 """
 
 _CARD_CSS = """
@@ -130,7 +131,19 @@ def hit_title(hit: PassageHit) -> str:
     if hit.sparse_rank is not None or hit.sparse_score is not None:
         rank = f"#{hit.sparse_rank} " if hit.sparse_rank is not None else ""
         parts.append(f"sparse {rank}{_fmt(hit.sparse_score)}".rstrip())
+    terms = getattr(hit, "matched_tokens", None)
+    if terms is not None:  # the question's BM25 terms this sentence holds
+        parts.append("matched " + (" ".join(terms) if terms else "no term"))
     return " · ".join(parts)
+
+
+def tokens_html(tokens: list[str] | None) -> str:
+    """The question's BM25 terms as escaped chips (``swr-tok``); a note when they are unknown."""
+    if tokens is None:
+        return '<span class="swr-note">(terms not shown for this tokenizer)</span>'
+    if not tokens:
+        return '<span class="swr-note">(none: only stop words)</span>'
+    return "".join(f'<code class="swr-tok">{esc(t)}</code>' for t in tokens)
 
 
 # Markdown syntax the documents carry (``**bold**``, ``## heading``) is hidden when shown, never
