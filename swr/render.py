@@ -122,6 +122,8 @@ def _sentences(first: int, last: int) -> str:
 def hit_title(hit: PassageHit) -> str:
     """One-line explanation of a hit's scores (the tooltip and the badge text)."""
     parts = [f"sentence {hit.i + 1}"]
+    if getattr(hit, "page", None) is not None:  # the page the hit sentence lies on
+        parts.append(f"p. {hit.page}")
     if hit.rank:
         parts.append(f"rank #{hit.rank}")
     parts.append(f"score {_fmt(hit.score)}")

@@ -99,7 +99,7 @@ def answer_feedback(engine: Engine, entry: dict) -> None:
     key, kb = answer_key(entry), entry["kb"]
     done = state.FEEDBACK.get().get(key)
     fields = {**_base_fields(entry), "answer_text": entry["result"].answer}
-    c1, c2, _ = st.columns([1, 1, 2])
+    c1, c2 = st.columns(2)
     c1.button("Helpful", key=KEYS.feedback("up", entry["id"]), icon=":material/thumb_up:",
               on_click=_record, args=(engine, kb, key, "answer", {**fields, "verdict": "helpful"}),
               type="primary" if (done or {}).get("verdict") == "helpful" else "secondary")
@@ -162,12 +162,12 @@ def hit_feedback(engine: Engine, entry: dict, passages: list[Passage]) -> None:
         with errors_shown():
             options = passage_sentences(engine, entry, passages)
             if options:
-                c1, c2 = st.columns([4, 2], vertical_alignment="bottom")
-                c1.selectbox("The sentence that answers the question", list(range(len(options))),
+                st.selectbox("The sentence that answers the question", list(range(len(options))),
                              format_func=lambda k: _label(*options[k]), key=KEYS.feedback("sent", eid),
                              index=None, placeholder="Choose a sentence of the passages…")
-                c2.button("This is the right sentence", key=KEYS.feedback("right", eid), icon=":material/task_alt:",
-                          on_click=_pick_right, args=(engine, kb, key, eid, fields, options), width="stretch")
+                st.button("This is the right sentence", key=KEYS.feedback("right", eid), icon=":material/task_alt:",
+                          on_click=_pick_right, args=(engine, kb, key, eid, fields, options),
+                          disabled=st.session_state.get(KEYS.feedback("sent", eid)) is None)
             wrong = {tuple(w) for w in done.get("wrong", [])}
             for n, p in enumerate(passages, 1):
                 for h in p.hits:
