@@ -176,7 +176,7 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
 
             # Tune's question list has it at once, marked as from feedback
             page.get_by_role("link", name="Tune").click()
-            qlist = page.get_by_text("The 1 questions (1 from feedback)")
+            qlist = page.get_by_text("1 question the sweep runs (1 from feedback)")
             qlist.wait_for(timeout=60_000)
             qlist.click()
             row = page.locator("tr.swr-tq-fb").first

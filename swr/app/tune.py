@@ -125,7 +125,8 @@ def question_list(engine: Engine, kb: str, questions: list, *, preset: bool) -> 
         f'<tr class="swr-tq{" swr-tq-fb" if origin.get(q.question.strip()) == "feedback" else ""}">'
         f"<td>{esc(q.question)}</td><td>{esc(' | '.join(q.answers or q.evidence))}</td>"
         f"<td>{esc(q.source or '')}</td><td>{esc(origin.get(q.question.strip(), ''))}</td></tr>" for q in questions)
-    title = f"The {len(questions)} questions" + (f" ({n_fb} from feedback)" if n_fb else "")
+    n = len(questions)
+    title = f"{n} question{'s' * (n != 1)} the sweep runs" + (f" ({n_fb} from feedback)" if n_fb else "")
     with st.expander(title):
         st.html('<table class="swr-tune-qs"><tr><th>question</th><th>expected</th><th>source</th><th>origin</th>'
                 f"</tr>{rows}</table>")
