@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -53,7 +54,7 @@ def save_golden(settings: Settings, kb: str, df: pd.DataFrame) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     df = df.fillna("").astype(str)
     df = df[df["question"].str.strip() != ""]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     df.to_csv(tmp, index=False)
     os.replace(tmp, path)
     return path
