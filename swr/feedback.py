@@ -85,10 +85,18 @@ class FeedbackLog:
         return sorted((a for a in self.answers() if a["verdict"] == "not_helpful"),
                       key=lambda a: a["time"] or "", reverse=True)
 
-    def summary(self) -> dict:
+    def report(self) -> dict:
+        """``summary``, ``answers``, ``not_helpful`` and ``csv`` from one read of the file."""
+        es = self.entries()
+        answers = fold(es)
+        nh = sorted((a for a in answers if a["verdict"] == "not_helpful"), key=lambda a: a["time"] or "", reverse=True)
+        return {"summary": self.summary(es, answers), "answers": answers, "not_helpful": nh, "csv": self.to_csv(es)}
+
+    def summary(self, es: list[dict] | None = None, answers: list[dict] | None = None) -> dict:
         """Counts: answers helpful / not helpful (latest verdict per answer), wrong hits, right
         sentences, golden questions made from feedback."""
-        es, answers = self.entries(), self.answers()
+        es = self.entries() if es is None else es
+        answers = fold(es) if answers is None else answers
         return {"kb": self.kb, "entries": len(es),
                 "helpful": sum(a["verdict"] == "helpful" for a in answers),
                 "not_helpful": sum(a["verdict"] == "not_helpful" for a in answers),
@@ -96,12 +104,12 @@ class FeedbackLog:
                 "right_sentences": sum(e["kind"] == "right_sentence" for e in es),
                 "golden": len({a["golden"] for a in answers if a["golden"]})}
 
-    def to_csv(self) -> str:
+    def to_csv(self, es: list[dict] | None = None) -> str:
         """Every entry as CSV (one row each; the settings flattened, and whole as JSON)."""
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
         w.writeheader()
-        for e in self.entries():
+        for e in self.entries() if es is None else es:
             s = e.get("settings") or {}
             row = {**{k: s.get(k) for k in CSV_COLUMNS if k in s}, **e,
                    "answer_key": e.get("answer"),
