@@ -90,21 +90,48 @@ def _open_select(page, box) -> None:
 
 
 def _document_view(page) -> dict:
-    """Open the page-2 hit in the document view; the highlight's boxes on page 2's image, and the
-    image's pixels under them (the docview's ``.swr-docpage`` element: see swr.docview)."""
-    page.get_by_role("button", name="Open in document").first.click()
-    pg = page.locator('.swr-docpage[data-page="2"]').first
+    """Open the page-2 hit in the document view (a dialog); the hit's boxes on page 2's image, the
+    page's size and zoom, and the image's pixel at the centre of the first box (``.swr-docpage``:
+    see swr.app.components.docview)."""
+    page.get_by_text("Open in document").first.click()
+    page.get_by_role("button").filter(has_text="p. 2").first.click()
+    pg = page.locator('[role="dialog"] .swr-docpage[data-page="2"]').first
     pg.wait_for(state="visible", timeout=60_000)
     boxes = json.loads(pg.get_attribute("data-boxes"))
     hit = [r for b in boxes if b["kind"] == "hit" for r in b["rects"]]
     assert hit, boxes
-    # the painted pixels: sample the centre of the first hit box on the rendered image
-    colour = page.evaluate("""([sel, x, y]) => { const img = document.querySelector(sel);
+    # the share of the hit's orange (swr.docview.pdf FILL["hit"] over white paper) among the pixels
+    # inside the first hit box, and inside the same box moved 300 px down (blank paper there)
+    share = page.evaluate("""([sel, r]) => { const img = document.querySelector(sel);
         const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
-        const g = c.getContext('2d'); g.drawImage(img, 0, 0); return Array.from(g.getImageData(x, y, 1, 1).data); }""",
-                           ['.swr-docpage[data-page="2"] img', int((hit[0][0] + hit[0][2]) / 2),
-                            int((hit[0][1] + hit[0][3]) / 2)])
-    return {"boxes": hit, "pixel": colour, "height": float(pg.get_attribute("data-height"))}
+        const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+        const part = (x0, y0, x1, y1) => { const d = g.getImageData(x0, y0, x1 - x0, y1 - y0).data; let n = 0;
+            for (let k = 0; k < d.length; k += 4) if (d[k] > 230 && d[k + 2] > 90 && d[k + 2] < 175) n++;
+            return n / (d.length / 4); };
+        return [part(...r), part(r[0], r[1] + 300, r[2], r[3] + 300)]; }""",
+                          ['[role="dialog"] .swr-docpage[data-page="2"] img', [int(v) for v in hit[0]]])
+    return {"boxes": hit, "orange": share, "height": float(pg.get_attribute("data-height")),
+            "zoom": float(pg.get_attribute("data-zoom")),
+            "pages": page.locator('[role="dialog"] .swr-docpage').evaluate_all("es => es.map(e => e.dataset.page)")}
+
+
+def _pick(page, box_key: str, text: str, shot: str | None = None) -> None:
+    """Choose the option holding ``text`` in the select box ``box_key`` and press the "This is the
+    right sentence" button next to it (a screenshot ``shot`` just before)."""
+    _settled(page)
+    picker = page.locator(f".st-key-{box_key}")
+    picker.wait_for(state="visible", timeout=30_000)
+    _open_select(page, picker)
+    option = page.get_by_role("option").filter(has_text=text).first
+    option.wait_for(timeout=30_000)
+    option.click()
+    page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
+                           "b.innerText.includes('This is the right sentence') && !b.disabled)", timeout=30_000)
+    button = page.locator("button:not([disabled])", has_text="This is the right sentence").first
+    if shot:
+        button.scroll_into_view_if_needed()
+        _shot(page, shot)
+    button.click()
 
 
 def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback_server, capsys):
@@ -124,7 +151,9 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
             page.get_by_role("tab", name="Upload").click()
             page.locator('.st-key-uploads input[type="file"]').set_input_files(str(feedback_server["pdf"]))
             page.get_by_role("button", name="Index 1 file(s)").click()
-            page.get_by_text("Done:").wait_for(timeout=180_000)
+            done = page.get_by_text("Done:")
+            done.wait_for(timeout=180_000)
+            assert "failed" not in done.inner_text(), done.inner_text()
             _shot(page, "1-uploaded")
 
             # ask: the answer is on page 2
@@ -149,28 +178,26 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
                 "zq-8" in card.locator(".swr-scores").inner_text()
             _shot(page, "2-answer-page2-hit")
 
-            shown = None
-            if DOCVIEW:  # issue #14 §1: the hit where it stands on page 2's image
-                shown = _document_view(page)
-                assert all(0 <= r[1] < r[3] <= shown["height"] for r in shown["boxes"])
-                _shot(page, "3-document-view-page2")
-
-            # not helpful, and the right sentence chosen among the passages' sentences
+            # not helpful
             page.get_by_role("button", name="Not helpful").first.click()
             page.get_by_text("marked not helpful").first.wait_for(timeout=60_000)
             _settled(page)
-            page.get_by_text("Feedback on the evidence").first.click()
-            _settled(page)
-            picker = page.locator(".st-key-fb-sent-1")
-            picker.wait_for(state="visible", timeout=30_000)
-            _open_select(page, picker)  # the list of every sentence of the passages
-            option = page.get_by_role("option").filter(has_text="four years").first
-            option.wait_for(timeout=30_000)
-            option.click()
-            right = page.get_by_role("button", name="This is the right sentence").first
-            page.wait_for_function("() => [...document.querySelectorAll('button')].some(b => "
-                                   "b.innerText.includes('This is the right sentence') && !b.disabled)", timeout=30_000)
-            right.click()
+            shown = None
+            if DOCVIEW:  # issue #14 §1: the hit where it stands on page 2's image; the right sentence there
+                shown = _document_view(page)
+                z = shown["zoom"]
+                # the sentence is page 2's second line: drawn at 780 - 24 = 756 pt from the bottom of an
+                # 842 pt page, i.e. its baseline 86 pt from the top, starting 72 pt from the left
+                top, bottom, left = (min(r[1] for r in shown["boxes"]) / z, max(r[3] for r in shown["boxes"]) / z,
+                                     min(r[0] for r in shown["boxes"]) / z)
+                assert 70 <= top < 86 < bottom <= 92 and 70 <= left <= 76, (shown["boxes"], z)
+                assert shown["orange"][0] > 0.3 and shown["orange"][1] < 0.02, shown["orange"]  # painted there only
+                _shot(page, "3-document-view-page2")
+                # "this is the right sentence" on a sentence of the document view
+                _pick(page, "fb-dvsent-1", "four years", shot="3b-document-view-right-sentence")
+            else:  # the right sentence chosen among the passages' sentences
+                page.get_by_text("Feedback on the evidence").first.click()
+                _pick(page, "fb-sent-1", "four years")
             page.get_by_text("now golden question").first.wait_for(timeout=60_000)
             _shot(page, "4-not-helpful-right-sentence")
 
@@ -201,5 +228,6 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
     assert QUESTION in golden and ANSWER in golden and "feedback" in golden
     with capsys.disabled():
         print(f"\n[browser feedback] {time.strftime('%H:%M:%S')} document view: "
-              + (f"hit boxes on page 2 {shown['boxes']}, pixel {shown['pixel']}" if shown else
+              + (f"hit boxes on page 2 {shown['boxes']} (zoom {shown['zoom']}), orange share inside/below "
+                 f"{shown['orange']}" if shown else
                  "not on this branch yet (swr.docview missing): steps skipped"))

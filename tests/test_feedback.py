@@ -303,3 +303,30 @@ def test_chat_feedback_makes_a_golden_question_tune_lists_and_the_feedback_page_
     assert table["question"].tolist() == ["How long is the QX-5 warranty?"]
     assert "top-k" in table["settings"][0] and table["right sentence"][0] == RIGHT
     assert at.download_button[0].label == "Export CSV"
+
+
+def test_the_document_view_offers_the_right_sentence_too(app_eng):
+    """The document view of a hit ("open in document") lists the sentences it shows; choosing one
+    there is the same feedback as under the evidence."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.selectbox(key="w_kb").set_value("faq").run()
+    at.chat_input[0].set_value("How long is the QX-5 warranty?").run()
+    at.button(key="fb-down-1").click().run()
+    result = at.session_state["history"][0]["result"]
+    p = result.passages[0]
+    hit = min(p.hits, key=lambda h: h.rank)
+    at.button(key=f"opendoc-1-1-{hit.i}").click().run()
+    assert not at.exception, at.exception
+    picker = at.selectbox(key="fb-dvsent-1")
+    labels = list(picker.options)
+    assert len(labels) >= 5 and any("three years" in lab for lab in labels)  # the text view: window ± 10
+    # a selection inside the dialog reruns only the dialog in a browser; AppTest reruns the page,
+    # which closes the dialog: choose first, then open it again with the choice made
+    at.session_state["fb-dvsent-1"] = next(n for n, lab in enumerate(labels) if "three years" in lab)
+    at.button(key=f"opendoc-1-1-{hit.i}").click().run()
+    assert not at.button(key="fb-dvright-1").disabled
+    at.button(key="fb-dvright-1").click().run()
+    assert not at.exception, at.exception
+    assert [(r["question"], r["expected_answer"], r["origin"]) for r in app_eng.golden("faq")] == \
+        [("How long is the QX-5 warranty?", RIGHT, "feedback")]
