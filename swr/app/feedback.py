@@ -6,7 +6,8 @@ they were made with, CSV export).
 Everything is written through the checked view (``record_feedback``: agents and up; viewers write
 nothing) into :mod:`swr.feedback`; a not-helpful answer with its right sentence becomes a golden
 question there (origin ``feedback``), which the preset-questions panel shows and Tune sweeps at once.
-The document view can offer the same "right sentence" choice through :func:`mark_right_sentence`.
+The document view ("open in document", :mod:`.components.docview`) offers the same "right sentence"
+choice on the sentences it shows (:func:`document_feedback`).
 """
 from __future__ import annotations
 
@@ -131,58 +132,6 @@ def passage_sentences(engine: Engine, entry: dict, passages: list[Passage]) -> l
 def _label(n: int, s: Sentence) -> str:
     text = " ".join(s.text.split())
     return f"[{n}] sentence {s.i + 1}: " + (text if len(text) <= MAX_LABEL else text[:MAX_LABEL - 1] + "…")
-
-
-def mark_right_sentence(engine: Engine, entry: dict, sentence: Sentence | dict, *, key: str,
-                        label: str = "This is the right sentence") -> None:
-    """A "this is the right sentence" button for one sentence of an answer's document (the hook
-    for the document view): the same feedback as the picker under the evidence."""
-    if can_give(engine):
-        st.button(label, key=key, icon=":material/task_alt:", on_click=_record,
-                  args=(engine, entry["kb"], answer_key(entry), "right_sentence",
-                        {**_base_fields(entry), **_sentence_fields(sentence)}))
-
-
-def _entry_of(view_key: str) -> dict | None:
-    """The chat answer an evidence key names (``"3"``: answer 3; ``"3p"``: its live preview)."""
-    digits = str(view_key).rstrip("p")
-    return next((e for e in state.HISTORY.get() if str(e["id"]) == digits), None)
-
-
-def view_sentences(engine: Engine, kb: str, view) -> list:
-    """The sentences a document view shows, in order: those starting on its PDF pages, or the
-    window and ten sentences each side of a text document."""
-    if view.kind == "pdf" and view.pages:
-        pages = {p.page for p in view.pages}
-        return [s for s in engine.doc_sentences(kb, view.doc_id) if s.page in pages and s.text.strip()]
-    keys = [(view.doc_id, i) for i in range(max(0, view.first - 10), view.last + 11)]
-    found = engine.fetch_sentences(kb, keys)
-    return [found[k] for k in keys if k in found and found[k].text.strip()]
-
-
-def _pick_in_view(engine: Engine, kb: str, key: str, entry_id, fields: dict, options: list) -> None:
-    picked = st.session_state.get(KEYS.feedback("dvsent", entry_id))
-    if picked is not None and 0 <= picked < len(options):
-        _record(engine, kb, key, "right_sentence", {**fields, **_sentence_fields(options[picked])})
-
-
-def document_feedback(engine: Engine, kb: str, view_key: str, view) -> None:
-    """In the document view of a chat answer's hit: "this is the right sentence" on any sentence
-    it shows (the same feedback as the picker under the evidence). Nothing for viewers."""
-    entry = _entry_of(view_key)
-    if entry is None or view is None or not can_give(engine):
-        return
-    options = view_sentences(engine, kb, view)
-    if not options:
-        return
-    eid, fields = entry["id"], _base_fields(entry)
-    st.selectbox("The sentence that answers the question", list(range(len(options))),
-                 format_func=lambda k: _view_label(options[k]),
-                 key=KEYS.feedback("dvsent", eid), index=None, placeholder="Choose a sentence of this document…")
-    if st.button("This is the right sentence", key=KEYS.feedback("dvright", eid), icon=":material/task_alt:",
-                 on_click=_pick_in_view, args=(engine, kb, answer_key(entry), eid, fields, options),
-                 disabled=st.session_state.get(KEYS.feedback("dvsent", eid)) is None):
-        st.rerun()  # the whole page: the answer's feedback line shows it
 
 
 def _view_label(s: Sentence) -> str:
