@@ -134,6 +134,48 @@ def _label(n: int, s: Sentence) -> str:
     return f"[{n}] sentence {s.i + 1}: " + (text if len(text) <= MAX_LABEL else text[:MAX_LABEL - 1] + "…")
 
 
+def _entry_of(view_key: str) -> dict | None:
+    """The chat answer an evidence key names (``"3"``: answer 3; ``"3p"``: its live preview)."""
+    digits = str(view_key).rstrip("p")
+    return next((e for e in state.HISTORY.get() if str(e["id"]) == digits), None)
+
+
+def view_sentences(engine: Engine, kb: str, view) -> list:
+    """The sentences a document view shows, in order: those starting on its PDF pages, or the
+    window and ten sentences each side of a text document."""
+    if view.kind == "pdf" and view.pages:
+        pages = {p.page for p in view.pages}
+        return [s for s in engine.doc_sentences(kb, view.doc_id) if s.page in pages and s.text.strip()]
+    keys = [(view.doc_id, i) for i in range(max(0, view.first - 10), view.last + 11)]
+    found = engine.fetch_sentences(kb, keys)
+    return [found[k] for k in keys if k in found and found[k].text.strip()]
+
+
+def _pick_in_view(engine: Engine, kb: str, key: str, entry_id, fields: dict, options: list) -> None:
+    picked = st.session_state.get(KEYS.feedback("dvsent", entry_id))
+    if picked is not None and 0 <= picked < len(options):
+        _record(engine, kb, key, "right_sentence", {**fields, **_sentence_fields(options[picked])})
+
+
+def document_feedback(engine: Engine, kb: str, view_key: str, view) -> None:
+    """In the document view of a chat answer's hit: "this is the right sentence" on any sentence
+    it shows (the same feedback as the picker under the evidence). Nothing for viewers."""
+    entry = _entry_of(view_key)
+    if entry is None or view is None or not can_give(engine):
+        return
+    options = view_sentences(engine, kb, view)
+    if not options:
+        return
+    eid, fields = entry["id"], _base_fields(entry)
+    st.selectbox("The sentence that answers the question", list(range(len(options))),
+                 format_func=lambda k: _view_label(options[k]),
+                 key=KEYS.feedback("dvsent", eid), index=None, placeholder="Choose a sentence of this document…")
+    if st.button("This is the right sentence", key=KEYS.feedback("dvright", eid), icon=":material/task_alt:",
+                 on_click=_pick_in_view, args=(engine, kb, answer_key(entry), eid, fields, options),
+                 disabled=st.session_state.get(KEYS.feedback("dvsent", eid)) is None):
+        st.rerun()  # the whole page: the answer's feedback line shows it
+
+
 def _view_label(s: Sentence) -> str:
     """``p. 2 · sentence 8: text…`` (the page only for paged documents)."""
     return (f"p. {s.page} · " if s.page else "") + _label(0, s).split("] ", 1)[1]
