@@ -1,14 +1,14 @@
 """Issue #14 end to end in a real browser (Debian's Chromium driven by Playwright, ``streamlit run
 app.py`` on a fresh SWR_HOME, the default engine): upload a three-page PDF made here with
-reportlab, ask a question whose answer is on page 2, see the hit on page 2 (the passage header; the
-document view's highlight on page 2's image when the document view is there), the BM25 terms in
-the evidence header, mark the answer not helpful with the right sentence chosen, then find that
-question in Tune's question list (marked as from feedback) and on the Feedback page. Screenshots in
+reportlab, ask a question whose answer is on page 2, see the hit on page 2 (its badge; in the
+document view, its boxes on page 2's image at the sentence's line and its orange pixels there),
+the BM25 terms in the evidence header, mark the answer not helpful with the right sentence chosen
+in the document view (the passages' own picker: tests/test_feedback.py), then find that question
+in Tune's question list (marked as from feedback) and on the Feedback page. Screenshots in
 ``tests/artifacts/feedback-*.png``. Skipped, or failed under CI, like tests/test_browser.py when
 Chromium is missing."""
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import time
@@ -29,7 +29,6 @@ PAGES = [
 ]
 QUESTION = "How long is the ZQ-8 heater warranty?"
 ANSWER = "The ZQ-8 heater warranty lasts four years from the date of purchase."
-DOCVIEW = importlib.util.find_spec("swr.docview") is not None  # issue #14 §1 (the docview branch)
 
 
 def make_pdf() -> bytes:
@@ -182,22 +181,18 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
             page.get_by_role("button", name="Not helpful").first.click()
             page.get_by_text("marked not helpful").first.wait_for(timeout=60_000)
             _settled(page)
-            shown = None
-            if DOCVIEW:  # issue #14 §1: the hit where it stands on page 2's image; the right sentence there
-                shown = _document_view(page)
-                z = shown["zoom"]
-                # the sentence is page 2's second line: drawn at 780 - 24 = 756 pt from the bottom of an
-                # 842 pt page, i.e. its baseline 86 pt from the top, starting 72 pt from the left
-                top, bottom, left = (min(r[1] for r in shown["boxes"]) / z, max(r[3] for r in shown["boxes"]) / z,
-                                     min(r[0] for r in shown["boxes"]) / z)
-                assert 70 <= top < 86 < bottom <= 92 and 70 <= left <= 76, (shown["boxes"], z)
-                assert shown["orange"][0] > 0.3 and shown["orange"][1] < 0.02, shown["orange"]  # painted there only
-                _shot(page, "3-document-view-page2")
-                # "this is the right sentence" on a sentence of the document view
-                _pick(page, "fb-dvsent-1", "four years", shot="3b-document-view-right-sentence")
-            else:  # the right sentence chosen among the passages' sentences
-                page.get_by_text("Feedback on the evidence").first.click()
-                _pick(page, "fb-sent-1", "four years")
+            # issue #14 §1: the hit where it stands on page 2's image; the right sentence chosen there
+            shown = _document_view(page)
+            z = shown["zoom"]
+            # the sentence is page 2's second line: drawn at 780 - 24 = 756 pt from the bottom of an
+            # 842 pt page, i.e. its baseline 86 pt from the top, starting 72 pt from the left
+            top, bottom, left = (min(r[1] for r in shown["boxes"]) / z, max(r[3] for r in shown["boxes"]) / z,
+                                 min(r[0] for r in shown["boxes"]) / z)
+            assert 70 <= top < 86 < bottom <= 92 and 70 <= left <= 76, (shown["boxes"], z)
+            assert shown["orange"][0] > 0.3 and shown["orange"][1] < 0.02, shown["orange"]  # painted there only
+            _shot(page, "3-document-view-page2")
+            # "this is the right sentence" on a sentence of the document view
+            _pick(page, "fb-dvsent-1", "four years", shot="3b-document-view-right-sentence")
             page.get_by_text("now golden question").first.wait_for(timeout=60_000)
             _shot(page, "4-not-helpful-right-sentence")
 
@@ -227,7 +222,5 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
     golden = (feedback_server["home"] / "golden" / "manuals.csv").read_text(encoding="utf-8")
     assert QUESTION in golden and ANSWER in golden and "feedback" in golden
     with capsys.disabled():
-        print(f"\n[browser feedback] {time.strftime('%H:%M:%S')} document view: "
-              + (f"hit boxes on page 2 {shown['boxes']} (zoom {shown['zoom']}), orange share inside/below "
-                 f"{shown['orange']}" if shown else
-                 "not on this branch yet (swr.docview missing): steps skipped"))
+        print(f"\n[browser feedback] {time.strftime('%H:%M:%S')} document view: hit boxes on page 2 "
+              f"{shown['boxes']} (zoom {shown['zoom']}), orange share inside/below {shown['orange']}")
