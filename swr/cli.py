@@ -1,4 +1,4 @@
-"""`python -m swr index|ask|kbs|delete|trash|eval|verify|check`. With ``--json`` one JSON document goes to
+"""`python -m swr index|ask|kbs|delete|trash|eval|verify|check|golden`. With ``--json`` one JSON document goes to
 stdout; logs and progress go to stderr."""
 from __future__ import annotations
 
@@ -139,6 +139,23 @@ def cmd_trash(a) -> dict:
             return {"action": "purge", "purged": [e.to_dict() for e in eng.trash.purge(a.id)]}
         entries = [e.to_dict() for e in eng.trash.entries()]
         return {"action": "list", "days": eng.settings.trash_days, "entries": entries}
+    finally:
+        eng.close()
+
+
+def cmd_golden(a) -> dict:
+    """``golden list|add|delete --kb KB``: the same golden set the app's preset-questions panel edits."""
+    eng = _engine()
+    try:
+        if a.action == "add":
+            if not a.question or not a.expected:
+                raise BadRequest("`golden add` needs --question and --expected.")
+            return {"kb": a.kb, "action": "add", "added": eng.add_golden(a.kb, a.question, a.expected, a.source)}
+        if a.action == "delete":
+            if not a.ids:
+                raise BadRequest("`golden delete` needs the ids (see `golden list`).")
+            return {"kb": a.kb, "action": "delete", "deleted": eng.delete_golden(a.kb, a.ids)}
+        return {"kb": a.kb, "action": "list", "questions": eng.golden(a.kb)}
     finally:
         eng.close()
 
@@ -310,6 +327,15 @@ def _print_human(cmd: str, out: dict) -> None:
                     else f"{e['source']} ({e['doc_id']}) from '{e['kb']}'")
             print(f"{verb}{e['id']}  {what}: {e['sentences']} sentences, deleted {e['deleted_at']}, "
                   f"kept until {e['expires_at']}")
+    elif cmd == "golden":
+        rows = out.get("questions") or ([out["added"]] if out.get("added") else out.get("deleted") or [])
+        verb = {"list": "", "add": "added ", "delete": "deleted "}[out["action"]]
+        if not rows:
+            print(f"no golden questions in '{out['kb']}'" if out["action"] == "list" else "nothing to do")
+        for r in rows:
+            origin = f" [{r['origin']}]" if r.get("origin") else ""
+            print(f"{verb}{r['id']}  {r['question']}  ->  {r['expected_answer']}"
+                  + (f"  ({r['source']})" if r.get("source") else "") + origin)
     elif cmd == "users":
         from .access import cli as access_cli
 
@@ -321,7 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if a.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
     handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval,
-                "verify": cmd_verify, "check": cmd_check, "users": cmd_users, "trash": cmd_trash}
+                "verify": cmd_verify, "check": cmd_check, "users": cmd_users, "trash": cmd_trash,
+                "golden": cmd_golden}
     try:
         if a.cmd not in handlers:
             raise SwrError(f"`{a.cmd}` is not available in this version yet.")

@@ -131,6 +131,15 @@ def parser() -> argparse.ArgumentParser:
     ck.add_argument("--window-size", type=int, default=None)
     ck.add_argument("--json", action="store_true")
 
+    gd = sub.add_parser("golden", help="list, add or delete the golden (preset) questions of a knowledge base")
+    gd.add_argument("action", choices=["list", "add", "delete"])
+    gd.add_argument("ids", nargs="*", metavar="ID", help="delete: the ids (see `golden list`) or question texts")
+    gd.add_argument("--kb", required=True)
+    gd.add_argument("--question", default=None, help="add: the question")
+    gd.add_argument("--expected", default=None, help="add: the expected answer snippet the context must contain")
+    gd.add_argument("--source", default="", help="add: the source file the answer is in")
+    gd.add_argument("--json", action="store_true")
+
     from .access import cli as access_cli
 
     access_cli.add_parser(sub)

@@ -12,12 +12,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import answerable, expand, rerank, window as win
+from . import answerable, expand, golden, rerank, window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer, not_found_message
 from .crosslingual import CrossLingual
 from .docview import DocViewer, files as kept
 from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound
+from .feedback import FeedbackLog
 from .indexer import EMBED_CHUNK, Indexer  # noqa: F401  (EMBED_CHUNK: its old home)
 from .load import SUPPORTED
 from .params import MAX_TOP_K, RetrievalParams
@@ -26,7 +27,7 @@ from .sparse import SparseEncoder
 from .split import SPLITTER_VERSION
 from .store import SearchRequest, Store, open_store
 from .structure import STRUCTURE_VERSION
-from .trash import Trash
+from .trash import Trash, drop_kb_files
 from .types import DocInfo, FileResult, Hit, Passage, Sentence
 
 log = logging.getLogger("swr.engine")
@@ -48,13 +49,14 @@ class Retrieval:
     timings: dict = field(default_factory=dict)
     request: RetrievalParams | None = None  # the typed knobs (None only for hand-built retrievals)
     query_vector: object = None  # the question's dense vector (numpy), for budget windows
+    query_tokens: list[str] | None = None  # the question's BM25 terms (SparseEncoder.query_tokens)
 
     def prefix(self, k: int) -> "Retrieval":
         """The first ``k`` hits, as if searched with ``top_k=k`` (the store guarantees the top-k
         list is a prefix of the top-K list)."""
         req = self.request.with_(top_k=k) if self.request is not None else None
         return Retrieval(self.question, self.kb, self.hits[:k], {**self.params, "top_k": k}, dict(self.timings), req,
-                         self.query_vector)
+                         self.query_vector, self.query_tokens)
 
 
 @dataclass
@@ -77,6 +79,7 @@ class AskResult:
     answerable: bool = True  # swr.answerable: does the evidence answer the question at all?
     answerable_score: float | None = None  # the cosine that decided it
     answerability: dict = field(default_factory=dict)  # its figures and reason
+    query_tokens: list[str] | None = None  # the question's BM25 terms (each hit has its matched_tokens)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -96,6 +99,8 @@ class Engine:
       :meth:`ask` / :meth:`ask_stream` / :meth:`finish`;
     - :meth:`require_kb`, :meth:`ensure_collection`, :meth:`kbs`, :meth:`docs`,
       :meth:`doc_sentences`, :meth:`index_files`, :meth:`delete_kb`, :meth:`delete_doc`;
+    - :meth:`golden`, :meth:`add_golden`, :meth:`delete_golden`, :meth:`record_feedback`,
+      :meth:`feedback`: the golden questions and the feedback of a knowledge base;
     - :meth:`open_document`: a hit in its document (:mod:`swr.docview`);
     - :meth:`as_user`: the checked view (:mod:`swr.access`) the app and ``swr users`` use.
     - ``trash`` (:class:`swr.trash.Trash`: ``entries``, ``restore``, ``purge``): what
@@ -173,9 +178,10 @@ class Engine:
         """Delete a knowledge base (into the trash unless ``trash=False``); returns its sentence count."""
         self.require_kb(kb)
         if trash:
-            self.trash.keep(kb)
+            self.trash.keep(kb)  # its golden questions, feedback and kept PDFs go along
         else:
             kept.remove(self.settings, kb)
+            drop_kb_files(self.settings, kb)
         return self.store.delete_kb(kb)
 
     def docs(self, kb: str) -> list[DocInfo]:
@@ -270,11 +276,14 @@ class Engine:
             for r, h in enumerate(hits, start=1):
                 h.rank = r
         t2 = time.perf_counter()
+        terms = self.sparse.query_tokens(question)  # what the sparse side searched for, and each hit's share
+        for h in hits:
+            h.matched_tokens = self.sparse.matched_tokens(terms, h.sentence.text)
         stamp = rp.to_dict()
         stamp.pop("window_size")
         return Retrieval(question, kb, hits, stamp,
                          {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)}, rp,
-                         dense)
+                         dense, terms)
 
     def passages(self, retrieval: Retrieval, window_size: int | None = None, *, window_mode: str | None = None,
                  budget_chars: int | None = None) -> list[Passage]:
@@ -316,6 +325,34 @@ class Engine:
                         llm=self.answerer if llm and self.answerer.configured else None,
                         similarity=embed_similarity(self.embedder.encode_query))
 
+    # -- golden questions and feedback (swr.golden, swr.feedback) -------------------------------
+    def golden(self, kb: str) -> list[dict]:
+        """The golden (preset) questions of ``kb`` as rows with their ``id`` (:mod:`swr.golden`)."""
+        self.require_kb(kb)
+        return golden.list_golden(self.settings, kb)
+
+    def add_golden(self, kb: str, question: str, expected: str, source: str = "", origin: str = "cli") -> dict:
+        """Add (or replace, same question) a golden question of ``kb``; returns its row."""
+        self.require_kb(kb)
+        return golden.add_golden(self.settings, kb, question, expected, source, origin)
+
+    def delete_golden(self, kb: str, ids: list[str]) -> list[dict]:
+        """Delete golden questions of ``kb`` by id (or question text); returns the deleted rows."""
+        self.require_kb(kb)
+        return golden.delete_golden(self.settings, kb, ids)
+
+    def record_feedback(self, kb: str, kind: str, **fields) -> dict:
+        """Record feedback on an answer or a hit (:meth:`swr.feedback.FeedbackLog.record`); a
+        not-helpful answer with its right sentence becomes a golden question (``golden`` set)."""
+        self.require_kb(kb)
+        return FeedbackLog(self.settings, kb).record(kind, **fields)
+
+    def feedback(self, kb: str) -> dict:
+        """The feedback of ``kb``: ``summary`` (counts), ``answers`` and ``not_helpful`` (one row
+        per answer, with its settings), ``csv`` (every entry)."""
+        self.require_kb(kb)
+        return FeedbackLog(self.settings, kb).report()
+
     def ask(self, question: str, kb: str, params: RetrievalParams | None = None, *, window_size: int | None = None,
             llm: bool = True, history: list[dict] | None = None, **changes) -> AskResult:
         """Retrieve, build windows, answer (LLM when configured, else extractive). Not streamed.
@@ -354,7 +391,7 @@ class Engine:
                                 w, use_llm),
             context_chars=sum(len(p.text) for p in passages), context_tokens=count_tokens(ctx),
             timings=timings, created_at=_dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-            standalone_question=retrieval.question,
+            standalone_question=retrieval.question, query_tokens=retrieval.query_tokens,
             condense={"method": cond.method, "llm_error": cond.llm_error} if cond else {"method": "none"})
         if cond:
             result.question = cond.question

@@ -43,6 +43,7 @@ CSS = """
 .swr-sent-n{font-size:.7em;color:#57606a;vertical-align:super;margin-right:.2em;
  user-select:none}
 .swr-more{color:#57606a;font-style:italic}
+.swr-tok{background:#eef1f4;border-radius:4px;padding:0 .3em;margin-right:.25em;font-size:.9em}
 """
 
 _CARD_CSS = """
@@ -121,6 +122,8 @@ def _sentences(first: int, last: int) -> str:
 def hit_title(hit: PassageHit) -> str:
     """One-line explanation of a hit's scores (the tooltip and the badge text)."""
     parts = [f"sentence {hit.i + 1}"]
+    if getattr(hit, "page", None) is not None:  # the page the hit sentence lies on
+        parts.append(f"p. {hit.page}")
     if hit.rank:
         parts.append(f"rank #{hit.rank}")
     parts.append(f"score {_fmt(hit.score)}")
@@ -130,6 +133,9 @@ def hit_title(hit: PassageHit) -> str:
     if hit.sparse_rank is not None or hit.sparse_score is not None:
         rank = f"#{hit.sparse_rank} " if hit.sparse_rank is not None else ""
         parts.append(f"sparse {rank}{_fmt(hit.sparse_score)}".rstrip())
+    terms = getattr(hit, "matched_tokens", None)
+    if terms is not None:  # the question's BM25 terms this sentence holds
+        parts.append("matched " + (" ".join(terms) if terms else "no term"))
     if hit.via:  # found by the cross-lingual search (swr/crosslingual.py): how
         parts.append("via " + " + ".join(VIA_LABELS.get(v, v) for v in hit.via.split("+")))
     return " · ".join(parts)
@@ -138,6 +144,15 @@ def hit_title(hit: PassageHit) -> str:
 #: How a cross-lingual hit was found (``Hit.via``), as the evidence says it.
 VIA_LABELS = {"translation": "the translated question", "lang-list": "the other-language search",
               "alias": "a product alias"}
+
+
+def tokens_html(tokens: list[str] | None) -> str:
+    """The question's BM25 terms as escaped chips (``swr-tok``); a note when they are unknown."""
+    if tokens is None:
+        return '<span class="swr-note">(terms not shown for this tokenizer)</span>'
+    if not tokens:
+        return '<span class="swr-note">(none: only stop words)</span>'
+    return "".join(f'<code class="swr-tok">{esc(t)}</code>' for t in tokens)
 
 
 # Markdown syntax the documents carry (``**bold**``, ``## heading``) is hidden when shown, never

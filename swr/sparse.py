@@ -173,6 +173,23 @@ class SparseEncoder:
         if hasattr(self._impl, "query_precise"):
             self._impl.query_precise = bool(value)
 
+    def query_tokens(self, text: str) -> list[str] | None:
+        """The question's BM25 terms exactly as :meth:`encode_query` searches them (jieba's precise
+        cut for Chinese, codes such as ``kx-2000`` and ``e4`` whole), each once, in order; None for
+        a tokenizer that does not expose its terms (``qdrant``)."""
+        tokens = getattr(self._impl, "tokens", None)
+        return None if tokens is None else list(dict.fromkeys(tokens(text, query=True)))
+
+    def matched_tokens(self, query_tokens: list[str] | None, sentence: str) -> list[str] | None:
+        """The question's terms (:meth:`query_tokens`) that ``sentence`` holds as a document
+        (:meth:`encode_documents`' terms: search-mode sub-words, a code's parts and joined form),
+        in the question's order: what its BM25 score is made of. None when the terms are unknown."""
+        tokens = getattr(self._impl, "tokens", None)
+        if tokens is None or query_tokens is None:
+            return None
+        have = set(tokens(sentence))
+        return [t for t in query_tokens if t in have]
+
     def encode_documents(self, texts: list[str]) -> list[SparseVec]:
         """One vector per sentence (saturated term frequencies)."""
         return [self._impl.embed_document(t) for t in texts]

@@ -7,10 +7,11 @@ them from the store: a failed export deletes nothing. Restoring writes the very 
 searches return what they returned before the delete.
 
 One folder per entry: ``entry.json`` (what it is, when it goes), ``points.jsonl.gz`` (one
-exported point per line) and ``files/`` (the kept PDFs of the document view, :mod:`swr.docview.files`,
-moved there and back). An entry is written to a ``.tmp`` folder and renamed when complete, so a
-half-written entry is never listed. Entries older than ``SWR_TRASH_DAYS`` are purged whenever the
-trash is listed or written.
+exported point per line), ``files/`` (the kept PDFs of the document view, :mod:`swr.docview.files`,
+moved there and back) and ``kb_files/`` (a knowledge base's golden questions and feedback,
+:func:`kb_files`, copied there and back). An entry is written to a ``.tmp`` folder and renamed when
+complete, so a half-written entry is never listed. Entries older than ``SWR_TRASH_DAYS`` are purged
+whenever the trash is listed or written.
 """
 from __future__ import annotations
 
@@ -30,6 +31,23 @@ from .store.base import Store
 ENTRY_FILE = "entry.json"
 POINTS_FILE = "points.jsonl.gz"
 FILES_DIR = "files"
+KB_FILES_DIR = "kb_files"  # a knowledge base's golden questions and feedback (kb_files)
+
+
+def kb_files(settings: Settings, kb: str) -> dict[str, Path]:
+    """The files kept next to knowledge base ``kb`` under ``SWR_HOME`` (by a name used inside a
+    trash entry): its golden questions (:mod:`swr.golden`) and its feedback (:mod:`swr.feedback`).
+    They are deleted, trashed and restored with it."""
+    from .feedback import feedback_path
+    from .golden import golden_path
+
+    return {"golden.csv": golden_path(settings, kb), "feedback.json": feedback_path(settings, kb)}
+
+
+def drop_kb_files(settings: Settings, kb: str) -> None:
+    """Delete :func:`kb_files` of ``kb`` (a knowledge base deleted for good)."""
+    for path in kb_files(settings, kb).values():
+        path.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,10 @@ class Trash:
             with gzip.open(tmp / POINTS_FILE, "wt", encoding="utf-8", compresslevel=3) as fh:
                 for r in records:
                     fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            side = {n: p for n, p in kb_files(self.settings, kb).items() if p.is_file()} if not doc_id else {}
+            for name, path in side.items():  # copied now, removed once the entry is complete
+                (tmp / KB_FILES_DIR).mkdir(exist_ok=True)
+                shutil.copy2(path, tmp / KB_FILES_DIR / name)
             (tmp / ENTRY_FILE).write_text(json.dumps(asdict(entry), ensure_ascii=False, indent=1), encoding="utf-8")
             moved = kept.move_out(self.settings, kb, doc_id, tmp / FILES_DIR)
             try:
@@ -103,6 +125,8 @@ class Trash:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
+        for path in side.values():
+            path.unlink(missing_ok=True)
         return entry
 
     # -- reading ---------------------------------------------------------------------------
@@ -157,6 +181,12 @@ class Trash:
             self.store.create_kb(e.kb)
         self.store.import_points(records)
         kept.move_back(self.settings, e.kb, e.doc_id, self.path / e.id / FILES_DIR)
+        if e.kind == "kb":
+            for name, path in kb_files(self.settings, e.kb).items():
+                saved = self.path / e.id / KB_FILES_DIR / name
+                if saved.is_file() and not path.exists():  # never over a file written since
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(saved, path)
         shutil.rmtree(self.path / e.id, ignore_errors=True)
         return e
 

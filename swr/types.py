@@ -80,6 +80,7 @@ class Hit:
     fused_score: float | None = None
     rerank_score: float | None = None
     via: str | None = None  # how a cross-lingual search found it: "translation", "lang-list" (swr/crosslingual.py)
+    matched_tokens: list[str] | None = None  # the question's BM25 terms this sentence holds (SparseEncoder)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -105,6 +106,7 @@ class PassageHit:
     fused_score: float | None = None
     rerank_score: float | None = None
     via: str | None = None  # Hit.via
+    matched_tokens: list[str] | None = None  # Hit.matched_tokens
 
 
 @dataclass

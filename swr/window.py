@@ -128,7 +128,8 @@ def _passage(iv: Interval, run: list[Sentence], hit_at: dict[int, tuple[Hit, int
         phits.append(PassageHit(i=s.i, sentence=s.text.strip(), score=h.score, start=start, end=end, page=s.page,
                                 rank=rank, dense_score=h.dense_score, dense_rank=h.dense_rank,
                                 sparse_score=h.sparse_score, sparse_rank=h.sparse_rank,
-                                fused_score=h.fused_score, rerank_score=h.rerank_score, via=h.via))
+                                fused_score=h.fused_score, rerank_score=h.rerank_score, via=h.via,
+                                matched_tokens=h.matched_tokens))
     pages = sorted({s.page for s in run if s.page is not None})
     before, after = _stops(iv, run)
     return Passage(doc_id=iv.doc_id, source=iv.source, first=run[0].i, last=run[-1].i, text=text,

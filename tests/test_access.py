@@ -310,7 +310,8 @@ actors = st.builds(lambda name, role, read, edit: Actor(name, role, read, edit),
                    grants, grants)
 OPS = ["kbs", "kbs_hidden", "docs", "doc_sentences", "fetch", "retrieve", "ask", "passages", "system",
        "store_get", "store_docs", "store_search", "index", "delete_doc", "delete_kb", "create_kb", "golden",
-       "store_write", "chunks", "users", "user_grant", "user_role", "user_reset", "user_delete"]
+       "store_write", "chunks", "users", "user_grant", "user_role", "user_reset", "user_delete", "feedback",
+       "golden_add", "golden_list"]
 USER_OPS = ("users", "user_grant", "user_role", "user_reset", "user_delete")
 
 
@@ -394,6 +395,12 @@ def _check(world, v, actor, op, kb, question):
             out = v.reset_password("nobody", "new-passw0rd")
         elif op == "user_delete":
             out = v.delete_user("nobody")
+        elif op == "feedback":  # agents and up, on readable knowledge bases (issue #14)
+            out = v.record_feedback(kb, "answer", question=question, answer="prop", verdict="helpful")
+        elif op == "golden_add":
+            out = v.add_golden(kb, "q?", "a")
+        elif op == "golden_list":
+            out = v.golden(kb)
         else:  # the chunk baseline of Tune writes a hidden knowledge base derived from a readable one
             out = ensure_chunks(v, kb, 64, 0)
     except NotFound as exc:
@@ -410,8 +417,10 @@ def _check(world, v, actor, op, kb, question):
     if out == "refused":
         if op in ("kbs", "kbs_hidden", "system", "store_get"):
             raise
-        if op in ("index", "golden", "delete_doc"):
+        if op in ("index", "golden", "delete_doc", "golden_add"):
             assert kb not in editable or kb not in readable
+        elif op == "feedback":
+            assert kb not in readable or actor.demo_only
         elif op in ("delete_kb", "create_kb", "store_write") + USER_OPS:
             assert not actor.is_admin or op == "store_write"
         elif op == "chunks":
@@ -419,13 +428,16 @@ def _check(world, v, actor, op, kb, question):
         else:
             assert kb not in readable or (actor.demo_only and op in ("retrieve", "ask"))
     else:
-        if op in ("index", "golden", "delete_doc"):
+        if op in ("index", "golden", "delete_doc", "golden_add"):
             assert kb in editable, f"{actor} wrote to {kb} with {op}"
+        if op == "feedback":
+            assert kb in readable and not actor.demo_only, f"{actor} gave feedback on {kb}"
         if op in ("delete_kb", "create_kb") + USER_OPS:
             assert actor.is_admin, f"{actor} did {op}"
         if op == "chunks":
             assert kb in readable and not actor.demo_only
-        if op in ("docs", "doc_sentences", "fetch", "retrieve", "ask", "passages", "store_docs", "store_search"):
+        if op in ("docs", "doc_sentences", "fetch", "retrieve", "ask", "passages", "store_docs", "store_search",
+                  "golden_list"):
             assert kb in readable
     text = repr(out)  # dataclass reprs carry every field, text included
     for other in set(KBS) - readable:

@@ -1,11 +1,11 @@
 """The audit trail: ``SWR_HOME/audit.jsonl``, one JSON object a line, appended.
 
 Each entry: ``time`` (UTC ISO), ``user``, ``role``, ``action`` (``upload``, ``delete_doc``,
-``create_kb``, ``delete_kb``, ``golden``, ``user_add``, ``user_reset`` (a new password),
-``user_role``, ``user_delete``, ``user_grant``, ``sign_in``, ``restore``, ``refused``), ``kb``,
-``object`` (a file name, a document id, a user name) and a few counts. Never document text,
-passwords, hashes or keys: callers pass names and numbers only, and :meth:`AuditLog.append` drops
-any field that is not one of :data:`FIELDS`.
+``create_kb``, ``delete_kb``, ``golden``, ``golden_add``, ``golden_delete``, ``user_add``,
+``user_reset`` (a new password), ``user_role``, ``user_delete``, ``user_grant``, ``sign_in``,
+``restore``, ``refused``), ``kb``, ``object`` (a file name, a document id, a user name, a golden
+question's id) and a few counts. Never document text, passwords, hashes or keys: callers pass names
+and numbers only, and :meth:`AuditLog.append` drops any field that is not one of :data:`FIELDS`.
 """
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ of every call and drops sentences of knowledge bases the actor may not read.
 
 A knowledge base the actor may not read does not exist for it: the same :class:`NotFound` as a
 missing one, listing only readable ones. Writes it may not do raise :class:`Forbidden`.
-Uploads, deletions, knowledge-base and preset-question changes are written to the audit trail.
+Uploads, deletions, knowledge-base and preset-question changes (also a golden question made from
+feedback) are written to the audit trail. Feedback needs read access and a role above viewer.
 """
 from __future__ import annotations
 
@@ -147,6 +148,43 @@ class GuardedEngine:
         path = presets.save_golden(self.settings, kb, df)
         self._log("golden", kb=kb, object=path.name, count=len(presets.load_golden(self.settings, kb)))
         return path
+
+    def golden(self, kb: str) -> list[dict]:
+        """The golden questions of ``kb`` (read grant)."""
+        self.require_kb(kb)
+        return self._engine.golden(kb)
+
+    def add_golden(self, kb: str, question: str, expected: str, source: str = "", origin: str = "panel") -> dict:
+        """Add a golden question (edit grant), audited."""
+        self._require_edit(kb, "change preset questions")
+        row = self._engine.add_golden(kb, question, expected, source, origin)
+        self._log("golden_add", kb=kb, object=row["id"], detail=origin or None)
+        return row
+
+    def delete_golden(self, kb: str, ids: list[str]) -> list[dict]:
+        """Delete golden questions (edit grant), audited."""
+        self._require_edit(kb, "change preset questions")
+        gone = self._engine.delete_golden(kb, ids)
+        self._log("golden_delete", kb=kb, object=",".join(r["id"] for r in gone)[:200], count=len(gone))
+        return gone
+
+    def record_feedback(self, kb: str, kind: str, **fields) -> dict:
+        """Feedback on an answer or a hit (read grant; not viewers: demo mode writes nothing). The
+        user is the actor; a golden question it creates is audited (``golden_add``, detail ``feedback``)."""
+        self.require_kb(kb)
+        if self.actor.demo_only:
+            self._log("refused", kb=kb, object="feedback")
+            raise Forbidden(f"{self.actor.name} ({self.actor.role}) may not give feedback: viewers write nothing.")
+        fields["user"] = self.actor.name
+        entry = self._engine.record_feedback(kb, kind, **fields)
+        if entry.get("golden"):
+            self._log("golden_add", kb=kb, object=entry["golden"]["id"], detail="feedback")
+        return entry
+
+    def feedback(self, kb: str) -> dict:
+        """The feedback of ``kb`` (read grant)."""
+        self.require_kb(kb)
+        return self._engine.feedback(kb)
 
     def system_info(self) -> dict:
         info = self._engine.system_info()

@@ -22,9 +22,10 @@ KB_PAGE = "pages/1_Knowledge_bases.py"
 TUNE_PAGE = "pages/2_Tune.py"
 VERIFY_PAGE = "pages/3_Verify.py"
 COMPARE_PAGE = "pages/4_Compare.py"
+FEEDBACK_PAGE = "pages/5_Feedback.py"
 USERS_PAGE = "pages/6_Users.py"  # admins only (swr.app.users)
 PAGE_MODULES = {CHAT_PAGE: "chat", KB_PAGE: "knowledge_bases", TUNE_PAGE: "tune", VERIFY_PAGE: "verify",
-                COMPARE_PAGE: "compare"}
+                COMPARE_PAGE: "compare", FEEDBACK_PAGE: "feedback"}
 PAGE_MODULES[USERS_PAGE] = "users"
 
 

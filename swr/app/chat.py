@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 
 import streamlit as st
 
-from . import base, history, presets, state
+from . import base, feedback as fb, history, presets, state
 from .components import docview, evidence as ev, passages as cards
 from .components.answer import answer_card, short_value
 from .components.errors import errors_shown, md
@@ -172,6 +172,7 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
         left, right = _columns()
         with right:
             _evidence(entry, result.passages, result.context_chars, result.context_tokens, engine)
+            fb.hit_feedback(engine, entry, result.passages)
         with left:
             if stream is not None:
                 slot = st.empty()
@@ -179,6 +180,7 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
                     _stream_answer(engine, result, stream)
                 slot.empty()
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
+            fb.answer_feedback(engine, entry)
     state.HISTORY.get().append(entry)
     history.save(engine.settings.home)
 
@@ -221,10 +223,12 @@ def _render_entry(engine: Engine, entry: dict, ctl: Controls | None, *, stale: s
             if stale:
                 st.html(f'<div class="swr-stale">⚠ {esc(stale)}</div>')
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
+            fb.answer_feedback(engine, entry)
         with right:
             view = _live_view(engine, entry, ctl) if ctl else None
             if view is None:
                 _evidence(entry, result.passages, result.context_chars, result.context_tokens, engine)
+                fb.hit_feedback(engine, entry, result.passages)
             else:
                 _preview(entry, view, engine)
 
@@ -292,7 +296,8 @@ def _live_view(engine: Engine, entry: dict, ctl: Controls) -> LiveView | None:
 def _evidence(entry: dict, passages: list[Passage], chars: int, tokens: int, engine=None) -> None:
     answered = getattr(entry["result"], "answerable", True)  # else the closest passages, not an answer
     ev.evidence(str(entry["id"]), cards.anchor(entry["id"]), passages, chars, tokens, engine=engine, kb=entry["kb"],
-                title="Evidence" if answered else "Closest, not an answer")
+                title="Evidence" if answered else "Closest, not an answer",
+                query_tokens=getattr(entry["result"], "query_tokens", None))
 
 
 def _preview(entry: dict, view: LiveView, engine=None) -> None:
@@ -305,7 +310,7 @@ def _preview(entry: dict, view: LiveView, engine=None) -> None:
               icon=":material/refresh:", on_click=state.queue_question, args=(entry["question"],),
               kwargs={"retrieval": view.retrieval, "params": view.params,
                       "note": "regenerated: " + "; ".join(view.changes)})
-    st.html(ev.head(view.passages, chars, tokens, "would send"))
+    st.html(ev.head(view.passages, chars, tokens, "would send", query_tokens=view.retrieval.query_tokens))
     ev.scroll_cards(f"{entry['id']}-preview", cards.cards(cards.anchor(entry["id"], "p"), view.passages))
     if engine is not None:
         docview.controls(engine, entry["kb"], f"{entry['id']}p", view.passages)

@@ -262,8 +262,10 @@ def split_preview(engine: Engine, kb: str, doc_id: str) -> None:
 
 
 def golden_editor(engine: Engine, kb: str) -> None:
-    st.caption("The preset questions demo mode shows as buttons (question, expected answer, source "
-               "file). Saved to " + str(presets.golden_path(engine.settings, kb)))
+    st.caption("The preset questions demo mode shows as buttons and Tune sweeps (question, expected answer, "
+               "source file). Rows with origin “feedback” come from answers marked not helpful with the right "
+               "sentence chosen (`python -m swr golden` lists them too). Saved to "
+               + str(presets.golden_path(engine.settings, kb)))
     edited = st.data_editor(presets.load_golden(engine.settings, kb), num_rows="dynamic", width="stretch",
                             hide_index=True, key=KEYS.golden(kb))
     if engine.actor.can_edit(kb) and st.button("Save preset questions", key=KEYS.golden_save, type="primary"):

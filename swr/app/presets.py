@@ -4,28 +4,25 @@ Demo mode shows them as buttons; Tune sweeps them. No Streamlit here."""
 from __future__ import annotations
 
 import csv
-import hashlib
-import re
+import os
 import tempfile
+import threading
 from pathlib import Path
 
 import pandas as pd
 
-from swr import evaluate
+from swr import evaluate, golden
 from swr.errors import SwrError
 from swr.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-SAMPLE_GOLDEN = ROOT / "samples" / "golden.csv"
-GOLDEN_COLUMNS = ["question", "expected_answer", "source"]
+SAMPLE_GOLDEN = golden.SAMPLE_GOLDEN
+GOLDEN_COLUMNS = golden.COLUMNS
 
 
 def golden_path(settings: Settings, kb: str) -> Path:
-    """``SWR_HOME/golden/<kb>.csv`` (a name that is safe as a file name)."""
-    safe = re.sub(r"[^\w.-]", "_", kb).lstrip(".")
-    if safe != kb or not safe:
-        safe = f"{safe[:40]}-{hashlib.sha1(kb.encode()).hexdigest()[:8]}"
-    return settings.home / "golden" / f"{safe}.csv"
+    """``SWR_HOME/golden/<kb>.csv`` (a name that is safe as a file name; :func:`swr.golden.golden_path`)."""
+    return golden.golden_path(settings, kb)
 
 
 def golden_source(settings: Settings, kb: str) -> str | None:
@@ -52,11 +49,14 @@ def load_golden(settings: Settings, kb: str) -> pd.DataFrame:
 
 
 def save_golden(settings: Settings, kb: str, df: pd.DataFrame) -> Path:
+    """Write the edited preset questions of ``kb`` (rows without a question dropped), atomically."""
     path = golden_path(settings, kb)
     path.parent.mkdir(parents=True, exist_ok=True)
     df = df.fillna("").astype(str)
     df = df[df["question"].str.strip() != ""]
-    df.to_csv(path, index=False)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    df.to_csv(tmp, index=False)
+    os.replace(tmp, path)
     return path
 
 

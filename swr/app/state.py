@@ -133,6 +133,7 @@ CMP_RESULT = Slot[dict]("cmp_result")
 CMP_Q_FOR = Slot[tuple]("cmp_q_for")  # (kb, question) the Compare box was last filled with
 PROBE_RESULT = Slot[dict]("probe_result")
 VERIFY_RESULTS = Slot[tuple]("verify_results")  # (kb, [ClaimResult])
+FEEDBACK = Slot[dict]("feedback", dict)  # answer key -> what this session marked on it (swr.app.feedback)
 
 
 def queue_question(question: str, **extra) -> None:
@@ -244,6 +245,15 @@ class KEYS:
     @staticmethod
     def export(name: str) -> str:
         return f"dl-{name}"
+
+    # feedback (swr.app.feedback)
+    feedback_csv = "feedback-csv"
+
+    @staticmethod
+    def feedback(what: str, entry_id, *more) -> str:
+        """A feedback widget of one answer: ``up``, ``down``, ``sent`` (the right-sentence picker),
+        ``right`` (its button), ``wrong`` (with the passage and sentence numbers)."""
+        return "-".join(["fb", what, str(entry_id), *map(str, more)])
 
     @staticmethod
     def open_doc(name: str, n: int, i: int) -> str:

@@ -30,6 +30,7 @@ from swr.params import (
     WINDOW_MODES,
     RetrievalParams,
 )
+from swr.render import esc
 
 TUNE_BUDGETS = (300, 600, 1200, 2000)
 
@@ -105,7 +106,30 @@ def tune_questions(engine: Engine, kb: str) -> tuple[list, str | None]:
                   + (f" ({skipped} without an expected answer skipped)" if skipped else "") + "."))
     if not usable:
         st.warning("No usable question: each needs a question and an expected answer snippet.")
+    else:
+        question_list(engine, kb, usable, preset=src.startswith("Preset"))
     return usable, label
+
+
+def question_list(engine: Engine, kb: str, questions: list, *, preset: bool) -> None:
+    """The questions the sweep will run, in an expander (escaped): question, expected snippet,
+    source, and where a preset came from (``feedback``: an answer marked not helpful)."""
+    origin = {}
+    if preset:
+        try:
+            origin = {r["question"].strip(): r.get("origin", "") for r in engine.golden(kb)}
+        except SwrError:
+            origin = {}
+    n_fb = sum(origin.get(q.question.strip()) == "feedback" for q in questions)
+    rows = "".join(
+        f'<tr class="swr-tq{" swr-tq-fb" if origin.get(q.question.strip()) == "feedback" else ""}">'
+        f"<td>{esc(q.question)}</td><td>{esc(' | '.join(q.answers or q.evidence))}</td>"
+        f"<td>{esc(q.source or '')}</td><td>{esc(origin.get(q.question.strip(), ''))}</td></tr>" for q in questions)
+    n = len(questions)
+    title = f"{n} question{'s' * (n != 1)} the sweep runs" + (f" ({n_fb} from feedback)" if n_fb else "")
+    with st.expander(title):
+        st.html('<table class="swr-tune-qs"><tr><th>question</th><th>expected</th><th>source</th><th>origin</th>'
+                f"</tr>{rows}</table>")
 
 
 def tune_grid(n_questions: int, params: RetrievalParams) -> dict | None:

@@ -63,12 +63,15 @@ def controls(engine, kb: str, key: str, passages: list[Passage]) -> None:
 
 @st.dialog("Open in document", width="large")
 def document_dialog(engine, kb: str, key: str, target: dict) -> None:
-    """The document view of one hit (a dialog: its zoom and page buttons rerun only the dialog)."""
-    show(engine, kb, key, target)
+    """The document view of one hit (a dialog: its zoom and page buttons rerun only the dialog),
+    with the right-sentence feedback of its answer (:func:`swr.app.feedback.document_feedback`)."""
+    from .. import feedback  # the page module's hook (it imports the components)
+
+    feedback.document_feedback(engine, kb, key, show(engine, kb, key, target))
 
 
-def show(engine, kb: str, key: str, target: dict) -> None:
-    """The document view's content (also usable outside a dialog)."""
+def show(engine, kb: str, key: str, target: dict) -> DocumentView | None:
+    """The document view's content (also usable outside a dialog); the view shown (None: an error)."""
     page_key, zoom_key = KEYS.docview_page(key), KEYS.docview_zoom(key)
     page = st.session_state.get(page_key)
     zoom = st.session_state.get(zoom_key, 1.5)
@@ -77,7 +80,7 @@ def show(engine, kb: str, key: str, target: dict) -> None:
                                     last=target["last"], others=target["others"], page=page, zoom=zoom)
     except SwrError as exc:
         st.error(md(exc.message))
-        return
+        return None
     st.html(f'<div class="swr-dv-head"><b>{esc(view.source)}</b> · sentence {view.hit + 1} · window '
             f"{view.first + 1}–{view.last + 1}" + (f" · page {', '.join(map(str, view.hit_pages))}"
                                                      if view.hit_pages else "") + "</div>")
@@ -87,6 +90,7 @@ def show(engine, kb: str, key: str, target: dict) -> None:
         _pdf(view, page_key, zoom_key)
     else:
         _text(view)
+    return view
 
 
 def _pdf(view: DocumentView, page_key: str, zoom_key: str) -> None:

@@ -6,16 +6,24 @@ import streamlit as st
 
 from ..state import KEYS
 from . import docview, passages as cards_
+from swr.render import tokens_html
 from swr.types import Passage
 
+_UNSET = object()
 
-def head(passages: list[Passage], chars: int, tokens: int, what: str = "context", title: str = "Evidence") -> str:
+
+def head(passages: list[Passage], chars: int, tokens: int, what: str = "context", title: str = "Evidence",
+         query_tokens=_UNSET) -> str:
+    """The head line; with ``query_tokens`` (a list, or None when the tokenizer hides them) also
+    the question's BM25 terms (each hit's matched terms are on its badge)."""
     hits = sum(len(p.hits) for p in passages)
     merged = sum(1 for p in passages if len(p.hits) > 1)
     extra = f" ({merged} merged)" if merged else ""
+    terms = "" if query_tokens is _UNSET else (f'<div class="swr-bm25">BM25 searched for: '
+                                               f"{tokens_html(query_tokens)}</div>")
     return (f'<div class="swr-evhead"><b>{title}</b> · {len(passages)} passage{"s" * (len(passages) != 1)}'
             f"{extra} · {hits} hit{'s' * (hits != 1)} · {what} <b>{chars:,}</b> chars / "
-            f"<b>{tokens:,}</b> tokens</div>")
+            f"<b>{tokens:,}</b> tokens{terms}</div>")
 
 
 def scroll_cards(key: str, html: str) -> None:
@@ -25,11 +33,12 @@ def scroll_cards(key: str, html: str) -> None:
 
 
 def evidence(key: str, prefix: str, passages: list[Passage], chars: int, tokens: int, *, engine=None,
-             kb: str | None = None, title: str = "Evidence") -> None:
-    """Head line and scrolling cards (anchors ``{prefix}passage-n``); with ``engine`` (the checked
-    view) and ``kb``, the "open in document" buttons of every passage and hit under them. ``title``
-    (code-chosen, not escaped) heads them: "Closest, not an answer" when the evidence does not answer."""
-    st.html(head(passages, chars, tokens, title=title))
+             kb: str | None = None, title: str = "Evidence", query_tokens=_UNSET) -> None:
+    """Head line (with the question's BM25 terms when given) and scrolling cards (anchors
+    ``{prefix}passage-n``); with ``engine`` (the checked view) and ``kb``, the "open in document"
+    buttons of every passage and hit under them. ``title`` (code-chosen, not escaped) heads them:
+    "Closest, not an answer" when the evidence does not answer."""
+    st.html(head(passages, chars, tokens, title=title, query_tokens=query_tokens))
     scroll_cards(key, cards_.cards(prefix, passages))
     if engine is not None and kb:
         docview.controls(engine, kb, key, passages)

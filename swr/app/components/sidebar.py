@@ -38,6 +38,7 @@ def nav(admin: bool = False) -> None:
     if (base.ROOT / base.VERIFY_PAGE).is_file():
         st.sidebar.page_link(base.VERIFY_PAGE, label="Verify", icon="✅")
     st.sidebar.page_link(base.COMPARE_PAGE, label="Compare", icon="⚖️")
+    st.sidebar.page_link(base.FEEDBACK_PAGE, label="Feedback", icon="🗳️")
     if admin:  # admins only (the page and the engine refuse others anyway)
         st.sidebar.page_link(base.USERS_PAGE, label="Users", icon="👥")
 
