@@ -11,7 +11,10 @@ the passages it was written from, with the verdict machinery of :mod:`swr.verdic
   codes, negation and subject agree), else not, with the reasons of the deciding window
   (``number: the claim says 三年, the window says 两年``...). A citation ``[n]`` whose passage
   has no window supporting its sentence is flagged in ``bad_citations``.
-- ``support`` is the share of supported sentences (0..1).
+- ``support`` is the share of supported sentences (0..1); ``status`` sums it up: ``supported``
+  (every sentence, no wrong citation), ``partly supported``, or ``rejected`` (a sentence the
+  evidence contradicts, or fewer than half supported): an answer not to pass on as it stands.
+- :func:`checkable` is the part of an answer to check: an extractive answer without its label.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from .types import Passage
 from .verify import slide
 
 WINDOW = 2
-_CITE = re.compile(r"\s*[\[【](\d{1,3})[\]】]")
+_CITE = re.compile(r"\s*(?:\[(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\]|【(\d{1,3})】)")
 _LIST_NO = re.compile(r"^\s*(?:\d{1,3}[.)、]|[-*•])\s+")
 _MARKS = re.compile("[【】*_`#>]")
 _LEAD = re.compile(r"^(?:根据|依据|按照)\s*(?:\[\d+\]|资料|文档|说明书)?[^，,。]{0,12}[，,]\s*"
@@ -34,6 +37,7 @@ _LEAD = re.compile(r"^(?:根据|依据|按照)\s*(?:\[\d+\]|资料|文档|说明
                    r"(?:the )?(?:\[\d+\]|passage|document|manual|evidence)[^,]{0,20},\s*", re.I)
 _QMARK = re.compile(r"[?？]+\s*$|吗\s*[?？]?\s*$")
 SHORT_CHARS = 12  # a sentence this short (without marks) is checked with its question
+REJECT_BELOW = 0.5  # support under this rejects the answer (so does any contradicted sentence)
 
 
 @dataclass
@@ -61,11 +65,32 @@ class AnswerCheck:
 
     @property
     def flagged(self) -> list[SentenceCheck]:
+        """The sentences not supported, or citing a passage that does not support them."""
         return [s for s in self.sentences if not s.supported or s.bad_citations]
 
+    @property
+    def status(self) -> str:
+        """``supported`` / ``partly supported`` / ``rejected`` (see the module doc); ``unchecked``
+        when the answer has no sentence to check."""
+        if not self.sentences:
+            return "unchecked"
+        if self.support < REJECT_BELOW or any(s.verdict == "contradicted" for s in self.sentences):
+            return "rejected"
+        return "partly supported" if self.flagged else "supported"
+
     def to_dict(self) -> dict:
+        """The JSON form (``check --json``, ``ask --json``, the chat and the evidence card)."""
         return {"sentences": [s.to_dict() for s in self.sentences], "support": self.support,
-                "counts": dict(self.counts)}
+                "status": self.status, "flagged": len(self.flagged), "counts": dict(self.counts)}
+
+
+def checkable(answer: str, kind: str = "llm") -> str:
+    """The part of ``answer`` to check: all of it, but an extractive answer without its label
+    line ("Extractive answer (no LLM configured): … from [1] file:"), which is no claim."""
+    text = answer or ""
+    if kind == "extractive" and "\n\n" in text:
+        return text.split("\n\n", 1)[1]
+    return text
 
 
 def answer_sentences(answer: str) -> list[tuple[str, str, list[int]]]:
@@ -73,7 +98,7 @@ def answer_sentences(answer: str) -> list[tuple[str, str, list[int]]]:
     out = []
     for a, b in split_spans(answer or ""):
         raw = answer[a:b].strip()
-        cites = [int(n) for n in _CITE.findall(raw)]
+        cites = [int(n) for m in _CITE.finditer(raw) for n in re.findall(r"\d+", m.group(0))]
         text = _MARKS.sub("", _CITE.sub("", raw))
         text = _LEAD.sub("", _LIST_NO.sub("", text)).strip()
         if len(re.sub(r"\W", "", text)) < 1:

@@ -70,15 +70,11 @@ def _read_history(path: Path) -> list[dict]:
 
 
 def cmd_ask(a) -> dict:
-    from .check import check_answer
-
     eng = _engine()
     history = _read_history(a.history) if a.history else None
     res = eng.ask(a.question, a.kb, ask_params(eng.default_params, a), llm=not a.no_llm, history=history)
+    eng.check(res)  # each answer sentence against the passages: "check" in the JSON, as in the chat
     out = res.to_dict()
-    # the per-sentence check of a written answer (an extractive one is the evidence itself)
-    out["check"] = (check_answer(eng, res.question, res.answer, res.passages, kb=a.kb).to_dict()
-                    if res.answer_kind == "llm" and res.answerable else None)
     eng.close()
     return out
 
@@ -296,6 +292,13 @@ def _print_human(cmd: str, out: dict) -> None:
         if out.get("standalone_question") and out["standalone_question"] != out["question"]:
             print(f"searched for: {out['standalone_question']}")
         print(f"{label}: {out['answer']}\n")
+        ck = out.get("check")
+        if ck and ck["sentences"]:
+            print(f"check: {ck['status']}, support {ck['support']:.0%} over {len(ck['sentences'])} sentence(s)")
+            for x in ck["sentences"]:
+                if not x["supported"] or x["bad_citations"]:
+                    print(f"  ! {x['verdict']}: {x['text']} ({'; '.join(x['reasons'])})")
+            print()
         if not out.get("answerable", True):
             print(f"(not answered by this knowledge base: {out['answerability'].get('reason', '')}; "
                   "the passages below are the closest, not an answer)\n")

@@ -80,6 +80,7 @@ class AskResult:
     answerable_score: float | None = None  # the cosine that decided it
     answerability: dict = field(default_factory=dict)  # its figures and reason
     query_tokens: list[str] | None = None  # the question's BM25 terms (each hit has its matched_tokens)
+    check: dict | None = None  # swr.check: each answer sentence against the passages (Engine.check)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -96,7 +97,7 @@ class Engine:
       cached on disk); ``sparse`` (:class:`swr.sparse.SparseEncoder`); ``answerer``; ``reranker``
       (None unless ``SWR_RERANK_MODEL``);
     - :meth:`default_params`, :meth:`retrieve`, :meth:`passages`, :meth:`fetch_sentences`,
-      :meth:`ask` / :meth:`ask_stream` / :meth:`finish`;
+      :meth:`ask` / :meth:`ask_stream` / :meth:`finish`, :meth:`check` (each answer sentence);
     - :meth:`require_kb`, :meth:`ensure_collection`, :meth:`kbs`, :meth:`docs`,
       :meth:`doc_sentences`, :meth:`index_files`, :meth:`delete_kb`, :meth:`delete_doc`;
     - :meth:`golden`, :meth:`add_golden`, :meth:`delete_golden`, :meth:`record_feedback`,
@@ -424,6 +425,22 @@ class Engine:
             result.answer = extractive_answer(result.question, usable)
         result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return result.answer
+
+    def check(self, result: AskResult) -> dict | None:
+        """Check each sentence of ``result``'s answer against its passages (:mod:`swr.check`), kept
+        as ``result.check`` (its JSON form) and returned; None for a not-found answer or one with
+        no passages. An extractive answer is checked without its label line."""
+        from .check import check_answer, checkable
+
+        result.check = None
+        if not result.answerable or not result.passages or not (result.answer or "").strip():
+            return None
+        t0 = time.perf_counter()
+        checked = check_answer(self, result.standalone_question or result.question,
+                               checkable(result.answer, result.answer_kind), result.passages, kb=result.kb)
+        result.check = checked.to_dict()
+        result.timings["check_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+        return result.check
 
     def stamp(self, params: dict, window_size: int, use_llm: bool) -> dict:
         """The settings an answer was made with (kept with the answer)."""

@@ -44,6 +44,24 @@ CSS = """
  user-select:none}
 .swr-more{color:#57606a;font-style:italic}
 .swr-tok{background:#eef1f4;border-radius:4px;padding:0 .3em;margin-right:.25em;font-size:.9em}
+.swr-rejected{background:#ffebe9;border:2px solid #cf222e;border-radius:8px;color:#82071e;
+ padding:.6em .8em;margin:.3em 0 .6em;font-size:1.02em}
+.swr-chk.ok{border-bottom:2px solid #2da44e}
+.swr-chk.bad{background:#ffebe9;border-bottom:2px wavy #cf222e}
+.swr-chk.cite{border-bottom:2px dashed #bf8700}
+a.swr-chk-mark,span.swr-chk-mark{font-weight:700;text-decoration:none;margin:0 .15em}
+.swr-chk-mark.ok{color:#1a7f37}.swr-chk-mark.bad{color:#cf222e}.swr-chk-mark.cite{color:#9a6700}
+.swr-cite-bad a{color:#cf222e;text-decoration:line-through}
+.swr-check{margin-top:.5em;font-size:.88em}
+.swr-support{padding:.2em .5em;border-radius:6px;background:#f6f8fa;margin-bottom:.3em}
+.swr-support.rejected{background:#ffebe9;color:#82071e}
+.swr-support.supported{background:#dafbe1;color:#116329}
+.swr-chk-row{border-left:3px solid #d0d7de;padding:.1em .5em;margin:.2em 0}
+.swr-chk-row.ok{border-color:#2da44e}.swr-chk-row.bad{border-color:#cf222e}.swr-chk-row.cite{border-color:#bf8700}
+.swr-chk-row summary{cursor:pointer}
+.swr-chk-row ul{margin:.2em 0 .2em 1.2em;padding:0}
+.swr-chk-window{margin:.2em 0 .3em .5em;padding-left:.5em;border-left:2px solid #d0d7de;color:#57606a;
+ white-space:pre-wrap}
 """
 
 _CARD_CSS = """
@@ -273,20 +291,135 @@ def _citation_html(match: re.Match, n_passages: int | None, anchor: str = "") ->
     return f"&#91;{inner}&#93;"
 
 
+def _cited_html(text: str, n_passages: int | None, anchor: str, bad: Iterable[int] = ()) -> str:
+    """``text`` escaped with its citations linked; a citation of ``bad`` carries the class
+    ``swr-cite-bad`` (its passage does not support the sentence)."""
+    bad = set(bad)
+    out, pos = [], 0
+    for m in _CITATION.finditer(text):
+        out.append(esc(text[pos:m.start()]))
+        link = _citation_html(m, n_passages, anchor)
+        if bad & {int(x) for x in re.findall(r"\d+", m.group(0))}:
+            link = ('<span class="swr-cite-bad" title="this passage does not support the sentence">'
+                    f"{link}</span>")
+        out.append(link)
+        pos = m.end()
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
 def answer_html(answer: str, n_passages: int | None = None, *, anchor: str = "") -> str:
     """The answer escaped, with citations ``[1]`` turned into ``<a href="#passage-1">[1]</a>``
     (``#{anchor}passage-1`` with an anchor prefix, as given to :func:`passage_html`).
 
     With ``n_passages`` only numbers 1..n_passages become links.
     """
+    return f'<div class="swr-answer" style="white-space:pre-wrap">{_cited_html(answer or "", n_passages, anchor)}</div>'
+
+
+# --------------------------------------------------------------------------------------------
+# the answer check (swr.check): each answer sentence marked, with its evidence or its reasons
+
+_CHECK_STATUS = {"supported": "Supported by the evidence", "partly supported": "Partly supported",
+                 "rejected": "Rejected by the check", "unchecked": "Nothing to check"}
+
+
+def _check_id(prefix: str, k: int) -> str:
+    """``{prefix}check-{k}``: the id of answer sentence ``k``'s row (the prefix checked as for passages)."""
+    _anchor(prefix, k)  # the same check of the prefix
+    return f"{prefix}check-{int(k)}"
+
+
+def _sentence_ok(s: dict) -> bool:
+    """Supported, and no citation of a passage that does not support it."""
+    return bool(s.get("supported")) and not s.get("bad_citations")
+
+
+def _sentence_mark(s: dict) -> tuple[str, str, str]:
+    """(css class, mark, words) of one checked sentence."""
+    if _sentence_ok(s):
+        return "ok", "✓", "supported"
+    if s.get("supported"):
+        return "cite", "⚠", "supported, but a citation is wrong"
+    if s.get("verdict") == "contradicted":
+        return "bad", "✗", "contradicted by the evidence"
+    return "bad", "⚠", "not supported by the evidence"
+
+
+def check_summary_html(check: dict) -> str:
+    """``Rejected by the check · support 1 of 3 sentences (33 %) · 2 flagged`` as a line."""
+    sents = check.get("sentences") or []
+    ok = sum(bool(s.get("supported")) for s in sents)
+    status = check.get("status") or "unchecked"
+    flagged = sum(not _sentence_ok(s) for s in sents)
+    return (f'<div class="swr-support {esc(status.replace(" ", "-"))}"><b>{esc(_CHECK_STATUS.get(status, status))}</b>'
+            f" · support {ok} of {len(sents)} sentence{'' if len(sents) == 1 else 's'}"
+            f" ({float(check.get('support') or 0):.0%})"
+            + (f" · {flagged} flagged" if flagged else "") + "</div>")
+
+
+def _rejected_text(check: dict) -> str:
+    """Why the check rejects an answer, in a sentence (the rows say it per sentence)."""
+    sents = check.get("sentences") or []
+    contra = sum(s.get("verdict") == "contradicted" for s in sents)
+    absent = sum(not s.get("supported") for s in sents) - contra
+    why = []
+    if contra:
+        why.append(f"{contra} of its {len(sents)} sentence{'s' if len(sents) > 1 else ''} "
+                   f"{'is' if contra == 1 else 'are'} contradicted by the evidence")
+    if absent:
+        why.append(f"{absent} of its {len(sents)} {'is' if absent == 1 else 'are'} not in the evidence")
+    return ("; ".join(why) or "it is not supported").capitalize() + (
+        ". Do not pass it on as it stands: read the flagged sentences against the evidence.")
+
+
+def rejected_html(check: dict) -> str:
+    """The banner of an answer the check rejects (``status == "rejected"``), escaped."""
+    return (f'<div class="swr-rejected" role="alert"><b>✗ The answer check rejects this answer.</b> '
+            f"{esc(_rejected_text(check))}</div>")
+
+
+def checked_answer_html(answer: str, check: dict, n_passages: int | None = None, *, anchor: str = "") -> str:
+    """The answer with each checked sentence marked in place (✓ supported, ⚠/✗ flagged, linked to
+    its row ``#{anchor}check-k``), then the support line and one expandable row per sentence: the
+    supporting passage (linked) and window, or the reasons it is flagged. All text escaped."""
     text = answer or ""
+    sents = check.get("sentences") or []
     out, pos = [], 0
-    for m in _CITATION.finditer(text):
-        out.append(esc(text[pos:m.start()]))
-        out.append(_citation_html(m, n_passages, anchor))
-        pos = m.end()
-    out.append(esc(text[pos:]))
-    return f'<div class="swr-answer" style="white-space:pre-wrap">{"".join(out)}</div>'
+    for k, s in enumerate(sents, 1):
+        raw = s.get("text") or ""
+        at = text.find(raw, pos) if raw else -1
+        if at < 0:
+            continue
+        cls, mark, words = _sentence_mark(s)
+        out.append(_cited_html(text[pos:at], n_passages, anchor))
+        out.append(f'<span class="swr-chk {cls}">{_cited_html(raw, n_passages, anchor, s.get("bad_citations") or ())}'
+                   f'</span><a class="swr-chk-mark {cls}" href="#{_check_id(anchor, k)}" title="{esc(words)}">'
+                   f"{mark}<sub>{k}</sub></a>")
+        pos = at + len(raw)
+    out.append(_cited_html(text[pos:], n_passages, anchor))
+    rows = []
+    for k, s in enumerate(sents, 1):
+        cls, mark, words = _sentence_mark(s)
+        raw, n = s.get("text") or "", s.get("passage")
+        where = ""
+        if n:
+            score = f", cosine {s['score']:.3f}" if isinstance(s.get("score"), (int, float)) else ""
+            role = ("supported by" if s.get("supported") else
+                    "contradicted by" if s.get("verdict") == "contradicted" else "closest")
+            where = (f'<div class="swr-chk-where">{role}: <a href="#{_anchor(anchor, n)}">passage [{n}]</a>{score}'
+                     f'</div><blockquote class="swr-chk-window">{esc(s.get("window"))}</blockquote>')
+        reasons = [r for r in (s.get("reasons") or []) if r]
+        said = s.get("statement") or ""
+        if said and re.sub(r"\W", "", said) != re.sub(r"\W", "", _CITATION.sub("", raw)):
+            where = f'<div class="swr-chk-where">checked as: “{esc(said)}”</div>' + where
+        why = ("<ul>" + "".join(f"<li>{esc(r)}</li>" for r in reasons) + "</ul>") if reasons and cls != "ok" else ""
+        rows.append(f'<details id="{_check_id(anchor, k)}" class="swr-chk-row {cls}"{"" if cls == "ok" else " open"}>'
+                    f'<summary><span class="swr-chk-mark {cls}">{mark}</span> {k}. {esc(words)}: '
+                    f'<span class="swr-chk-text">{esc(raw)}</span></summary>{why}{where}</details>')
+    return (f'<div class="swr-check">{check_summary_html(check)}</div>'
+            f'<div class="swr-answer swr-checked" style="white-space:pre-wrap">{"".join(out)}</div>'
+            f'<div class="swr-check">{"".join(rows)}</div>')
 
 
 # --------------------------------------------------------------------------------------------
@@ -338,12 +471,15 @@ def evidence_card_html(
     settings: dict,
     created_at: str,
     page_images: dict[int, list[tuple[str, str]]] | None = None,
+    check: dict | None = None,
 ) -> str:
     """A standalone HTML document (inline CSS, no script, no external resource) with the
-    question, the answer (citations linked), every passage highlighted with scores, the settings
-    used and the date. Opens in a browser from disk. ``page_images``: passage number ->
-    ``[(caption, "data:image/png;base64,...")]``, the PDF page crops of its hits
-    (:mod:`swr.docview`), shown under the passage (anything but a base64 PNG data URI is dropped)."""
+    question, the answer (citations linked; with ``check``, each sentence marked with its check
+    result, the support figure and the rows of :func:`checked_answer_html`), every passage
+    highlighted with scores, the settings used and the date. Opens in a browser from disk.
+    ``page_images``: passage number -> ``[(caption, "data:image/png;base64,...")]``, the PDF page
+    crops of its hits (:mod:`swr.docview`), shown under the passage (anything but a base64 PNG
+    data URI is dropped)."""
     kind = _KIND_LABELS.get(answer_kind, answer_kind or "answer")
     cards = "\n".join(passage_html(p, n) + _page_images_html((page_images or {}).get(n, []))
                       for n, p in enumerate(passages, 1))
@@ -366,7 +502,8 @@ def evidence_card_html(
         "<h2>Question</h2>",
         f'<div class="swr-question">{esc(question)}</div>',
         f'<h2>Answer<span class="swr-kind">{esc(kind)}</span></h2>',
-        f'<div class="swr-answer-box">{answer_html(answer, len(passages))}</div>',
+        rejected_html(check) if check and check.get("status") == "rejected" else "",
+        f'<div class="swr-answer-box">{checked_answer_html(answer, check, len(passages)) if check else answer_html(answer, len(passages))}</div>',
         f"<h2>Passages ({len(passages)})</h2>",
         cards or "<p>(no passages)</p>",
         "<h2>Settings</h2>",

@@ -340,3 +340,101 @@ def test_fake_server_completions_and_models(fake_llm):
     assert fake_llm.requests[0]["body"]["prompt"] == "hi"
     with urllib.request.urlopen(fake_llm.base_url + "/models", timeout=5) as resp:
         assert json.loads(resp.read())["data"][0]["id"] == "fake-model"
+
+
+# -- the per-sentence answer check in the engine, the chat, the evidence card (issue #13 §3) ----------
+def test_engine_check_keeps_each_sentence_and_rejects_a_wrong_number(e5_engine):
+    from swr import render
+
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    r = eng.ask("电热水壶整机保修多久？", kb, llm=False)
+    r.answer, r.answer_kind = "电热水壶整机保修三年[1]。", KIND_LLM
+    ck = eng.check(r)
+    assert ck is r.check and r.to_dict()["check"] == ck and "check_ms" in r.timings
+    s = ck["sentences"][0]
+    assert ck["status"] == "rejected" and ck["support"] == 0.0 and ck["flagged"] == 1
+    assert not s["supported"] and s["verdict"] == "contradicted" and "三年" in " ".join(s["reasons"])
+    assert s["bad_citations"] == [1]
+    page = render.checked_answer_html(r.answer, ck, len(r.passages), anchor="a7-")
+    assert 'class="swr-chk bad"' in page and 'href="#a7-check-1"' in page and 'id="a7-check-1"' in page
+    assert '<span class="swr-cite-bad"' in page and " open>" in page  # flagged: its row opens by itself
+    card = render.evidence_card_html(r.question, r.answer, r.answer_kind, r.passages, {}, r.created_at, check=ck)
+    assert 'class="swr-rejected"' in card and "Rejected by the check" in card and 'id="check-1"' in card
+
+    r.answer = "电热水壶整机保修一年。"
+    ck = eng.check(r)
+    assert ck["status"] == "supported" and ck["support"] == 1.0
+    n = ck["sentences"][0]["passage"]
+    assert n and "一年" in ck["sentences"][0]["window"] and "一年" in r.passages[n - 1].text
+    page = render.checked_answer_html(r.answer, ck, len(r.passages), anchor="a7-")
+    assert 'class="swr-chk ok"' in page and f'href="#a7-passage-{n}"' in page and " open>" not in page
+
+
+def test_an_extractive_answer_is_checked_without_its_label(e5_engine):
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    r = eng.ask("电热水壶第一次使用前要做什么？", kb, llm=False)
+    ck = eng.check(r)
+    assert r.answer_kind == KIND_EXTRACTIVE and ck["sentences"]
+    assert not any("摘录式回答" in s["text"] for s in ck["sentences"])
+    assert ck["status"] == "supported", [s for s in ck["sentences"] if not s["supported"]]
+    off = eng.ask("Who won the 2018 football world cup?", kb, llm=False)
+    assert off.answerable is False and eng.check(off) is None and off.check is None
+
+
+def test_checked_answer_html_escapes_everything():
+    from swr import render
+
+    evil = "<img src=x onerror=alert(1)> [click](javascript:alert(2))"
+    ck = {"sentences": [{"text": evil + "。", "statement": evil, "supported": False, "verdict": "not found",
+                         "score": 0.5, "passage": 1, "window": "<script>alert(3)</script>",
+                         "reasons": ["<b>x</b>"], "citations": [], "bad_citations": []}],
+          "support": 0.0, "status": "rejected"}
+    page = render.checked_answer_html(evil + "。", ck, 1, anchor="a1-") + render.rejected_html(ck)
+    assert "<img" not in page and "<script" not in page and "<b>x" not in page and "](javascript" not in page
+    with pytest.raises(ValueError):
+        render.checked_answer_html("x。", ck, 1, anchor='"><script>')
+
+
+@pytest.fixture
+def app_engine(tmp_path, monkeypatch):
+    """The chat page's own cached engine in a fresh SWR_HOME (no secrets, LLM or Qdrant server)."""
+    from swr.app import base as ui
+
+    for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL", "SWR_EMBED_MODEL",
+              "SWR_WINDOW_SIZE", "SWR_TOP_K", "SWR_MODE", "SWR_SAMPLE_KB", "SWR_LLM_GGUF"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("SWR_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SWR_SECRETS", str(tmp_path / "none.toml"))
+    ui.get_engine.clear()
+    yield ui.get_engine()
+    ui.get_engine().close()
+    ui.get_engine.clear()
+
+
+def test_chat_marks_each_sentence_and_shows_a_rejected_answer_prominently(app_engine, fake_llm):  # noqa: F811
+    import html as html_mod
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from swr.app.components.answer import evidence_card
+
+    app_engine.answerer = Answerer(LLMConfig(base_url=fake_llm.base_url, api_key="sk-test", model="fake-model",
+                                             timeout_s=30))
+    app_engine.settings = app_engine.settings.with_(llm_model="fake-model")
+    fake_llm.reply = "电热水壶整机保修三年[1]。发热盘保修两年。"
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=300)
+    at.run()
+    at.chat_input[0].set_value("电热水壶整机保修多久？").run()
+    assert not at.exception, at.exception
+    body = "\n".join(h.value for h in at.html)
+    result = at.session_state["history"][0]["result"]
+    assert result.answer_kind == KIND_LLM and result.check and result.check["status"] == "rejected"
+    first, second = result.check["sentences"]
+    assert not first["supported"] and "三年" in " ".join(first["reasons"]) and second["supported"]
+    assert body.index('class="swr-rejected"') < body.index('class="swr-answer swr-checked"'), "said first"
+    assert 'class="swr-chk bad"' in body and 'class="swr-chk ok"' in body
+    assert 'href="#a1-check-1"' in body and 'id="a1-check-2"' in body
+    assert "三年" in html_mod.unescape(body.split('id="a1-check-1"')[1].split("</details>")[0])
+    assert not at.error  # a rejected answer is not an app error
+    assert 'class="swr-rejected"' in evidence_card(result)

@@ -304,6 +304,11 @@ class GuardedEngine:
         return self._engine.ask_stream(question, kb, params, window_size=window_size, llm=llm, retrieval=retrieval,
                                        **kw)
 
+    def check(self, result):
+        """The per-sentence answer check of an answer from a knowledge base the actor may read."""
+        self.require_kb(result.kb)
+        return self._engine.check(result)
+
     def ask(self, question: str, kb: str, params=None, *, window_size=None, llm: bool = True, **kw):
         result, stream = self.ask_stream(question, kb, params, window_size=window_size, llm=llm, **kw)
         if stream is not None:

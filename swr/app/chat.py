@@ -179,10 +179,22 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
                 with slot.container():
                     _stream_answer(engine, result, stream)
                 slot.empty()
+            check_answer(engine, result)
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
             fb.answer_feedback(engine, entry)
     state.HISTORY.get().append(entry)
     history.save(engine.settings.home)
+
+
+def check_answer(engine: Engine, result: AskResult) -> None:
+    """Check each answer sentence against the evidence (``result.check``); a failure of the check
+    is said, and the answer is shown unchecked."""
+    try:
+        with st.spinner("Checking each sentence against the evidence…"):
+            engine.check(result)
+    except SwrError as exc:
+        st.warning(md(f"The answer could not be checked against the evidence: {exc.message}"),
+                   icon=":material/warning:")
 
 
 def _stream_answer(engine: Engine, result: AskResult, stream) -> None:

@@ -1,5 +1,7 @@
 """The answer card (written once; the chat and Compare draw it): what kind of answer, the answer
-with its citations linked to the passage cards, the settings it was made with, the LLM's failure."""
+with its citations linked to the passage cards and, once checked (:meth:`swr.engine.Engine.check`),
+each sentence marked with its check result (a rejected answer says so first, prominently), the
+settings it was made with, the LLM's failure."""
 from __future__ import annotations
 
 import re
@@ -67,6 +69,7 @@ def stamp_text(result: AskResult) -> str:
 
 
 def kind_html(result: AskResult) -> str:
+    """The answer's kind as a tag: LLM (with its model) or extractive."""
     if result.answer_kind == "llm":
         return f'<span class="swr-kind llm">LLM answer · {render.esc(result.settings.get("llm_model") or "")}</span>'
     return '<span class="swr-kind">Extractive answer (best passage, no LLM)</span>'
@@ -81,9 +84,13 @@ def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None
             f"{result.answer} The passages shown are the closest ones, not an answer "
             f"({result.answerability.get('reason', '')}; the score is the cosine of the question and the best "
             "sentence, never a fused score)."), icon=":material/search_off:")
+    check = getattr(result, "check", None)
+    if check and check.get("status") == "rejected":  # prominently: not an answer to pass on
+        st.html(render.rejected_html(check))
     kb = f' <span class="swr-kbtag">knowledge base “{render.esc(result.kb)}”</span>'  # which KB answered
-    st.html(kind_html(result) + kb + render.answer_html(result.answer, len(result.passages), anchor=prefix)
-            + f'<div class="swr-stamp">{render.esc(stamp_text(result))}</div>')
+    body = (render.checked_answer_html(result.answer, check, len(result.passages), anchor=prefix) if check
+            else render.answer_html(result.answer, len(result.passages), anchor=prefix))
+    st.html(kind_html(result) + kb + body + f'<div class="swr-stamp">{render.esc(stamp_text(result))}</div>')
     if result.llm_error:
         st.error(md(f"The LLM failed, so this is the extractive answer instead. {result.llm_error}"))
     if export_key is not None:
@@ -104,4 +111,4 @@ def evidence_card(result: AskResult, engine=None) -> str:
     return render.evidence_card_html(result.question, result.answer, result.answer_kind, result.passages,
                                      {**result.settings, "kb": result.kb, "context_chars": result.context_chars,
                                       "context_tokens": result.context_tokens}, result.created_at,
-                                     page_images=crops)
+                                     page_images=crops, check=getattr(result, "check", None))
