@@ -19,8 +19,9 @@ first streamed token and to the full answer (p50), measured on a machine shared 
 (they are upper bounds). Rows are appended to ``bench/out/answers_e2e.jsonl`` as they come, so a
 run can be stopped and summarised; ``--fresh`` starts over.
 
-When the answer check of issue #13 section 3 (``swr.check.check_answer``) exists, the share of
-answer sentences it flags is reported too; otherwise that column is left out.
+Each answer is checked sentence by sentence against the passages it was written from
+(``swr.check.check_answer``): the share of answer sentences it flags and of answers it rejects are
+reported. Rows written before the check existed are checked when the run starts (``rechecked``).
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 
+from swr.check import check_answer
 from swr.chunks import chunk_passages, ensure_chunks
 from swr.engine import Engine
 from swr.evaluate import normalize
@@ -83,12 +85,35 @@ def hit(answer: str, golds: list[str]) -> bool:
     return any(normalize(g).lower() in a for g in golds if g.strip())
 
 
-def _checker():
-    try:
-        from swr.check import check_answer  # issue #13 section 3 (branch verdicts)
-    except ImportError:
-        return None
-    return check_answer
+def context(eng: Engine, question: str, kb: str, method: str, budget: int) -> list:
+    """The passages the model sees: windows (hybrid top 5, window 1) or chunks, within ``budget``."""
+    r = eng.retrieve(question, kb, top_k=TOP_K, mode="hybrid")
+    return within(eng.passages(r, WINDOW) if method == "windows" else chunk_passages(r.hits), budget)
+
+
+def checked(eng: Engine, question: str, answer: str, passages: list) -> dict:
+    """The answer check's figures for one answer: sentences, flagged (not supported or a wrong
+    citation), contradicted, and the answer's status."""
+    res = check_answer(eng, question, answer, passages)
+    return {"sentences": len(res.sentences), "flagged": len(res.flagged),
+            "contradicted": sum(x.verdict == "contradicted" for x in res.sentences), "status": res.status}
+
+
+def recheck(eng: Engine, queues: dict, budget: int, every: bool = False) -> None:
+    """Rows written before the answer check existed (``every``: all rows, after a change of the
+    check) get its figures now, from the same contexts rebuilt by the same retrieval (marked
+    ``rechecked``)."""
+    if not OUT.exists():
+        return
+    rows = [json.loads(x) for x in OUT.read_text(encoding="utf-8").splitlines() if x.strip()]
+    todo = [r for r in rows if (every or "flagged" not in r) and r["answer"] and not r.get("error")]
+    for r in todo:
+        _, kb, ckb, _ = queues[r["set"]]
+        passages = context(eng, r["question"], kb if r["method"] == "windows" else ckb, r["method"], budget)
+        r.update(checked(eng, r["question"], r["answer"], passages), rechecked=True)
+    if todo:
+        OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        print(f"checked {len(todo)} earlier answers", file=sys.stderr)
 
 
 def run(a) -> None:
@@ -96,7 +121,6 @@ def run(a) -> None:
     s = Settings.from_env(env={}, home=Path(a.home), sample_kb="", llm_gguf=gguf, llm_threads=a.threads)
     eng = Engine(s)
     eng.answerer.config.max_tokens = a.max_tokens
-    check = _checker()
     done = set()
     if OUT.exists() and not a.fresh:
         done = {(r["set"], r["id"], r["method"]) for r in map(json.loads, OUT.read_text().splitlines()) if r}
@@ -122,6 +146,10 @@ def run(a) -> None:
         ckb = ensure_chunks(eng, kb, CHUNK, OVERLAP)
         random.Random(0).shuffle(qs)
         queues[name] = (lang, kb, ckb, qs[:a.per_set])
+    recheck(eng, queues, a.budget, every=a.recheck)
+    if a.recheck:
+        eng.close()
+        return
     t_load = time.perf_counter()
     eng.answerer.local_server().start()
     print(f"model loaded in {time.perf_counter() - t_load:.1f} s", file=sys.stderr)
@@ -134,12 +162,7 @@ def run(a) -> None:
                 for method in ("windows", "chunks"):
                     if (name, q.id, method) in done:
                         continue
-                    if method == "windows":
-                        r = eng.retrieve(q.question, kb, top_k=TOP_K, mode="hybrid")
-                        passages = within(eng.passages(r, WINDOW), a.budget)
-                    else:
-                        r = eng.retrieve(q.question, ckb, top_k=TOP_K, mode="hybrid")
-                        passages = within(chunk_passages(r.hits), a.budget)
+                    passages = context(eng, q.question, kb if method == "windows" else ckb, method, a.budget)
                     ctx_hit = hit(" ".join(p.text for p in passages), q.answers)
                     t0 = time.perf_counter()
                     first = None
@@ -158,11 +181,8 @@ def run(a) -> None:
                            "golds": q.answers[:5], "answer": answer, "hit": hit(answer, q.answers),
                            "context_hit": ctx_hit, "context_tokens": count_tokens(context_text(passages)),
                            "passages": len(passages), "ttft_s": first, "total_s": total, "error": error}
-                    if check is not None and answer and not error:
-                        res = check(eng, q.question, answer, passages)
-                        sents = res.get("sentences", []) if isinstance(res, dict) else getattr(res, "sentences", [])
-                        flags = [not (x.get("supported") if isinstance(x, dict) else x.supported) for x in sents]
-                        row["sentences"], row["flagged"] = len(flags), sum(flags)
+                    if answer and not error:
+                        row.update(checked(eng, q.question, answer, passages))
                     out.write(json.dumps(row, ensure_ascii=False) + "\n")
                     out.flush()
                     print(f"{name} {i} {method}: hit={row['hit']} ttft={first or 0:.1f}s total={total:.1f}s",
@@ -180,8 +200,8 @@ def summarize() -> str:
     has_check = any("flagged" in r for r in rows)
     lines = ["| language | sets | n | method | answer contains gold (95 % CI) | context contains gold | "
              "context tokens (mean) | p50 first token s | p50 full answer s |"
-             + (" answer sentences flagged |" if has_check else ""),
-             "|---|---|---|---|---|---|---|---|---|" + ("---|" if has_check else "")]
+             + (" answer sentences flagged (95 % CI) | answers rejected |" if has_check else ""),
+             "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if has_check else "")]
     for lang in ("zh", "en"):
         group = [p for p in pairs if p["windows"]["lang"] == lang]
         sets = ", ".join(sorted({p["windows"]["set"] for p in group}))
@@ -201,10 +221,22 @@ def summarize() -> str:
             if has_check:
                 sn = sum(r.get("sentences", 0) for r in rs)
                 fl = sum(r.get("flagged", 0) for r in rs)
-                line += f" {fl}/{sn} = {fl / max(sn, 1):.2f} |"
+                flo, fhi = wilson(fl, sn)
+                rj = sum(r.get("status") == "rejected" for r in rs)
+                line += f" {fl}/{sn} = {fl / max(sn, 1):.2f} [{flo:.2f}, {fhi:.2f}] | {rj}/{n} = {rj / n:.2f} |"
             lines.append(line)
     errors = sum(1 for r in rows if r.get("error"))
-    lines.append(f"\n{len(pairs)} questions answered by both methods; {errors} LLM errors.")
+    re_n = sum(1 for p in pairs for r in p.values() if r.get("rechecked"))
+    lines.append(f"\n{len(pairs)} questions answered by both methods; {errors} LLM errors; "
+                 f"{re_n} answers checked after they were written (rechecked).")
+    if has_check:  # does the check tell right answers from wrong ones?
+        rs = [r for p in pairs for r in p.values() if "flagged" in r and r.get("sentences")]
+        for label, group in (("contain a gold answer", [r for r in rs if r["hit"]]),
+                             ("contain no gold answer", [r for r in rs if not r["hit"]])):
+            sn, fl = sum(r["sentences"] for r in group), sum(r["flagged"] for r in group)
+            rj = sum(r.get("status") == "rejected" for r in group)
+            lines.append(f"Answers that {label}: {len(group)}; sentences flagged {fl}/{sn} = {fl / max(sn, 1):.2f}; "
+                         f"answers rejected {rj}/{len(group)} = {rj / max(len(group), 1):.2f}.")
     return "\n".join(lines)
 
 
@@ -219,6 +251,7 @@ def main() -> None:
     ap.add_argument("--home", default="bench/out/home_e2e")
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--summarize", action="store_true")
+    ap.add_argument("--recheck", action="store_true", help="check every written answer again, answer nothing")
     a = ap.parse_args()
     if not a.summarize:
         run(a)

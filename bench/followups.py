@@ -10,7 +10,9 @@ sentence(s) that answer the follow-up (gold: file name -> substrings). Four sear
 - **prepend**: the previous question, then the follow-up;
 - **offline**: :func:`swr.condense.condense` without an LLM (the offline fallback);
 - **llm**: :func:`swr.condense.condense` with the local model (the offline fallback when its
-  output is unusable: how often is printed).
+  output is unusable: how often is printed, with the refused reply);
+- **fused**: both the LLM's and the offline question searched (top 10 each), hits fused by
+  reciprocal rank (k=60), top 3 (equal to offline where the LLM's rewrite was refused).
 
 Found = a top-3 hybrid hit's window 1 from a gold file contains a gold substring. Count, rate and
 95 % Wilson interval per variant, printed side by side, with every rewritten question.
@@ -31,7 +33,7 @@ from swr.settings import Settings
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 
-VARIANTS = ("alone", "prepend", "offline", "llm")
+VARIANTS = ("alone", "prepend", "offline", "llm", "fused")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -42,8 +44,21 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, c - h), min(1.0, c + h)
 
 
-def found(eng: Engine, query: str, gold: dict) -> bool:
-    r = eng.retrieve(query, "sample", top_k=3, mode="hybrid")
+def found(eng: Engine, query: str | list[str], gold: dict) -> bool:
+    """A top-3 hit's window 1 holds a gold sentence; two queries: their hits fused (RRF, k=60)."""
+    if isinstance(query, str) or len(set(query)) == 1:
+        r = eng.retrieve(query if isinstance(query, str) else query[0], "sample", top_k=3, mode="hybrid")
+    else:
+        rs = [eng.retrieve(q, "sample", top_k=10, mode="hybrid") for q in query]
+        score: dict = {}
+        best: dict = {}
+        for r in rs:
+            for rank, h in enumerate(r.hits, 1):
+                key = (h.sentence.doc_id, h.sentence.i)
+                score[key] = score.get(key, 0.0) + 1.0 / (60 + rank)
+                best.setdefault(key, h)
+        r = rs[0]
+        r.hits = [best[k] for k in sorted(score, key=score.get, reverse=True)[:3]]
     for p in eng.passages(r, 1):
         if any(g in p.text for g in gold.get(p.source, [])):
             return True
@@ -74,17 +89,20 @@ def main() -> None:
             cond = condense(fu, hist, llm=eng.answerer, similarity=sim)
             fell_back += cond.method != "llm"
             queries["llm"] = cond.standalone
+            queries["fused"] = [cond.standalone, queries["offline"]]  # both searched, hits fused
+            raw = (cond.llm_output or "").replace("\n", " ")[:80]
         row = {v: found(eng, q, gold) for v, q in queries.items()}
         for v, ok in row.items():
             hits[v] += ok
         marks = " | ".join(("yes" if row[v] else "no") if v in row else "-" for v in VARIANTS)
-        print(f"| {n} | {fu} | {marks} | {queries['offline']} | {queries.get('llm', '-')} |")
+        llm_q = queries.get("llm", "-") + ("" if a.no_llm or cond.method == "llm" else f" (refused: “{raw}”)")
+        print(f"| {n} | {fu} | {marks} | {queries['offline']} | {llm_q} |")
     total = len(convs)
     print(f"\nFound in the top 3 with window 1, n = {total} conversations:\n")
     print("| variant | found | rate | 95 % CI |")
     print("|---|---|---|---|")
     for v in VARIANTS:
-        if v == "llm" and a.no_llm:
+        if v in ("llm", "fused") and a.no_llm:
             continue
         lo, hi = wilson(hits[v], total)
         print(f"| {v} | {hits[v]}/{total} | {hits[v] / total:.2f} | [{lo:.2f}, {hi:.2f}] |")

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import subjects as subj, verdict as vd
+from .lang import has_cjk
 from .split import split_spans
 from .types import Passage
 from .verify import slide
@@ -110,7 +111,7 @@ def answer_sentences(answer: str) -> list[tuple[str, str, list[int]]]:
 def statement(question: str, sentence: str) -> str:
     """The sentence, or for a short one the statement it makes about the question."""
     bare = re.sub(r"[\s\W]", "", sentence)
-    if len(bare) > SHORT_CHARS and len(sentence.split()) > 3:
+    if len(bare) > SHORT_CHARS and (has_cjk(sentence) or len(sentence.split()) > 3):  # no spaces in Chinese
         return sentence
     q = _QMARK.sub("", (question or "").strip()).strip()
     return f"{q} {sentence}".strip() if q else sentence

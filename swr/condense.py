@@ -74,6 +74,7 @@ class Condensed:
     standalone: str
     method: str  # "none" | "llm" | "offline"
     llm_error: str | None = None
+    llm_output: str | None = None  # the LLM's reply as given (also when it was refused)
 
 
 # --------------------------------------------------------------------------------------------
@@ -334,7 +335,8 @@ def clean_llm_output(text: str, question: str, history: list[dict]) -> str | Non
 
     - not empty, not far longer than the inputs, in the follow-up's language;
     - not the previous question unchanged, not the follow-up unchanged (nothing resolved);
-    - not mostly a copy of an assistant turn;
+    - not mostly a copy of an assistant turn (beyond what it shares with the previous question:
+      "电饭煲的保温时间最长多久？" after "电热水壶的保温时间最长多久？" / "保温时间最长为 12 小时" is fine);
     - every code and number of the follow-up kept, and some term of the previous question carried.
     """
     line = next((ln.strip() for ln in (text or "").splitlines() if ln.strip()), "")
@@ -348,9 +350,11 @@ def clean_llm_output(text: str, question: str, history: list[dict]) -> str | Non
     flat = _flat(line)
     if flat in (_flat(previous), _flat(question)):
         return None
-    for turn in history:
+    asked = _flat(previous)
+    for turn in history:  # a run shared with the previous question too is the subject, not a copy
         said = _flat(turn["content"]) if turn["role"] == "assistant" else ""
-        if said and _common_run(flat, said) >= max(6, len(flat) // 2):
+        run = _common_run(flat, said) if said else 0
+        if run >= max(6, len(flat) // 2) and run > _common_run(flat, asked):
             return None
     now = terms(question)
     if any(_shape(t) != "word" and t.lower() not in line.lower() for t in now):
@@ -361,9 +365,12 @@ def clean_llm_output(text: str, question: str, history: list[dict]) -> str | Non
     return line
 
 
-def condense_llm(question: str, history: list[dict], llm: Chat) -> str | None:
-    """The LLM's standalone question, or None when its output is unusable (errors propagate)."""
+def condense_llm(question: str, history: list[dict], llm: Chat, raw: list | None = None) -> str | None:
+    """The LLM's standalone question, or None when its output is unusable (errors propagate);
+    ``raw`` (a list), when given, receives the reply as it came."""
     reply = llm.chat(condense_messages(question, history), max_tokens=64)
+    if raw is not None:
+        raw.append(reply)
     return clean_llm_output(reply, question, history)
 
 
@@ -379,14 +386,15 @@ def condense(question: str, history: list[dict] | None, *, llm: Chat | None = No
     history = check_history(history)
     if not previous_question(history) or not needs_context(question):
         return Condensed(question, question, METHOD_NONE)
-    error = None
+    error, raw = None, []
     if llm is not None:
         try:
-            rewritten = condense_llm(question, history, llm)
+            rewritten = condense_llm(question, history, llm, raw)
             if rewritten:
-                return Condensed(question, rewritten, METHOD_LLM)
+                return Condensed(question, rewritten, METHOD_LLM, llm_output=raw[0])
             error = "the LLM's rewrite was unusable"
         except LLMUnavailable as exc:
             error = exc.message
         log.info("condense: %s; using the offline fallback", error)
-    return Condensed(question, condense_offline(question, history, similarity), METHOD_OFFLINE, error)
+    return Condensed(question, condense_offline(question, history, similarity), METHOD_OFFLINE, error,
+                     llm_output=raw[0] if raw else None)

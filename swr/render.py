@@ -52,6 +52,7 @@ CSS = """
 a.swr-chk-mark,span.swr-chk-mark{font-weight:700;text-decoration:none;margin:0 .15em}
 .swr-chk-mark.ok{color:#1a7f37}.swr-chk-mark.bad{color:#cf222e}.swr-chk-mark.cite{color:#9a6700}
 .swr-cite-bad a{color:#cf222e;text-decoration:line-through}
+a.swr-cite-check{color:#1a7f37;text-decoration:none;font-weight:600;font-style:italic}
 .swr-check{margin-top:.5em;font-size:.88em}
 .swr-support{padding:.2em .5em;border-radius:6px;background:#f6f8fa;margin-bottom:.3em}
 .swr-support.rejected{background:#ffebe9;color:#82071e}
@@ -381,7 +382,8 @@ def rejected_html(check: dict) -> str:
 
 def checked_answer_html(answer: str, check: dict, n_passages: int | None = None, *, anchor: str = "") -> str:
     """The answer with each checked sentence marked in place (✓ supported, ⚠/✗ flagged, linked to
-    its row ``#{anchor}check-k``), then the support line and one expandable row per sentence: the
+    its row ``#{anchor}check-k``; a supported sentence that cites nothing gets the check's passage
+    as a citation of its own style, ``a.swr-cite-check``), then the support line and one expandable row per sentence: the
     supporting passage (linked) and window, or the reasons it is flagged. All text escaped."""
     text = answer or ""
     sents = check.get("sentences") or []
@@ -393,8 +395,13 @@ def checked_answer_html(answer: str, check: dict, n_passages: int | None = None,
             continue
         cls, mark, words = _sentence_mark(s)
         out.append(_cited_html(text[pos:at], n_passages, anchor))
+        found = ""  # a supported sentence the model cited nothing for: the check's passage, marked as such
+        if s.get("supported") and not s.get("citations") and s.get("passage"):
+            found = (f'<a class="swr-cite-check" href="#{_anchor(anchor, s["passage"])}" '
+                     f'title="the passage the check found supporting this sentence (the answer cited none)">'
+                     f'[{int(s["passage"])}]</a>')
         out.append(f'<span class="swr-chk {cls}">{_cited_html(raw, n_passages, anchor, s.get("bad_citations") or ())}'
-                   f'</span><a class="swr-chk-mark {cls}" href="#{_check_id(anchor, k)}" title="{esc(words)}">'
+                   f'</span>{found}<a class="swr-chk-mark {cls}" href="#{_check_id(anchor, k)}" title="{esc(words)}">'
                    f"{mark}<sub>{k}</sub></a>")
         pos = at + len(raw)
     out.append(_cited_html(text[pos:], n_passages, anchor))
