@@ -48,10 +48,18 @@ def _ask(page, question: str, n: int) -> None:
     chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
     chat.fill(question)
     chat.press("Enter")
-    # the n-th answer card (with its stamp) is drawn once streaming and the sentence check are over
-    page.wait_for_function(f"() => document.querySelectorAll('.swr-stamp').length >= {n}",
-                           timeout=ANSWER_TIMEOUT_MS)
-    page.wait_for_timeout(500)
+    # the n-th answer card (with its stamp) is drawn once streaming and the sentence check are
+    # over, and the run has ended (a question typed during a run would cancel the answer)
+    page.wait_for_function(_DONE % n, timeout=ANSWER_TIMEOUT_MS)
+    page.wait_for_timeout(1000)
+    page.wait_for_function(_DONE % n, timeout=ANSWER_TIMEOUT_MS)
+
+
+_DONE = """() => {
+    const fresh = sel => [...document.querySelectorAll(sel)].filter(e => !e.closest('[data-stale="true"]')).length;
+    return fresh('.swr-stamp') === %d && fresh('.swr-q') === fresh('.swr-stamp')
+        && !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
+}"""
 
 
 def test_local_model_answer_is_cited_and_checked_sentence_by_sentence_and_follow_up_works(llm_server, capsys):

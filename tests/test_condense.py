@@ -151,3 +151,20 @@ def test_an_llm_echoing_the_previous_question_is_refused(fake_llm):  # noqa: F81
     fake_llm.reply = "What is the rated power of the air fryer?"  # what the 0.5B model did here
     c = condense("What about its weight?", hist, llm=Answerer(LLMConfig(base_url=fake_llm.base_url, model="m")))
     assert c.method == METHOD_OFFLINE and "weight" in c.standalone and "air fryer" in c.standalone
+
+
+def test_a_rewrite_sharing_the_subject_with_the_question_and_its_answer_is_kept_and_its_reply_recorded():
+    from swr.condense import clean_llm_output
+
+    hist = [{"role": "user", "content": "电热水壶的保温时间最长多久？"},
+            {"role": "assistant", "content": "保温时间最长为 12 小时，到时自动关闭。"}]
+    # the 0.5B's right rewrite, refused before as a "copy" of the answer (保温时间最长 is in both turns)
+    assert clean_llm_output("电饭煲的保温时间最长多久？", "电饭煲呢？", hist) == "电饭煲的保温时间最长多久？"
+    # a real copy of the answer is still refused
+    assert clean_llm_output("保温时间最长为12小时到时自动关闭", "电饭煲呢？", hist) is None
+
+
+def test_the_llm_reply_is_kept_also_when_refused(fake_llm):  # noqa: F811
+    fake_llm.reply = "E2"
+    c = condense("那E2呢？", E4, llm=Answerer(LLMConfig(base_url=fake_llm.base_url, model="m", timeout_s=5)))
+    assert c.method == METHOD_OFFLINE and c.llm_output == "E2"
