@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import subjects as subj, verdict as vd
+from . import claims as cl, subjects as subj, verdict as vd
 from .lang import has_cjk
 from .split import split_spans
 from .types import Passage
@@ -126,6 +126,27 @@ def _windows(passages: list[Passage]) -> list[tuple[int, list[str]]]:
     return out
 
 
+CODE_COVER = 0.5  # the sentence holding a claim's codes must state this share of its facts
+
+
+def _codes_together(facts: vd.ClaimFacts, ws: list[str], finding: vd.Finding) -> vd.Finding:
+    """A window of several sentences supports a claim with error codes only when ONE of its
+    sentences holds all those codes and states at least :data:`CODE_COVER` of the claim's facts:
+    else the claim may join one code's label to the next code's meaning ("E2 顶部传感器短路" from
+    "E1 底部传感器短路。E2 顶部传感器开路。"), which the window as a whole seems to support."""
+    if not finding.supports or len(ws) < 2 or not facts.own_codes:
+        return finding
+    for sent in ws:
+        have = cl.codes(sent)
+        if all(any(vd._same_code(c, h) for h in have) for c in facts.own_codes) and \
+                facts.coverage(sent) >= CODE_COVER:
+            return finding
+    why = (f"codes: no one sentence of the window states {', '.join(facts.own_codes)} with what the claim "
+           "says of it (its words come from a neighbouring sentence)")
+    return vd.Finding(role="weak", cosine=finding.cosine, literal=finding.literal, focus=finding.focus,
+                      reasons=[why], cover=finding.cover)
+
+
 def check_answer(engine, question: str, answer: str, passages: list[Passage], *, kb: str | None = None,
                  embedder=None) -> AnswerCheck:
     """Check each sentence of ``answer`` against ``passages`` (see the module doc). ``kb``
@@ -155,7 +176,7 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
         for n, ws in windows:
             cos = [float(vec[w.strip()] @ q) if w.strip() in vec else None for w in ws]
             wcos = cos[0] if len(ws) == 1 else float(vec["".join(ws).strip()] @ q)
-            findings.append(vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t))
+            findings.append(_codes_together(facts, ws, vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t)))
         verdict, k = vd.decide(findings) if findings else ("not found", None)
         f = findings[k] if k is not None else None
         supporting = {windows[j][0] + 1 for j, g in enumerate(findings) if g.supports}

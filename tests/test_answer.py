@@ -438,3 +438,13 @@ def test_chat_marks_each_sentence_and_shows_a_rejected_answer_prominently(app_en
     assert "三年" in html_mod.unescape(body.split('id="a1-check-1"')[1].split("</details>")[0])
     assert not at.error  # a rejected answer is not an app error
     assert 'class="swr-rejected"' in evidence_card(result)
+
+
+def test_a_code_joined_to_the_next_codes_meaning_is_not_supported(e5_engine):
+    """What the 0.5B wrote in the browser test: E2's label with E1's meaning, both in one window."""
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    r = eng.ask("电饭煲显示E2是什么意思？", kb, llm=False)
+    for answer, ok in (("E2 顶部传感器短路：顶部温度信号异常偏高时显示 E1。", False),
+                       ("E2 顶部传感器开路：上盖温度信号丢失时显示 E2。", True), ("E2 表示顶部传感器开路。", True)):
+        r.answer, r.answer_kind = answer, KIND_LLM
+        assert eng.check(r)["sentences"][0]["supported"] is ok, (answer, r.check["sentences"][0])
