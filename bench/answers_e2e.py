@@ -106,7 +106,8 @@ def recheck(eng: Engine, queues: dict, budget: int, every: bool = False) -> None
     if not OUT.exists():
         return
     rows = [json.loads(x) for x in OUT.read_text(encoding="utf-8").splitlines() if x.strip()]
-    todo = [r for r in rows if (every or "flagged" not in r) and r["answer"] and not r.get("error")]
+    todo = [r for r in rows if (every or "flagged" not in r) and r["answer"] and not r.get("error")
+            and r["set"] in queues]
     for r in todo:
         _, kb, ckb, _ = queues[r["set"]]
         passages = context(eng, r["question"], kb if r["method"] == "windows" else ckb, r["method"], budget)
@@ -129,6 +130,8 @@ def run(a) -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     queues = {}
     for name, (lang, path) in SETS.items():
+        if a.sets and name not in a.sets:
+            continue
         docs, qs = load_squad(path, max_articles=a.articles)
         kb = f"e2e_{name}"
         if kb not in eng.store.kbs():
@@ -251,6 +254,7 @@ def main() -> None:
     ap.add_argument("--home", default="bench/out/home_e2e")
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--summarize", action="store_true")
+    ap.add_argument("--sets", nargs="*", choices=sorted(SETS), help="only these sets (default: all four)")
     ap.add_argument("--recheck", action="store_true", help="check every written answer again, answer nothing")
     a = ap.parse_args()
     if not a.summarize:
