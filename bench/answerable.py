@@ -56,8 +56,8 @@ def rows_for(engine, arts) -> list[dict]:
                 row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if row["cross"]:  # as swr.answerable.assess: the translated question's terms count too
                     lang = "zh" if has_cjk(best[1]) else "en"
-                    row[f"cover_{fusion}"] = an.cross_cover(row[f"cover_{fusion}"],
-                                                            an.translated_coverage(engine, q, kb, ps, lang))
+                    row[f"cover_{fusion}"] = max(row[f"cover_{fusion}"],
+                                                 an.translated_coverage(engine, q, kb, ps, lang))
             rows.append(row)
         if n % 10 == 0:
             print(f"  {n}/{len(arts)} articles, {len(rows)} rows", file=sys.stderr, flush=True)

@@ -82,21 +82,6 @@ def coverage(question: str, passages: list[Passage]) -> float:
     return len(cl.contained(terms, text)) / len(terms)
 
 
-# the share of the translated question's terms the passages must hold across languages (chosen on
-# the tuning half of bench/answerable.py: any one term answered 47 % of questions asked of a
-# knowledge base in the other language, a third 23 %, at 0.69 of the cross-language positives)
-CROSS_TRANSLATED_COVER = 0.34
-
-
-def cross_cover(own: float, translated: float) -> float:
-    """The coverage that decides across languages: the question's own terms (codes and numbers
-    are language-free) when one is found, else the translation's when it reaches
-    :data:`CROSS_TRANSLATED_COVER` (a gloss's common words match any document), else 0."""
-    if own > 0:
-        return own
-    return translated if translated >= CROSS_TRANSLATED_COVER else 0.0
-
-
 def translated_coverage(engine, question: str, kb: str, passages: list[Passage], lang: str) -> float:
     """The share of the translated question's terms found in the passages, where the search
     translated the question into ``lang`` (the closest sentence's language): across languages
@@ -174,8 +159,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     cos, text = best
     cross = cl.has_cjk(question) != cl.has_cjk(text)
     if cross:
-        cover = cross_cover(cover, translated_coverage(engine, question, kb, passages,
-                                                       "zh" if cl.has_cjk(text) else "en"))
+        cover = max(cover, translated_coverage(engine, question, kb, passages, "zh" if cl.has_cjk(text) else "en"))
     named = cross and names_a_subject(engine, question, kb, passages)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(question_terms(question)))
     return Answerability(ok, round(cos, 6), round(cover, 4), why, t.to_dict())
