@@ -47,17 +47,13 @@ def rows_for(engine, arts) -> list[dict]:
             for fusion in FUSIONS:
                 r = engine.retrieve(q, kb, fusion=fusion)
                 ps = engine.passages(r, 3)
+                row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if "cos" not in row:
                     best = an.best_hit(engine, q, kb, r.hits, r.params)
                     row["cos"] = best[0] if best else 0.0
                     row["cross"] = bool(best) and has_cjk(q) != has_cjk(best[1])
                     # across languages: does the question name a document of the passages (swr.aliases)?
                     row["named"] = bool(row["cross"] and an.names_a_subject(engine, q, kb, ps))
-                row[f"cover_{fusion}"] = an.coverage(q, ps)
-                if row["cross"]:  # as swr.answerable.assess: the translated question's terms count too
-                    lang = "zh" if has_cjk(best[1]) else "en"
-                    row[f"cover_{fusion}"] = max(row[f"cover_{fusion}"],
-                                                 an.translated_coverage(engine, q, kb, ps, lang))
             rows.append(row)
         if n % 10 == 0:
             print(f"  {n}/{len(arts)} articles, {len(rows)} rows", file=sys.stderr, flush=True)

@@ -82,18 +82,6 @@ def coverage(question: str, passages: list[Passage]) -> float:
     return len(cl.contained(terms, text)) / len(terms)
 
 
-def translated_coverage(engine, question: str, kb: str, passages: list[Passage], lang: str) -> float:
-    """The share of the translated question's terms found in the passages, where the search
-    translated the question into ``lang`` (the closest sentence's language): across languages
-    the question's own terms cannot match ("空气炸锅显示E2是什么意思？" shares only E2 with
-    "E2 means fan fault", its translation shares "air fryer")."""
-    cross = getattr(engine, "crosslingual", None)
-    if cross is None or not getattr(cross, "enabled", False) or not hasattr(cross, "translation_of"):
-        return 0.0
-    text = cross.translation_of(kb, question, lang)
-    return coverage(text, passages) if text else 0.0
-
-
 def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None) -> tuple[float, str] | None:
     """(cosine, text) of the substantive sentence of ``kb`` closest to the question: a dense
     search (the same source/tag/language filters), whatever the fusion of ``hits``."""
@@ -158,8 +146,6 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
         return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict())
     cos, text = best
     cross = cl.has_cjk(question) != cl.has_cjk(text)
-    if cross:
-        cover = max(cover, translated_coverage(engine, question, kb, passages, "zh" if cl.has_cjk(text) else "en"))
     named = cross and names_a_subject(engine, question, kb, passages)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(question_terms(question)))
     return Answerability(ok, round(cos, 6), round(cover, 4), why, t.to_dict())

@@ -416,17 +416,6 @@ class CrossLingual:
             return seen
         return known
 
-    def translation_of(self, kb: str, question: str, lang: str) -> str:
-        """``question`` as the search of ``kb`` translated it into ``lang`` ("" when it was not, or
-        ``kb`` was never searched): from the caches the search filled, so no store call, and the
-        same text the search used (answerability counts its terms: swr/answerable.py)."""
-        hit = self._kbs.get(kb)
-        if hit is None or lang not in hit[2]:
-            return ""
-        version = (hit[0], hit[3])
-        out, _ = self.translator.translate(question, lang, self._known(kb, lang, version), (kb, version))
-        return out or ""
-
     def search(self, req: SearchRequest, question: str) -> list[Hit]:
         """The cross-lingual hits of ``req`` (the module docstring); ``self.last`` is its plan."""
         langs, version = self.kb_state(req.kb, req.dense)
