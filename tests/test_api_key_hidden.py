@@ -94,7 +94,9 @@ def test_the_api_key_is_in_no_page_and_no_exported_card(keyed_app):
     assert_hidden(text, "the chat page")
 
     llm.mode = "401"  # the server's error message echoes the key, as careless servers do
-    at.chat_input[0].set_value("电热水壶的容量是多少？").run()
+    # (an English question: the English-only test model finds no grounds for a Chinese one in
+    # this mixed knowledge base, and an unanswerable question never reaches the LLM)
+    at.chat_input[0].set_value("How do I clean the air fryer basket?").run()
     assert not at.exception, at.exception
     text = page_text(at)
     assert "LLM failed" in text
