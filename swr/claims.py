@@ -35,11 +35,10 @@ def _stops() -> tuple[frozenset, frozenset]:
     return frozenset(EN_STOP) | _EN_STOP_EXTRA, frozenset(ZH_STOP)
 
 
-@lru_cache(maxsize=1)
 def _stemmer():
-    import snowballstemmer
+    from .sparse import stem_en  # one thread-safe stemmer for the whole package
 
-    return lru_cache(maxsize=100_000)(snowballstemmer.stemmer("english").stemWord)
+    return stem_en
 
 
 def stem(word: str) -> str:

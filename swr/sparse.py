@@ -61,6 +61,25 @@ _PARTS = re.compile(r"[-._/+]")
 _NUM_UNIT = re.compile(r"^(\d+)[a-z]{1,3}$")
 
 
+
+_STEMMERS = threading.local()
+
+
+def _stem_en(word: str) -> str:
+    """The Snowball English stem of ``word``. A snowballstemmer stemmer keeps the word it is
+    working on in the instance, so one shared by threads garbles words and raises IndexError (seen
+    with eight askers and an upload, bench/concurrency.py): one stemmer per thread."""
+    stemmer = getattr(_STEMMERS, "en", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _STEMMERS.en = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
+
+
+#: thread-safe and cached (lru_cache is thread-safe; a word stemmed twice at once is harmless)
+stem_en = lru_cache(maxsize=200_000)(_stem_en)
+
 class JiebaBm25:
     """BM25 over jieba (Chinese) + a code-preserving English tokenizer."""
 
@@ -69,13 +88,12 @@ class JiebaBm25:
 
     def __init__(self, avg_len: float = AVG_SENTENCE_TOKENS) -> None:
         import jieba
-        import snowballstemmer
 
         with self._init_lock:
             jieba.setLogLevel(60)
             jieba.initialize()
         self._jieba = jieba
-        self._stem = lru_cache(maxsize=200_000)(snowballstemmer.stemmer("english").stemWord)
+        self._stem = stem_en
         self.avg_len = avg_len
         self.query_precise = True
 

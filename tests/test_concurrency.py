@@ -80,3 +80,30 @@ def test_questions_go_before_waiting_passage_batches():
     batch.join(10)
     question.join(10)
     assert order == ["question", "batch"]
+
+
+def test_english_stemming_is_safe_across_threads():
+    """snowballstemmer's stemmers are not thread-safe (a shared one garbled words and raised
+    IndexError with eight askers and an upload); swr stems with one stemmer per thread."""
+    import threading
+
+    from swr.sparse import _stem_en
+
+    words = ["running", "broadcasting", "companies", "generously", "happiness", "relational"] * 3000
+    want = {w: _stem_en(w) for w in set(words)}
+    bad = []
+
+    def run():
+        for w in words:
+            try:
+                if _stem_en(w) != want[w]:
+                    bad.append(w)
+            except Exception as exc:  # noqa: BLE001
+                bad.append(repr(exc))
+
+    threads = [threading.Thread(target=run) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad, bad[:5]
