@@ -117,10 +117,12 @@ class EdgeStore(Store):
     def _built(self, shard) -> None:
         """After a build was swapped in (edge_build.Builder): the new folder, the next trigger."""
         self.path = live_folder(self.root)
-        unindexed, points = self._unindexed()
-        self._points = points
-        # segments under Qdrant's indexing threshold stay un-indexed: wait for twice as many
-        self._optimize_from = 2 * unindexed if unindexed * 2 > self._build_started_with else 0
+        self._points = self._unindexed()[1]
+        # segments under Qdrant's indexing threshold stay un-indexed: wait for twice as many (what
+        # the child left un-indexed in the copy; the writes replayed after it do not count)
+        last = self._builder.last or {}
+        left = max(0, 2 * int(last.get("points", 0)) - int(last.get("indexed_after", 0)))
+        self._optimize_from = 2 * left if left * 2 > self._build_started_with else 0
 
     def _load(self) -> LiveShard:
         try:

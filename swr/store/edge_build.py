@@ -146,24 +146,30 @@ class Builder:
         self._proc: subprocess.Popen | None = None
         self._closing = False
         self.last: dict | None = None  # figures of the last build (logs, benchmarks)
+        self.history: list[dict] = []  # the figures of the last ten builds
         self.on_done = None  # called with the new live shard after a swap
         self.wanted = None  # () -> bool: whether the un-indexed points call for another build
         self._pending = False  # a trigger came while a build ran: check again after it
+        self._active = False  # a build loop runs (set and cleared under _state)
+        self._state = threading.Lock()
 
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self, live: LiveShard) -> bool:
-        """Start a build unless one runs; False when one already does."""
-        if self._closing:
-            return False
-        if self.running:
-            self._pending = True
-            return False
-        self._thread = threading.Thread(target=self._loop, args=(live,), name="swr-hnsw-build", daemon=True)
-        self._thread.start()
-        return True
+        """Start a build unless one runs (then it builds again after, if still wanted); False
+        when one already runs."""
+        with self._state:
+            if self._closing:
+                return False
+            if self._active:
+                self._pending = True
+                return False
+            self._active, self._pending = True, False
+            self._thread = threading.Thread(target=self._loop, args=(live,), name="swr-hnsw-build", daemon=True)
+            self._thread.start()
+            return True
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the running build (tests, benchmarks); True when none runs any more."""
@@ -180,14 +186,16 @@ class Builder:
 
     def _loop(self, live: LiveShard) -> None:
         """Build; again while triggers came meanwhile and the points still call for it (writes
-        made during a build are replayed un-indexed)."""
+        made during a build are replayed un-indexed). The decision to stop is taken under the
+        same lock as :meth:`start`'s, so a trigger is never lost between them."""
         while True:
-            self._pending = False
             self._run(live)
-            if self._closing or not self._pending or "error" in (self.last or {}):
-                return
-            if self.wanted is not None and not self.wanted():
-                return
+            with self._state:
+                if (self._closing or not self._pending or "error" in (self.last or {})
+                        or (self.wanted is not None and not self.wanted())):
+                    self._active = self._pending = False
+                    return
+                self._pending = False
 
     def _run(self, live: LiveShard) -> None:
         t0 = time.monotonic()
@@ -218,6 +226,7 @@ class Builder:
             shutil.rmtree(current, ignore_errors=True)
             self.last = {"copy_s": round(t_copy, 2), "build_s": round(t_build, 1), "replayed": len(journal),
                          "total_s": round(time.monotonic() - t0, 1), **json.loads(out or "{}")}
+            self.history = [*self.history[-9:], self.last]
             log.info("HNSW build in a child process: %s", self.last)
             if self.on_done:
                 self.on_done(shard)
