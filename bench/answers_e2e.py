@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from intervals import wilson
 
 from swr.check import check_answer
 from swr.chunks import chunk_passages, ensure_chunks
@@ -60,14 +61,6 @@ OUT = ROOT / "bench" / "out" / "answers_e2e.jsonl"
 CHUNK, OVERLAP, TOP_K, WINDOW = 256, 20, 5, 1
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 0.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
 
 
 def within(passages: list, budget: int) -> list:

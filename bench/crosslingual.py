@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from intervals import wilson
 
 import swr.crosslingual
 from swr.answer import LLMConfig
@@ -65,14 +66,6 @@ def norm(s: str) -> str:
     return "".join((s or "").split()).lower()
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (float("nan"), float("nan"))
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
 
 
 def rate(flags: list[bool]) -> dict:

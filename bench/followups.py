@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 from pathlib import Path
+
+from intervals import wilson
 
 from swr.condense import condense, embed_similarity
 from swr.engine import Engine
@@ -34,14 +35,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 
 VARIANTS = ("alone", "prepend", "offline", "llm", "fused")
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def found(eng: Engine, query: str | list[str], gold: dict) -> bool:

@@ -18,6 +18,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import intervals
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("SWR_HOME", str(ROOT / "bench" / "out" / "qahome"))
@@ -91,9 +93,8 @@ def index(engine, arts: list[Article]) -> None:
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson interval of a rate k/n."""
-    if n == 0:
-        return (0.0, 1.0)
+    """95 % Wilson interval of a rate k/n ((0, 1) when n is 0)."""
+    return intervals.wilson(k, n, z, empty=(0.0, 1.0))
     p = k / n
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from intervals import wilson
 
 from swr.engine import Engine
 from swr.evaluate import budget_table, sweep
@@ -44,14 +45,6 @@ SETS = {"cmrc2018": DATA / "cmrc2018/cmrc2018_dev.json", "xquad_zh": DATA / "xqu
 BUDGETS = (300, 600, 1200)
 
 
-def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 0.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (c - h, c + h)
 
 
 def paired_ci(a: list[float], b: list[float], reps: int = 2000, seed: int = 0) -> tuple[float, float]:
