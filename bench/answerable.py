@@ -49,11 +49,14 @@ def rows_for(engine, arts) -> list[dict]:
                 ps = engine.passages(r, 3)
                 row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if "cos" not in row:
-                    best = an.best_hit(engine, q, kb, r.hits, r.params)
-                    row["cos"] = best[0] if best else 0.0
-                    row["cross"] = bool(best) and has_cjk(q) != has_cjk(best[1])
-                    # across languages: does the question name a document of the passages (swr.aliases)?
-                    row["named"] = bool(row["cross"] and an.names_a_subject(engine, q, kb, ps))
+                    # the engine's way: the dense candidates of the question's own search (issue #16)
+                    # and, beside it, the second dense-only retrieval it replaced (--cosine search)
+                    for tag, pool in (("", r.answer_pool), ("_own", r.dense_pool), ("_search", None)):
+                        best = an.best_hit(engine, q, kb, r.hits, r.params, pool=pool)
+                        row["cos" + tag] = best[0] if best else 0.0
+                        row["cross" + tag] = bool(best) and has_cjk(q) != has_cjk(best[1])
+                        # across languages: does the question name a document of the passages (swr.aliases)?
+                        row["named" + tag] = bool(row["cross" + tag] and an.names_a_subject(engine, q, kb, ps))
             rows.append(row)
         if n % 10 == 0:
             print(f"  {n}/{len(arts)} articles, {len(rows)} rows", file=sys.stderr, flush=True)
@@ -64,7 +67,9 @@ def decide(r, t, fusion) -> bool:
     from swr import answerable as an
 
     has_terms = bool(an.question_terms(r["q"]))
-    return an.decide(r["cos"], r[f"cover_{fusion}"], r["cross"], t, r.get("named", False), has_terms)[0]
+    tag = COSINE if "cos" + COSINE in r else ""
+    return an.decide(r["cos" + tag], r[f"cover_{fusion}"], r["cross" + tag], t, r.get("named" + tag, False),
+                     has_terms)[0]
 
 
 def scores(rows, t, fusion) -> dict:
@@ -118,6 +123,7 @@ def has_cjk_q(r) -> bool:
 
 
 FUSIONS = ("dbsf", "rrf")
+COSINE = ""  # "": the search's own dense lists; "_own": the question's only; "_search": a second retrieval
 HEADER = ["| fusion, thresholds | questions | precision | recall | recall, question in its article's language | "
           "recall, question in the other language | answered, wrong KB same language | "
           "answered, wrong KB other language |", "|---|---|---|---|---|---|---|---|"]
@@ -146,12 +152,18 @@ def main() -> int:
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--articles", type=int, default=None, help="only the first N articles per language")
     ap.add_argument("--fusions", default="dbsf,rrf")
+    ap.add_argument("--cosine", choices=["pool", "own", "search"], default="pool",
+                    help="the best cosine from the search's own dense lists, the question's and its "
+                         "translations' (the engine's way), the question's only, or a second dense-only "
+                         "retrieval (before issue #16)")
     ap.add_argument("--replay", action="store_true", help="re-decide the rows of the last run (no retrieval)")
     a = ap.parse_args()
     from swr import answerable as an
     from swr.engine import Engine
     from swr.settings import Settings
 
+    global COSINE
+    COSINE = {"pool": "", "own": "_own", "search": "_search"}[a.cosine]
     t0 = time.time()
     if a.replay:
         rows = json.loads((qa.ROOT / "bench" / "out" / "answerable.json").read_text(encoding="utf-8"))["rows"]

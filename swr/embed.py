@@ -73,6 +73,10 @@ class Embedder:
         """Embed one question (query prefix applied here)."""
         return self._timed([text], is_query=True)[0]
 
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Embed several questions in one model call (a question and its translations)."""
+        return self._timed(list(texts), is_query=True)
+
     def _timed(self, texts: list[str], is_query: bool) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -377,6 +381,32 @@ class CachedEmbedder(Embedder):
         if not keys:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([found[k] for k in keys]).astype(np.float32)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Several questions: cached ones from the cache, the others in one model call."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._queries]
+        if len(missing) > 1:
+            keys = [hashlib.sha1(b"query\0" + t.encode("utf-8", "surrogatepass")).digest() for t in missing]
+            with self._dblock:
+                rows = dict(self._db.execute(f"SELECT key, v FROM vec WHERE key IN ({','.join('?' * len(keys))})",
+                                             keys).fetchall())
+            new = [(t, k) for t, k in zip(missing, keys) if k not in rows]
+            vecs = self.inner.encode_queries([t for t, _ in new]) if new else []
+            with self._dblock:
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?)",
+                                         [(k, v.astype(np.float32).tobytes()) for (_, k), v in zip(new, vecs)])
+            got = {t: np.frombuffer(rows[k], dtype=np.float32) for t, k in zip(missing, keys) if k in rows}
+            got.update((t, v) for (t, _), v in zip(new, vecs))
+            for t, v in got.items():
+                self._remember(t, v)
+        return np.stack([self.encode_query(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def _remember(self, text: str, v: np.ndarray) -> None:
+        if len(self._queries) >= self._qsize:
+            self._queries.pop(next(iter(self._queries)))
+        self._queries[text] = v
 
     def encode_query(self, text: str) -> np.ndarray:
         v = self._queries.get(text)

@@ -50,13 +50,20 @@ class Retrieval:
     request: RetrievalParams | None = None  # the typed knobs (None only for hand-built retrievals)
     query_vector: object = None  # the question's dense vector (numpy), for budget windows
     query_tokens: list[str] | None = None  # the question's BM25 terms (SparseEncoder.query_tokens)
+    dense_pool: list | None = None  # the dense candidates (point id, cosine) of the question's vector (types.Hits)
+    translated_pool: list | None = None  # those of its translations' vectors (cross-lingual search)
+
+    @property
+    def answer_pool(self) -> list:
+        """The dense candidates answerability reads (both pools)."""
+        return [*(self.dense_pool or ()), *(self.translated_pool or ())]
 
     def prefix(self, k: int) -> "Retrieval":
         """The first ``k`` hits, as if searched with ``top_k=k`` (the store guarantees the top-k
         list is a prefix of the top-K list)."""
         req = self.request.with_(top_k=k) if self.request is not None else None
         return Retrieval(self.question, self.kb, self.hits[:k], {**self.params, "top_k": k}, dict(self.timings), req,
-                         self.query_vector, self.query_tokens)
+                         self.query_vector, self.query_tokens, self.dense_pool, self.translated_pool)
 
 
 @dataclass
@@ -261,14 +268,19 @@ class Engine:
         self.ensure_collection()
         rp = (params or self.default_params()).with_(**changes).validate()
         t0 = time.perf_counter()
-        # both vectors in every mode, so every hit can show its dense and its sparse rank
-        dense = self.embedder.encode_query(question)
+        # both vectors in every mode, so every hit can show its dense and its sparse rank; the
+        # question's translations (cross-lingual search) are embedded with it, in one model call
+        extra = self.crosslingual.prefetch(kb, question) if self.crosslingual.enabled and not rp.lang else []
+        batch = getattr(self.embedder, "encode_queries", None)
+        dense = batch([question, *extra])[0] if extra and batch else self.embedder.encode_query(question)
         t1 = time.perf_counter()
         sparse = self.sparse.encode_query(question)
         # the reranker sees a larger pool than top_k
         pool = min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None
         req = SearchRequest.from_params(kb, dense, sparse, rp, top_k=pool)
         hits = self.crosslingual.search(req, question) if self.crosslingual.enabled else self.store.search(req)
+        # answerability's best cosine (swr.answerable): the question's own vector and its translations'
+        pool, translated = list(getattr(hits, "dense_pool", ())), list(getattr(hits, "translated_pool", ()))
         for h in hits:
             h.fused_score = h.score
         if rp.stages:
@@ -284,7 +296,7 @@ class Engine:
         stamp.pop("window_size")
         return Retrieval(question, kb, hits, stamp,
                          {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)}, rp,
-                         dense, terms)
+                         dense, terms, pool, translated)
 
     def passages(self, retrieval: Retrieval, window_size: int | None = None, *, window_mode: str | None = None,
                  budget_chars: int | None = None) -> list[Passage]:
@@ -396,7 +408,8 @@ class Engine:
             condense={"method": cond.method, "llm_error": cond.llm_error} if cond else {"method": "none"})
         if cond:
             result.question = cond.question
-        verdict = answerable.assess(self, retrieval.question, kb, retrieval.hits, passages, retrieval.params)
+        verdict = answerable.assess(self, retrieval.question, kb, retrieval.hits, passages, retrieval.params,
+                                    pool=retrieval.answer_pool)
         result.answerable, result.answerable_score = verdict.answerable, verdict.score
         result.answerability = verdict.to_dict()
         if not verdict.answerable:  # say so plainly; the passages stay as the closest, not an answer

@@ -88,6 +88,18 @@ class Hit:
         return d
 
 
+class Hits(list):
+    """A search's hits (a plain list of :class:`Hit`) with the dense candidate list(s) they were
+    ranked from: ``dense_pool``, ``(point id, cosine)`` pairs of the question's own vector. Answerability reads the best
+    cosine from it instead of running a second, dense-only retrieval (issue #16)."""
+
+    def __init__(self, hits=(), dense_pool=None) -> None:
+        super().__init__(hits)
+        self.dense_pool: list[tuple[str, float]] = list(dense_pool or [])
+        # a cross-lingual search's lists searched with a translation's vector (swr.crosslingual)
+        self.translated_pool: list[tuple[str, float]] = []
+
+
 @dataclass
 class PassageHit:
     """A hit as seen inside its passage: where to highlight it."""

@@ -107,3 +107,82 @@ def test_english_stemming_is_safe_across_threads():
     for t in threads:
         t.join()
     assert not bad, bad[:5]
+
+
+QUIET = ["What does E2 mean on the air fryer?", "电热水壶的额定功率是多少？", "How do I descale the kettle?",
+         "空气炸锅可以用来煮咖啡吗？", "What is the capital of France?", "电饭煲显示E4是什么意思？",
+         "How long is the rice cooker's warranty?", "Who wrote War and Peace?"]
+
+
+def test_answerability_reads_the_searchs_own_dense_list(e5_engine):
+    """Issue #16: a question's answerability used to run a second, dense-only retrieval (half of
+    a quiet question's time). It reads the dense candidates its own search ranked with the
+    question's vector (every language; a translation's vector scores another text) and finds
+    the closest substantive sentence a plain dense search per language finds."""
+    from swr import answerable
+    from swr.store import SearchRequest
+
+    for q in QUIET:
+        r = e5_engine.retrieve(q, "sample")
+        assert r.dense_pool, q
+        pooled = answerable.best_hit(e5_engine, q, "sample", r.hits, r.params, pool=r.dense_pool)
+        direct = []
+        for lang in ("zh", "en"):
+            hits = e5_engine.store.search(SearchRequest(kb="sample", dense=r.query_vector, sparse=None, mode="dense",
+                                                        top_k=100, lang=lang))
+            direct += [(h.score, h.sentence.text) for h in hits if answerable.substantive_text(h.sentence.text)]
+        direct += [(h.dense_score, h.sentence.text) for h in r.hits if h.dense_score is not None
+                   and answerable.substantive_text(h.sentence.text)]  # the hits' own, as before
+        best = max(direct)
+        assert pooled is not None and abs(pooled[0] - best[0]) < 1e-5 and pooled[1] == best[1], (q, pooled, best)
+        # the translation's lists: sentences of the other language only (answerability reads both)
+        qlang = e5_engine.crosslingual.last.question_lang
+        if r.translated_pool:
+            got = e5_engine.store.get([pid for pid, _ in r.translated_pool])
+            assert got and all(s.lang != qlang for s in got), q
+        both = answerable.best_hit(e5_engine, q, "sample", r.hits, r.params, pool=r.answer_pool)
+        assert both[0] >= pooled[0] - 1e-6, q
+
+
+def test_a_new_question_is_one_model_call_and_one_ask_one_search_pass(e5_engine):
+    """A new question on the bilingual sample KB: the question and its translation are embedded in
+    one model call, its dictionary words probed in one store call, and ``ask`` searches once."""
+    eng = e5_engine
+    calls = {"search": 0, "any": 0}
+    store = eng.store
+    real_search, real_any = store.search, store.sparse_any
+
+    def search(req):
+        calls["search"] += 1
+        return real_search(req)
+
+    def sparse_any(kb, lang, vecs):
+        calls["any"] += 1
+        return real_any(kb, lang, vecs)
+
+    eng.retrieve("warm up the languages", "sample")
+    store.search, store.sparse_any = search, sparse_any
+    try:
+        before = eng.embedder.inner.calls
+        r = eng.ask("How many minutes does the purple unicorn blender need to defrost?", "sample", llm=False)
+        assert eng.embedder.inner.calls - before == 1, "question and translation in one model call"
+        assert eng.crosslingual.last.translations, "the question was translated"
+        assert calls["any"] <= 2, calls  # the words of the translation: one batch (a second for stragglers)
+        # one search pass: the per-language lists, the translation's list, the languages' probes
+        # at most (answerability reads the dense lists of these, no second retrieval)
+        assert calls["search"] <= 2 + 2 + 2, calls
+        assert r.answerability and r.answerable_score is not None, "answerability decided"
+    finally:
+        store.search, store.sparse_any = real_search, real_any
+
+
+def test_sparse_any_in_one_batch_agrees_with_one_search_each(e5_engine):
+    from swr.store.base import Store
+
+    eng = e5_engine
+    words = ["kettle", "warranty", "unicorn", "功率", "保修", "独角兽", "E2", "fan"]
+    vecs = [eng.sparse.encode_query(w) for w in words]
+    vecs = [v for v in vecs if v.indices]
+    for lang in ("zh", "en"):
+        assert eng.store.sparse_any("sample", lang, vecs) == Store.sparse_any(eng.store, "sample", lang, vecs)
+    assert any(eng.store.sparse_any("sample", "en", vecs)) and not all(eng.store.sparse_any("sample", "en", vecs))

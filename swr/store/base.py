@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import ModelMismatch
 from ..params import FUSIONS, MAX_TOP_K, MODES, RetrievalParams, check_search  # noqa: F401  (re-exported names)
 from ..sparse import SparseVec
-from ..types import DocInfo, Hit, Sentence
+from ..types import DocInfo, Hit, Hits, Sentence
 
 NS = uuid.UUID("5b7f1f0e-3c1d-4f0e-9a59-2f6f6c0c5a11")
 DENSE, SPARSE = "dense", "bm25"
@@ -127,17 +127,17 @@ def search_conditions(req: SearchRequest) -> dict:
 
 
 def assemble_hits(req: SearchRequest, lists: dict[str, list[tuple[str, float]]],
-                  payloads: Callable[[list[str]], dict[str, dict | None]]) -> list[Hit]:
+                  payloads: Callable[[list[str]], dict[str, dict | None]]) -> Hits:
     """The hits of one search from its result lists (``"dense"``, ``"sparse"``, ``"hybrid"``:
     ``(point id, score)`` best first), the same way in both backends.
 
     The list of the request's mode ranks (dense when the mode's list is missing, else sparse);
     a sparse or fused score of 0 means no shared term and is no hit. ``payloads(ids)`` gives the
     top hits' payloads (a point deleted meanwhile has none and is skipped); every hit is annotated
-    with its dense and sparse ranks and scores.
+    with its dense and sparse ranks and scores; the dense list rides along as ``dense_pool``.
     """
     if not lists:
-        return []
+        return Hits()
     primary = req.mode if req.mode in lists else ("dense" if "dense" in lists else "sparse")
     top = [(pid, s) for pid, s in lists[primary] if s > 0 or primary == "dense"][:req.top_k]
     found = payloads([pid for pid, _ in top]) if top else {}
@@ -148,7 +148,7 @@ def assemble_hits(req: SearchRequest, lists: dict[str, list[tuple[str, float]]],
         hits.append(Hit(sentence=sentence_from_payload(found[pid]), score=float(score)))
         ids.append(pid)
     merge_ranks(hits, lists.get("dense", []), lists.get("sparse", []), ids)
-    return hits
+    return Hits(hits, lists.get("dense", []))
 
 
 def merge_ranks(fused: list[Hit], dense: list[tuple[str, float]], sparse: list[tuple[str, float]],
@@ -223,6 +223,13 @@ class Store(ABC):
     @abstractmethod
     def search(self, req: SearchRequest) -> list[Hit]:
         """Hits of one knowledge base, best first, each with dense/sparse ranks and scores."""
+
+    def sparse_any(self, kb: str, lang: str | None, vectors: list) -> list[bool]:
+        """For each sparse vector, whether any ``lang`` sentence of ``kb`` shares a term with it
+        (the cross-lingual dictionary's "do these documents use this word" probes). A backend
+        answers all of them in one batched call; this default searches one by one."""
+        return [bool(self.search(SearchRequest(kb=kb, dense=None, sparse=v, mode="sparse", top_k=1, lang=lang)))
+                for v in vectors]
 
     @abstractmethod
     def get(self, ids: list[str]) -> list[Sentence]:

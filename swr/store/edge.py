@@ -435,6 +435,18 @@ class EdgeStore(Store):
 
         return assemble_hits(req, lists, payloads)
 
+    def sparse_any(self, kb: str, lang: str | None, vectors: list) -> list[bool]:
+        """:meth:`Store.sparse_any` in one ``query_batch`` (a new question's words cost one store
+        call, not one each: issue #16)."""
+        if self._edge is None or not vectors:
+            return [False] * len(vectors)
+        flt = match_filter(type="s", kb=kb, lang=lang)
+        idf = q.SearchParams(idf=q.IdfParams(corpus=match_filter(type="s", kb=kb)))
+        queries = [q.QueryRequest(limit=1, query=q.Query.Nearest(q.SparseVector(v.indices, v.values), using=SPARSE),
+                                  filter=flt, params=idf) for v in vectors]
+        results = self._edge.query_batch(q.QueryBatchRequest(queries))
+        return [any(p.score > 0 for p in pts) for pts in results]
+
     def qdrant_fused(self, req: SearchRequest) -> list[tuple[str, float]]:
         """Qdrant's own fused list for a hybrid request (prefetch + fusion inside Qdrant): what
         :meth:`search` computes client-side, kept to test that both agree."""
