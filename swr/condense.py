@@ -375,10 +375,21 @@ def clean_llm_output(text: str, question: str, history: list[dict]) -> str | Non
     now = terms(question)
     if any(_shape(t) != "word" and t.lower() not in line.lower() for t in now):
         return None
-    carried = [t for t in context_terms(history) if not any(_same(t, n) for n in now)]
-    if carried and not any(mentions(line, t) for t in carried):
+    before = context_terms(history)
+    carried = [t for t in before if not any(_same(t, n) for n in now)]
+    # an English term the follow-up shares a word with ("air fryer shows" / "shows") still carries
+    # its other words ("What code does the air fryer show three times?")
+    asked = set(_words(question))
+    words = {w for t in before if not has_cjk(t) for w in _words(t)} - asked
+    if (carried or words) and not any(mentions(line, t) for t in carried) \
+            and not words & set(_words(line)):
         return None
     return line
+
+
+def _words(text: str) -> list[str]:
+    """English content words of three letters or more, lower case."""
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= 3 and w not in _EN_FUNCTION]
 
 
 def context_terms(history: list[dict]) -> list[str]:

@@ -209,3 +209,14 @@ def test_a_rewrite_may_carry_the_subject_of_an_older_turn_or_a_code_the_answer_n
     assert mentions("When does the rice cooker switch off?", "rice cooker keep rice warm")
     assert not mentions("When does it switch off?", "rice cooker keep rice warm")
     assert not mentions("电饭煲", "水壶") and mentions("电热水壶怎么样", "水壶")
+
+
+def test_an_english_term_sharing_a_word_with_the_follow_up_still_carries_its_other_words():
+    from swr.condense import clean_llm_output
+
+    hist = [{"role": "user", "content": "The blender shows F4 but the jug is on. What now?"},
+            {"role": "assistant", "content": "Check that nothing is caught under the jug."}]
+    # "blender shows" is one term of the question and "shows" is in the follow-up: "blender" still counts
+    assert clean_llm_output("What code does the blender show twice?", "And if it shows another code twice?",
+                            hist) == "What code does the blender show twice?"
+    assert clean_llm_output("What code does it show twice?", "And if it shows another code twice?", hist) is None
