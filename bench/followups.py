@@ -5,10 +5,11 @@
 
 Over the sample manuals (samples/kb), each conversation is one or two earlier turns (question and a
 short answer) and a follow-up that leans on them ("那E2呢？" after "电饭煲显示E4是什么意思？"), with
-the sentence(s) that answer the follow-up (gold: file name -> substrings). Two sets:
-``bench/data/followups.json`` (16, **dev**: the condense rules and prompt were tuned on it) and
-``bench/data/followups_heldout.json`` (20, **held-out**: written before any method was run on it,
-never tuned on). Search questions:
+the sentence(s) that answer the follow-up (gold: file name -> substrings). Three sets:
+``bench/data/followups.json`` (16, **dev**: the condense rules and prompt were tuned on it),
+``bench/data/followups_heldout.json`` (20, **held-out**: written before any method was run on it;
+looked at since, see bench/README.md section 7) and ``bench/data/followups_heldout2.json`` (16,
+written after that, before any run on it, never tuned on). Search questions:
 
 - **alone**: the follow-up as typed;
 - **prepend**: the previous question, then the follow-up;
