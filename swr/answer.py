@@ -212,13 +212,16 @@ class Answerer:
         sent = fit_passages(question, passages, self.config)
         return self._stream(build_prompt(question, sent), f"{len(sent)} passages")
 
-    def chat(self, messages: list[dict], *, max_tokens: int | None = None) -> str:
+    def chat(self, messages: list[dict], *, max_tokens: int | None = None,
+             temperature: float | None = None) -> str:
         """One whole reply to ``messages`` (any task, e.g. the follow-up condense step of
-        :mod:`swr.condense`), through the same client, errors and timeouts as answers."""
+        :mod:`swr.condense`), through the same client, errors and timeouts as answers;
+        ``temperature`` overrides the configured one for this call."""
         self._check()
-        return "".join(self._stream(messages, "a chat request", max_tokens=max_tokens))
+        return "".join(self._stream(messages, "a chat request", max_tokens=max_tokens, temperature=temperature))
 
-    def _stream(self, messages: list[dict], what: str, *, max_tokens: int | None = None) -> Iterator[str]:
+    def _stream(self, messages: list[dict], what: str, *, max_tokens: int | None = None,
+                temperature: float | None = None) -> Iterator[str]:
         shown: list[str] = []
         error: LLMUnavailable | None = None
         cfg = self.config
@@ -227,6 +230,8 @@ class Answerer:
             cfg = self._endpoint()
             if max_tokens:
                 cfg = replace(cfg, max_tokens=max_tokens)
+            if temperature is not None:
+                cfg = replace(cfg, temperature=temperature)
             log.info("asking %s (model %s) with %s, ~%d prompt tokens",
                      safe_url(cfg.base_url), cfg.model, what, prompt_tokens(messages))
             finished = False

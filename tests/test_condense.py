@@ -101,6 +101,9 @@ def test_llm_condense_uses_the_llm_with_the_bounded_history(fake_llm):  # noqa: 
     body = fake_llm.requests[-1]["body"]
     sent = "\n".join(m["content"] for m in body["messages"])
     assert "电饭煲显示E4是什么意思？" in sent and "那E2呢？" in sent and body["max_tokens"] == 64
+    # the offline fallback's question goes along as the draft to correct; no sampling
+    assert body["messages"][-1]["content"].endswith("\nDraft: 电饭煲显示E2是什么意思？")
+    assert body["temperature"] == 0.0
 
 
 @pytest.mark.parametrize("mode,reply", [("500", "x"), ("ok", "The rice cooker's E2 means the top sensor."),
@@ -168,3 +171,52 @@ def test_the_llm_reply_is_kept_also_when_refused(fake_llm):  # noqa: F811
     fake_llm.reply = "E2"
     c = condense("那E2呢？", E4, llm=Answerer(LLMConfig(base_url=fake_llm.base_url, model="m", timeout_s=5)))
     assert c.method == METHOD_OFFLINE and c.llm_output == "E2"
+
+
+def test_the_draft_is_the_offline_question_and_the_examples_carry_theirs():
+    from swr.condense import condense_messages
+
+    plain = condense_messages("保修多久？", POWER)
+    assert not any("Draft:" in m["content"] for m in plain)
+    msgs = condense_messages("保修多久？", POWER, draft=condense_offline("保修多久？", POWER))
+    assert "draft" in msgs[0]["content"].lower()
+    asks = [m["content"] for m in msgs if m["role"] == "user"]
+    assert all("\nDraft: " in a for a in asks) and len(asks) == len(plain) // 2
+    assert asks[-1].endswith("Draft: 保修多久？ 电热水壶 额定功率")
+    # an example's draft is what the offline fallback makes of it: "那P5呢？" -> the P3 question with P5
+    assert "Draft: 打印机显示错误代码P5怎么办？" in asks[0]
+
+
+POWER = [{"role": "user", "content": "电热水壶的额定功率是多少？"}, {"role": "assistant", "content": "额定功率为 1800W。"}]
+
+
+def test_a_rewrite_may_carry_the_subject_of_an_older_turn_or_a_code_the_answer_named():
+    from swr.condense import clean_llm_output, context_terms, mentions
+
+    three = [{"role": "user", "content": "吸尘器的滤网多久换一次？"}, {"role": "assistant", "content": "三个月。"},
+             {"role": "user", "content": "官方商城有卖吗？"}, {"role": "assistant", "content": "有。"}]
+    # the subject is two turns back: refused before (no term of the *last* question carried)
+    assert clean_llm_output("吸尘器的滤网怎么拆下来？", "怎么拆下来？", three) == "吸尘器的滤网怎么拆下来？"
+    assert context_terms(three) == ["官方", "商城", "吸尘器", "滤网"]  # most recent turn first
+    # nothing of the conversation in it: still refused
+    assert clean_llm_output("怎么拆下来比较方便？", "怎么拆下来？", three) is None
+    hist = [{"role": "user", "content": "How long is the blender warranty?"},
+            {"role": "assistant", "content": "The BX-90 is covered for 2 years."}]
+    assert clean_llm_output("Does the BX-90 cover the lid?", "Does it cover the lid?", hist) == \
+        "Does the BX-90 cover the lid?"
+    assert "BX-90" in context_terms(hist) and "covered" not in " ".join(context_terms(hist))
+    # an English phrase is carried by any of its words ("keep rice warm" is one term)
+    assert mentions("When does the rice cooker switch off?", "rice cooker keep rice warm")
+    assert not mentions("When does it switch off?", "rice cooker keep rice warm")
+    assert not mentions("电饭煲", "水壶") and mentions("电热水壶怎么样", "水壶")
+
+
+def test_an_english_term_sharing_a_word_with_the_follow_up_still_carries_its_other_words():
+    from swr.condense import clean_llm_output
+
+    hist = [{"role": "user", "content": "The blender shows F4 but the jug is on. What now?"},
+            {"role": "assistant", "content": "Check that nothing is caught under the jug."}]
+    # "blender shows" is one term of the question and "shows" is in the follow-up: "blender" still counts
+    assert clean_llm_output("What code does the blender show twice?", "And if it shows another code twice?",
+                            hist) == "What code does the blender show twice?"
+    assert clean_llm_output("What code does it show twice?", "And if it shows another code twice?", hist) is None

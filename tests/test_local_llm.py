@@ -86,6 +86,16 @@ def test_real_model_condenses_a_follow_up(local):
     assert "E2" in c.standalone and "电饭煲" in c.standalone and "E4" not in c.standalone, c.standalone
 
 
+def test_real_model_given_the_offline_draft_keeps_the_subject(local):
+    # before the draft, the 0.5B echoed "How long does it take?" (refused); with the draft its
+    # rewrite is used and names the subject (bench/followups.py, dev set)
+    history = [{"role": "user", "content": "How do I preheat the air fryer?"},
+               {"role": "assistant", "content": "Insert the empty drawer and hold Start/Pause for 2 seconds."}]
+    c = condense("How long does it take?", history, llm=local)
+    assert c.method == METHOD_LLM, (c.llm_error, c.llm_output)
+    assert "air fryer" in c.standalone and "preheat" in c.standalone.lower(), c.standalone
+
+
 def test_system_panel_line_shows_the_local_model_and_its_health():
     from swr.app.components.llm_status import llm_status_line
 
