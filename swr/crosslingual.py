@@ -38,6 +38,7 @@ from .params import MAX_TOP_K
 from .sparse import SparseVec
 from .split import detect_lang
 from .store import SearchRequest
+from .store.base import sentence_id
 from .types import Hit, Hits
 
 log = logging.getLogger("swr.crosslingual")
@@ -496,7 +497,11 @@ class CrossLingual:
                                  self._translator(req.kb, version), translation=self.translation,
                                  subjects=self.subjects, bonus=self.bonus, kb_langs=langs, version=version)
         out = Hits(hits, pooled.pool)
-        out.translated_pool = pooled.translated
+        # a translation's cosines count only in the documents the question names (its hits there):
+        # bench/answerable.py measured them everywhere answering 3 of 52 wrong knowledge bases
+        # of the other language (1 with the question's vector alone), and "空气炸锅烤鸡翅用多少度？"
+        # needs them (its own vector's closest sentence is a Chinese one of another product)
+        out.translated_pool = [(pid, sc) for pid, sc, src in pooled.translated if src in self.last.subjects]
         return out
 
     def subject_version(self, kb: str):
@@ -509,8 +514,9 @@ class _Pooling:
     """The store as one cross-lingual search sees it, keeping the dense candidates answerability
     reads its "best cosine between the question and a sentence" from (:class:`swr.types.Hits`):
     ``pool``, the lists searched with the question's own vector (``own``, every language), and
-    ``translated``, those searched with a translation's vector (the other language's sentences);
-    the subject lists' vectors (the question without its product's name) are neither."""
+    ``translated``, the hits of those searched with a translation's vector (the other language's
+    sentences: ``(point id, cosine, source)``); the subject lists' vectors (the question without
+    its product's name) are neither."""
 
     def __init__(self, store, own) -> None:
         self._store, self._own, self.pool, self.translated = store, own, [], []
@@ -522,7 +528,8 @@ class _Pooling:
         if req.dense is self._own:
             self.pool.extend(getattr(hits, "dense_pool", ()))
         elif any(req.dense is v for v in self.translations):
-            self.translated.extend(getattr(hits, "dense_pool", ()))
+            self.translated.extend((sentence_id(h.sentence.kb, h.sentence.doc_id, h.sentence.i), h.dense_score,
+                                    h.sentence.source) for h in hits if h.dense_score is not None)
         return hits
 
     def __getattr__(self, name):
