@@ -40,6 +40,20 @@ _ZH_SKIP = frozenset("""的 了 是 在 吗 呢 吧 啊 呀 么 之 其 与 及 
 _EN_SKIP = EN_STOP | {"much", "many"}
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-._/+'][A-Za-z0-9]+)*")
 _CODE = re.compile(r"\d")
+_POSSESSIVE = re.compile(r"'s?$", re.I)  # Melbourne's -> Melbourne
+# the base forms of common irregular English verbs (dictionary glosses are base forms; the
+# suffix rules of _forms cannot find "born" or "said"): hand-written, as the stop words are
+_IRREGULAR = dict(pair.split(":") for pair in """said:say made:make built:build began:begin begun:begin
+led:lead won:win held:hold became:become took:take taken:take gave:give given:give went:go gone:go
+wrote:write written:write came:come seen:see knew:know known:know thought:think brought:bring
+bought:buy sold:sell told:tell lost:lose meant:mean met:meet paid:pay ran:run sent:send
+spent:spend stood:stand taught:teach understood:understand fought:fight caught:catch chose:choose
+chosen:choose drew:draw drawn:draw drove:drive driven:drive fallen:fall flew:fly
+flown:fly forgot:forget froze:freeze frozen:freeze grew:grow grown:grow hid:hide kept:keep laid:lay
+risen:rise sang:sing sank:sink shot:shoot shown:show slept:sleep spoke:speak
+spoken:speak stole:steal stolen:steal struck:strike swore:swear threw:throw thrown:throw woke:wake
+wore:wear worn:wear ate:eat eaten:eat broke:break broken:break
+died:die""".split())
 _MAX_WORD = 8  # longest headword tried when segmenting (CC-CEDICT idioms are 4-8 characters)
 _MAX_PHRASE = 3
 _CANDIDATES = 16  # translations of one word considered
@@ -84,7 +98,7 @@ class Glossary:
                 proper = pinyin[:1].isupper()  # names of people and places
                 glosses = [_clean(d) for sense in rest.split("/") for d in sense.split(";")
                            if d.strip() and not _SKIP.match(d.strip())]
-                glosses = [g for g in glosses if g and not _CJK.search(g)]
+                glosses = [g for g in glosses if g and not _CJK.search(g) and not g.startswith("-")]
                 if not glosses:
                     continue
                 if simp not in self.zh_en:
@@ -98,10 +112,10 @@ class Glossary:
                     self.zh_en[simp] += glosses
                 if _CJK.search(simp):
                     for pos, g in enumerate(glosses[:4]):
-                        g = g.lower()
-                        if 0 < len(g.split()) <= _MAX_PHRASE:
-                            seen = rev.setdefault(g, {})
-                            seen[simp] = min(pos, seen.get(simp, pos))
+                        for key in _keys(g.lower(), proper):
+                            if 0 < len(key.split()) <= _MAX_PHRASE:
+                                seen = rev.setdefault(key, {})
+                                seen[simp] = min(pos, seen.get(simp, pos))
         # a word whose first meaning is the gloss before one that means it third; then the
         # more frequent word (jieba's dictionary counts)
         self.en_zh = {g: sorted(ws, key=lambda w: (ws[w], -(self._freq(w) or 0), len(w)))[:_CANDIDATES]
@@ -157,7 +171,7 @@ class Glossary:
         return None
 
     def to_zh(self, text: str, known: Known | None = None, senses: int = 1) -> str:
-        toks = _WORD.findall(text)
+        toks = [_POSSESSIVE.sub("", t) for t in _WORD.findall(text.replace("\u2019", "'"))]
         out, i = [], 0
         while i < len(toks):
             t = toks[i]
@@ -193,6 +207,20 @@ class Glossary:
         return out.strip()
 
 
+def _keys(gloss: str, proper: bool) -> list[str]:
+    """The English keys a gloss is found by: itself; without a leading "be " ("be born" is
+    found by "born"); for a name, the head before a comma or "or" ("Toyota, Japanese car make",
+    "Melbourne, Australia", "Toyota or Toyoda" are found by "toyota", "melbourne")."""
+    keys = [gloss]
+    if gloss.startswith("be ") and len(gloss) > 3:
+        keys.append(gloss[3:])
+    if proper:
+        head = re.split(r",| or ", gloss, maxsplit=1)[0].strip()
+        if head and head != gloss:
+            keys.append(head)
+    return keys
+
+
 def _pick(options: list[str], known: Known | None, senses: int = 1) -> list[str]:
     """The first ``senses`` options the documents use (probing in order, so usually one probe
     for one sense), else the first option."""
@@ -222,7 +250,15 @@ def _forms(phrase: str) -> list[str]:
     singular and uninflected; a stemmer's stems are not dictionary words, hence these rules)."""
     head, _, last = phrase.rpartition(" ")
     pre = head + " " if head else ""
-    forms = [phrase]
+    forms = [pre + _IRREGULAR[last], phrase] if last in _IRREGULAR else [phrase]  # "said" is "say", not the name Said
+    if last.endswith("ily") and len(last) > 5:  # happily -> happy
+        forms.append(pre + last[:-3] + "y")
+    elif last.endswith("ly") and len(last) > 4:  # mainly -> main, originally -> original
+        forms.append(pre + last[:-2])
+    if last.endswith("iest") and len(last) > 6:  # earliest -> early
+        forms.append(pre + last[:-4] + "y")
+    elif last.endswith("est") and len(last) > 5:  # strongest -> strong
+        forms.append(pre + last[:-3])
     if last.endswith("ies") and len(last) > 4:
         forms.append(pre + last[:-3] + "y")
     if last.endswith("es") and len(last) > 3:
