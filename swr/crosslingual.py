@@ -14,7 +14,9 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
    dictionary translation with up to :data:`SPARSE_SENSES` senses per word) then work as on a
    same-language question;
 3. the lists are fused by their (already per-list normalised) scores, each sentence keeping its
-   best; a hit that came from another language's list says so in ``Hit.via``
+   best (one of another language found by both its lists: the better plus :data:`SECOND_LIST` x
+   the other; a sentence with no word, "。", dropped); a hit that came from another language's
+   list says so in ``Hit.via``
    (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its document is the question's subject).
 
 The languages a knowledge base holds are cached (:meth:`CrossLingual.kb_state`), so a knowledge
@@ -45,9 +47,12 @@ log = logging.getLogger("swr.crosslingual")
 
 LANGS = ("zh", "en")
 # a sentence of another language found by both its lists (the question's own vectors and the
-# translation's) gets the second score at this weight on top of the first: 0 (max) / 0.5 / 1
+# translation's) gets the other score at this weight on top of its better one: 0 (max) / 0.5 / 1
 # gave XQuAD mixed cross-lingual hit@3 0.635 / 0.690 / 0.755, same-language 0.880 / 0.880 /
-# 0.860, sample golden 0.90 / 0.90 / 0.83 (bench/crosslingual.py)
+# 0.860, sample golden 0.90 / 0.90 / 0.83 (bench/crosslingual.py). It was added to the *first*
+# list's score (the weak one: the question's own vector, no BM25 in that language); on its
+# better score XQuAD dev (150 a group) went 0.750 -> 0.820 cross, 0.923 -> 0.917 same; 0.3 /
+# 0.35 / 0.65 gave 0.812 / 0.820 / 0.830 cross (bench/README.md §8, 2026-12-01 session 4)
 SECOND_LIST = 0.5
 # a translation's dense query mixes in the question's own vector at this weight, and a dictionary
 # translation's BM25 query keeps up to SPARSE_SENSES senses per word that the documents use:
