@@ -10,6 +10,7 @@ embedding cache carried over), with the bundled sample manuals indexed into ``sa
 answer) of a distinct real SQuAD question (no query-cache hits) on the ``sample`` knowledge base.
 
 - quiet: one asker, a question every ``--interval`` s, nothing else running.
+- quiet1 (optional): "quiet" on a one-language knowledge base (the sample's English files).
 - contended (optional): "quiet" with two other processes spinning on both cores; run it once
   as is (OpenMP threads sleep when idle, swr/omp.py) and once with ``OMP_WAIT_POLICY=ACTIVE``
   set (libgomp's spinning) to compare the wait policies.
@@ -80,9 +81,11 @@ def _old_lock(inner) -> None:
 class Asker(threading.Thread):
     """Asks a question every ``interval`` s until stopped; records each question's latency."""
 
-    def __init__(self, eng, questions, interval: float, stop: threading.Event, limit: int | None = None):
+    def __init__(self, eng, questions, interval: float, stop: threading.Event, limit: int | None = None,
+                 kb: str = "sample"):
         super().__init__(daemon=True)
         self.eng, self.questions, self.interval, self.stop, self.limit = eng, questions, interval, stop, limit
+        self.kb = kb
         self.ms: list[float] = []
 
     def run(self) -> None:
@@ -91,7 +94,7 @@ class Asker(threading.Thread):
             if self.stop.is_set() or (self.limit is not None and len(self.ms) >= self.limit):
                 break
             t0 = time.perf_counter()
-            self.eng.ask(q, "sample", llm=False)
+            self.eng.ask(q, self.kb, llm=False)
             self.ms.append((time.perf_counter() - t0) * 1000)
             nxt += self.interval
             time.sleep(max(0.0, nxt - time.perf_counter()))
@@ -129,6 +132,22 @@ def phase_quiet(qs, args, baseline=False, contention: bool = False) -> dict:
     eng.close()
     tag = "quiet" + (", 2 busy processes beside" if contention else "") + (" (baseline)" if baseline else "")
     return {"row": tag, **stats(a.ms), "load": round(os.getloadavg()[0], 1)}
+
+
+def phase_quiet_one_language(qs, args) -> dict:
+    """"quiet" on a knowledge base of the sample's English files only: one language, so no
+    translation and one query embedding per question (the work a question did when issue #16
+    measured its quiet 16 ms; the bilingual sample adds the translation's embedding, #20)."""
+    from swr.engine import SAMPLE_DIR
+
+    eng = fresh_engine("quiet1")
+    eng.index_files("sample_en", sorted(p for p in SAMPLE_DIR.iterdir() if "_en" in p.name))
+    eng.ask("warm up", "sample_en", llm=False)
+    a = Asker(eng, qs, args.interval, threading.Event(), limit=args.questions, kb="sample_en")
+    a.run()
+    eng.close()
+    return {"row": "quiet, one-language KB (the sample's English files)", **stats(a.ms),
+            "load": round(os.getloadavg()[0], 1)}
 
 
 def phase_index(files, qs, args, *, askers: int = 0, tag: str, baseline=False) -> dict:
@@ -199,7 +218,13 @@ def main() -> None:
     ap.add_argument("--build-timeout", type=float, default=900)
     ap.add_argument("--phases", nargs="+", default=["quiet", "alone", "busy", "eight", "hnsw"])
     ap.add_argument("--baseline", action="store_true", help="also the rows of the old lock (before #16)")
+    ap.add_argument("--query-threads", type=int, default=None,
+                    help="swr.embed.QUERY_THREADS_WHILE_INDEXING for this run (0: questions keep their team)")
     args = ap.parse_args()
+    if args.query_threads is not None:
+        import swr.embed
+
+        swr.embed.QUERY_THREADS_WHILE_INDEXING = args.query_threads
     WORK.mkdir(parents=True, exist_ok=True)
     docs = C.squad_docs(args.articles)
     corpus = WORK / "corpus"
@@ -218,6 +243,8 @@ def main() -> None:
             print(f"[concurrency] {ph}{' baseline' if base else ''} ...", file=__import__("sys").stderr, flush=True)
             if ph == "quiet":
                 rows.append(phase_quiet(qs, args, base))
+            elif ph == "quiet1":
+                rows.append(phase_quiet_one_language(qs, args))
             elif ph == "contended":
                 rows.append(phase_quiet(qs, args, base, contention=True))
             elif ph == "alone":

