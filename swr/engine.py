@@ -34,6 +34,7 @@ log = logging.getLogger("swr.engine")
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "samples" / "kb"
 MAX_QUESTION_CHARS = 4000
+KB_SEEN_TTL_S = 5.0  # require_kb remembers a knowledge base found this long (or until a write to it)
 
 Progress = Callable[[dict], None]
 
@@ -133,6 +134,7 @@ class Engine:
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version, "structure": STRUCTURE_VERSION}
         self._checked = False
+        self._kb_seen: dict[str, tuple] = {}  # kb -> (store generation, when found): require_kb
         self.reranker = rerank.CrossEncoderReranker(settings.rerank_model) if settings.rerank_model else None
         self.crosslingual = CrossLingual(settings, self.store, self.embedder, self.sparse,
                                          getattr(self.answerer, "config", None))
@@ -222,10 +224,21 @@ class Engine:
         return self.docview.open(kb, doc_id, hit=hit, first=first, last=last, others=others, page=page, zoom=zoom)
 
     def require_kb(self, kb: str) -> None:
-        """Raise :class:`NotFound` (naming the known ones) unless knowledge base ``kb`` exists."""
+        """Raise :class:`NotFound` (naming the known ones) unless knowledge base ``kb`` exists.
+
+        A knowledge base found is remembered until this process writes to it (an index, a delete:
+        ``Store.generation``) or :data:`KB_SEEN_TTL_S` pass (another process's delete on a shared
+        server): listing them was a store scroll per question (issue #16)."""
+        gen = self.store.generation(kb) if hasattr(self.store, "generation") else None
+        seen = self._kb_seen.get(kb)
+        if gen is not None and seen is not None and seen[0] == gen and time.monotonic() - seen[1] < KB_SEEN_TTL_S:
+            return
         if kb not in self.store.kbs():
             known = ", ".join(self.store.kbs()) or "none yet"
             raise NotFound(f"No knowledge base named {kb!r} (known: {known}). Index files into it first.")
+        if len(self._kb_seen) > 10_000:
+            self._kb_seen.clear()
+        self._kb_seen[kb] = (gen, time.monotonic())
 
     _require_kb = require_kb  # old private name, kept until every caller uses require_kb
 

@@ -236,3 +236,20 @@ def test_empty_sample_kb_variable_turns_the_sample_off(tmp_path):
     assert Settings.from_env(env={"SWR_SAMPLE_KB": ""}, secrets_path=tmp_path / "x.toml").sample_kb == ""
     assert Settings.from_env(env={}, secrets_path=tmp_path / "x.toml").sample_kb == "sample"
     assert Settings.from_env(env={"SWR_TOP_K": ""}, secrets_path=tmp_path / "x.toml").top_k == 3  # empty: unset
+
+
+def test_a_known_kb_is_not_listed_per_question_and_a_delete_is_seen_at_once(fake_engine):
+    """require_kb remembers a knowledge base it found (no store scroll per question, issue #16)
+    until this process writes to it: a deleted one is refused on the next question."""
+    from swr.errors import NotFound
+
+    fake_engine.index_files("kb", [("a.txt", "The kettle boils water. It has a filter.".encode())])
+    calls = {"n": 0}
+    real = fake_engine.store.kbs
+    fake_engine.store.kbs = lambda: (calls.__setitem__("n", calls["n"] + 1), real())[1]
+    for _ in range(5):
+        fake_engine.retrieve("kettle", "kb")
+    assert calls["n"] <= 1, calls
+    fake_engine.delete_kb("kb")
+    with pytest.raises(NotFound):
+        fake_engine.retrieve("kettle", "kb")
