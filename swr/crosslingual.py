@@ -511,15 +511,16 @@ class CrossLingual:
         """The cross-lingual hits of ``req`` (the module docstring); ``self.last`` is its plan."""
         langs, version = self.kb_state(req.kb, req.dense)
         pooled = _Pooling(self.store, req.dense)
-        hits, self.last = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
-                                 self._translator(req.kb, version), translation=self.translation,
-                                 subjects=self.subjects, bonus=self.bonus, kb_langs=langs, version=version)
+        hits, plan = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
+                            self._translator(req.kb, version), translation=self.translation,
+                            subjects=self.subjects, bonus=self.bonus, kb_langs=langs, version=version)
+        self.last = plan  # the latest plan (tests, benchmarks; another thread's search may replace it)
         out = Hits(hits, pooled.pool)
         # a translation's cosines count only in the documents the question names (its hits there):
         # bench/answerable.py measured them everywhere answering 3 of 52 wrong knowledge bases
         # of the other language (1 with the question's vector alone), and "空气炸锅烤鸡翅用多少度？"
         # needs them (its own vector's closest sentence is a Chinese one of another product)
-        out.translated_pool = [(pid, sc) for pid, sc, src in pooled.translated if src in self.last.subjects]
+        out.translated_pool = [(pid, sc) for pid, sc, src in pooled.translated if src in plan.subjects]
         return out
 
     def subject_version(self, kb: str):
