@@ -12,6 +12,21 @@ from swr.crosslingual import fuse
 from swr.types import Hit, Sentence
 
 
+@pytest.fixture(autouse=True)
+def _measured_switches(monkeypatch):
+    """The fusion rules measured on XQuAD; both are off by default since session 5 (the sample
+    manuals' regressions in swr/crosslingual.py), so these tests switch them on."""
+    monkeypatch.setattr(crosslingual, "BETTER_FIRST", True)
+    monkeypatch.setattr(crosslingual, "DROP_EMPTY", True)
+
+
+def test_the_defaults_keep_the_first_lists_score():
+    crosslingual.BETTER_FIRST = False  # (restored by the fixture's monkeypatch)
+    right_ll, right_tr = _hit("a", 1, "额定功率：1800W", 0.5), _hit("a", 1, "额定功率：1800W", 1.5)
+    out = fuse([("lang-list", [right_ll]), ("translation", [right_tr])], top_k=1)
+    assert out[0].score == pytest.approx(0.5 + crosslingual.SECOND_LIST * 1.5)
+
+
 def _hit(doc: str, i: int, text: str, score: float, lang: str = "zh") -> Hit:
     s = Sentence(kb="kb", doc_id=doc, source=f"{doc}.txt", i=i, n=10, start=0, end=len(text), text=text, lang=lang)
     return Hit(sentence=s, score=score)
