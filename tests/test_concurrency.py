@@ -216,7 +216,7 @@ def test_a_question_beside_a_passage_batch_runs_on_one_thread(monkeypatch):
         time.sleep(0.005)
     emb.encode_query("beside the batch")
     t.join()
-    assert (1, 1) in seen, seen
+    assert any(n == 1 and running > 0 for n, running in seen), seen
     emb.encode_query("alone again")
     assert seen[-1] == (emb._threads, 0)
     assert omp.max_threads() == emb._threads  # this thread's team is back to the full one
