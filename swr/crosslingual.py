@@ -257,14 +257,7 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
         if others and not subject:  # both lists of another language
             score += SECOND_LIST * max(others)
         best.append((score + bonus * weights.get(top[3].sentence.source, 0.0), top[1], top[3], top[2]))
-    ranked = sorted(best, key=lambda t: (-t[0], t[1]))[:top_k]
-    out = []
-    for r, (score, _, h, via) in enumerate(ranked, start=1):
-        if weights.get(h.sentence.source):
-            via = f"{via}+alias" if via else "alias"
-        h.rank, h.via, h.score = r, via, round(score, 6)
-        out.append(h)
-    return out
+    return _ranked(best, top_k, weights)
 
 
 def _fuse_first(lists: list[tuple], top_k: int, weights: dict[str, float], bonus: float) -> list[Hit]:
@@ -284,10 +277,15 @@ def _fuse_first(lists: list[tuple], top_k: int, weights: dict[str, float], bonus
                 best[key] = (first[0] + h.score * SECOND_LIST, first[1], first[2], first[3])
             elif key not in best or h.score > best[key][0]:
                 best[key] = (h.score, order, h, via)
-    ranked = sorted(((s + bonus * weights.get(h.sentence.source, 0.0), o, h, via) for s, o, h, via in best.values()),
-                    key=lambda t: (-t[0], t[1]))[:top_k]
+    return _ranked([(s + bonus * weights.get(h.sentence.source, 0.0), o, h, via) for s, o, h, via in best.values()],
+                   top_k, weights)
+
+
+def _ranked(scored: list[tuple], top_k: int, weights: dict[str, float]) -> list[Hit]:
+    """The best ``top_k`` of ``(score, list order, hit, via)`` (ties: the earlier list), ranked,
+    scored and marked ``+alias`` when their document is a named subject."""
     out = []
-    for r, (score, _, h, via) in enumerate(ranked, start=1):
+    for r, (score, _, h, via) in enumerate(sorted(scored, key=lambda t: (-t[0], t[1]))[:top_k], start=1):
         if weights.get(h.sentence.source):
             via = f"{via}+alias" if via else "alias"
         h.rank, h.via, h.score = r, via, round(score, 6)
