@@ -13,7 +13,9 @@ other, after one warm-up encode; model loading is not timed.
 - stock-nometa (optional row): the same, with the reader's file metadata excluded from the
   embedded text, as shared/NOTES.md advises (stock embeds "file_path: ..." etc. with each sentence).
 - limit: `SentenceTransformer.encode(sentences, batch_size=128)` of the sentences swr embeds, alone.
-- swr: `Engine.index_files` into a fresh SWR_HOME, torch runtime, dense + BM25 sparse, Qdrant Edge.
+- swr: `Engine.index_files` into a fresh SWR_HOME, torch runtime, dense + BM25 sparse, Qdrant Edge;
+  on a CPU with AMX its matmuls run under bfloat16 autocast (``SWR_EMBED_DTYPE=auto``).
+- swr-fp32 (optional row): the same in float32 (``SWR_EMBED_DTYPE=float32``), as stock runs.
 
 Prints wall and process-CPU seconds (CPU time is far less disturbed by other jobs on a shared
 machine), the time of each stage, and the ratios; then the same pipelines projected onto a GPU
@@ -52,7 +54,8 @@ def row_limit(args) -> dict:
             "tokens_per_sentence": _tokens(m.tokenizer, sents)}
 
 
-def row_swr(args) -> dict:
+def row_swr(args, dtype: str = "auto") -> dict:
+    """swr's pipeline; ``dtype`` float32: no bfloat16 autocast on a CPU with AMX (row swr-fp32)."""
     C.torch_threads()
     from swr.engine import Engine
     from swr.settings import Settings
@@ -60,7 +63,7 @@ def row_swr(args) -> dict:
     home = WORK / "swr_home"
     shutil.rmtree(home, ignore_errors=True)
     s = Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, embed_model=C.minilm_path(),
-                          embed_runtime="torch", embed_device="cpu", sample_kb="")
+                          embed_runtime="torch", embed_device="cpu", sample_kb="", embed_dtype=dtype)
     eng = Engine(s)
     eng.embedder.inner.encode_passages(["warm up the model"])
     calls0, model_s0 = eng.embedder.calls, eng.embedder.seconds
@@ -84,7 +87,8 @@ def row_swr(args) -> dict:
               "embed cache": st.seconds["embed (with cache)"] - (eng.embedder.seconds - model_s0),
               "sparse": st.seconds["sparse"], "store": st.seconds["store"]}
     stages["load+split+nodes+rest"] = c.wall - sum(stages.values())
-    return {"row": "swr", "sentences": n, "points": n, "wall_s": c.wall, "cpu_s": c.cpu, "stages": stages,
+    return {"row": "swr" if dtype == "auto" else f"swr-{dtype.replace('float', 'fp')}", "device": inner.device,
+            "sentences": n, "points": n, "wall_s": c.wall, "cpu_s": c.cpu, "stages": stages,
             "embed_calls": eng.embedder.calls - calls0,
             "tokens_per_sentence": _tokens(inner.tokenizer, texts)}
 
@@ -137,7 +141,7 @@ def _tokens(tok, texts: list[str]) -> float:
     return sum(map(len, ids)) / len(ids)
 
 
-ROWS = {"limit": row_limit, "swr": row_swr, "stock": row_stock,
+ROWS = {"limit": row_limit, "swr": row_swr, "swr-fp32": lambda args: row_swr(args, "float32"), "stock": row_stock,
         "stock-nometa": lambda args: row_stock(args, exclude_metadata=True)}
 
 
@@ -202,11 +206,15 @@ def report(results: list[dict], args, n_docs: int) -> None:
     if swr and nometa:
         print(f"swr vs stock with metadata excluded: {nometa / swr:.2f}x faster wall, "
               f"{mean('stock-nometa', 'cpu_s') / mean('swr', 'cpu_s'):.2f}x less CPU")
-    for name in ("stock", "stock-nometa"):
-        ps, pst = mean("swr", "process_s"), mean(name, "process_s")
-        if ps and pst:
-            print(f"whole processes (start to exit, model loading included), {name}/swr: {pst / ps:.2f}x"
-                  + (" (floor 2x)" if name == "stock-nometa" else ""))
+    for mine in ("swr", "swr-fp32"):
+        for name in ("stock", "stock-nometa"):
+            ps, pst = mean(mine, "process_s"), mean(name, "process_s")
+            if ps and pst:
+                print(f"whole processes (start to exit, model loading included), {name}/{mine}: {pst / ps:.2f}x"
+                      + (" (floor 2x)" if name == "stock-nometa" else ""))
+    for r in results:
+        if r.get("device"):
+            print(f"{r['row']} round {r['round']}: embedder on {r['device']}")
     if swr and lim:
         ratio = (n_swr / swr) / (n_lim / lim)
         cpu_ratio = (n_swr / mean("swr", "cpu_s")) / (n_lim / mean("limit", "cpu_s"))

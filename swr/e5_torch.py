@@ -179,7 +179,7 @@ class E5Torch:
     Q, K and V fused into one matmul and the weights cast to bfloat16 once at load.
     """
 
-    def __init__(self, path: str | None = None) -> None:
+    def __init__(self, path: str | None = None, dtype: str = "bfloat16") -> None:
         import torch
 
         self.torch = torch
@@ -192,7 +192,7 @@ class E5Torch:
         self.max_tokens = cfg["max_position_embeddings"]
         self.eps = cfg["layer_norm_eps"]
         t, H, FF = packed.tensors, cfg["hidden_size"], cfg["intermediate_size"]
-        bf = torch.bfloat16
+        bf = self.dtype = getattr(torch, dtype)  # the matmuls' type
 
         def f32(name, *shape):
             return torch.from_numpy(np.ascontiguousarray(t[name], dtype=np.float32).reshape(*shape) if shape
@@ -219,17 +219,17 @@ class E5Torch:
 
     def forward(self, emb, mask):
         """Last hidden states (B, T, H) of word embeddings ``emb`` (B, T, H) under ``mask`` (B, T)."""
-        F, torch = self._F, self.torch
+        F = self._F
         B, T, H = emb.shape
         nh = self.heads
         x = F.layer_norm(emb + self.pos[:T] + self.type0, (H,), *self.eln, self.eps)
         attend = (mask[:, None, None, :] > 0) if B > 1 and not bool(mask.all()) else None
         for ly in self.layers:
-            qkv = F.linear(x.to(torch.bfloat16), *ly["qkv"]).view(B, T, 3, nh, H // nh).permute(2, 0, 3, 1, 4)
+            qkv = F.linear(x.to(self.dtype), *ly["qkv"]).view(B, T, 3, nh, H // nh).permute(2, 0, 3, 1, 4)
             ctx = F.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], attn_mask=attend)
             ctx = ctx.transpose(1, 2).reshape(B, T, H)
             x = F.layer_norm(x + F.linear(ctx, *ly["ao"]).float(), (H,), *ly["aln"], self.eps)
-            h = F.gelu(F.linear(x.to(torch.bfloat16), *ly["fi"]))
+            h = F.gelu(F.linear(x.to(self.dtype), *ly["fi"]))
             x = F.layer_norm(x + F.linear(h, *ly["fo"]).float(), (H,), *ly["oln"], self.eps)
         return x
 

