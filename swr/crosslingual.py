@@ -16,7 +16,7 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
 3. the lists are fused by their (already per-list normalised) scores, each sentence keeping its
    best (one of another language found by both its lists: the better plus :data:`SECOND_LIST` x
    the other, unless it is a title line, :func:`heading_like`; a sentence with no word, "。",
-   dropped); when the question names a product (:mod:`swr.aliases`), no sentence of another
+   last); when the question names a product (:mod:`swr.aliases`), no sentence of another
    product's document ranks above the named product's best; a hit that came from another language's
    list says so in ``Hit.via``
    (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its document is the question's subject).
@@ -71,17 +71,21 @@ _WORDY = re.compile(r"\w")
 # a sentence with no word character ("。", ". ": what a split leaves of a stray full stop) is
 # close to every question in e5 (it was the other language's top dense hit for 1 in 5 XQuAD dev
 # questions) and holds no answer: dropped. XQuAD dev (n=150 a group): same-language hit@3 0.913
-# -> 0.933, cross-lingual 0.823 -> 0.833 (bench/README.md §8, 2026-12-01 session 4)
-DROP_EMPTY = True
-# The better-score rule and DROP_EMPTY: XQuAD dev cross 0.750 -> 0.833, test gap 11 -> 2 (session
-# 4). Off in session 5: on the sample manuals the rice cooker's English "QUICK START GUIDE"
-# heading came first for "电热水壶第一次使用前要做什么？" (found by both English lists, its better
-# score plus SECOND_LIST x the other beat the kettle's own sentence, subject bonus included). On
-# again in session 6 with the two rules that answer it (a title line gets no second-list
-# bonus, :func:`heading_like`; another product's sentence never outranks the named product's
-# best, :func:`fuse`'s ``foreign``), and answerability counting a cross-language shared term
-# only in the closest sentence's language (swr/answerable.py). Measured: bench/README.md §8,
-# session 6. False: the first-list fusion (:func:`_fuse_first`), for the benchmark.
+# -> 0.933, cross-lingual 0.823 -> 0.833 (bench/README.md §8, 2026-12-01 session 4). Since session
+# 6 ranked after every sentence with a word instead of dropped (the same top 3 whenever the lists
+# hold 3 sentences with a word): an off-topic question whose candidates are all table borders
+# ("How many legs does a spider have?" against the sample manuals) still shows its closest passages
+EMPTY_LAST = True
+# The better-score rule and the no-word rule (then a drop, DROP_EMPTY): XQuAD dev cross 0.750 ->
+# 0.833, test gap 11 -> 2 (session 4). Off in session 5: on the sample manuals the rice cooker's
+# English "QUICK START GUIDE" heading came first for "电热水壶第一次使用前要做什么？" (found by both
+# English lists, its better score plus SECOND_LIST x the other beat the kettle's own sentence,
+# subject bonus included), and "What is the speed of light?" passed answerability. On again in
+# session 6 with the rules that answer them (a title line gets no second-list bonus,
+# :func:`heading_like`; another product's sentence never outranks the named product's best,
+# :func:`fuse`'s ``foreign``; a cross-language shared term counts only in the closest sentence's
+# language, swr/answerable.py). Measured: bench/README.md §8, session 6. False: the first-list
+# fusion (:func:`_fuse_first`), kept for the benchmark.
 BETTER_FIRST = True
 SUBJECT_K = 50  # candidates per list inside the subject documents
 SUBJECT_BONUS = 0.5  # added to a hit's fused score (DBSF scale 0..2) x its document's subject weight
@@ -265,8 +269,9 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     gets the better score plus :data:`SECOND_LIST` x the other, unless it is a title line
     (:func:`heading_like`: "BEFORE FIRST USE" is in every product's manual, so both the
     question's vectors and its translation find it, and it answers nothing); ties keep the
-    earlier list. A sentence with no word in it ("。", ". ": a split's leftover) is no answer and
-    is dropped. ``foreign``: the sources of documents about another product than the ones
+    earlier list. A sentence with no word in it ("。", ". ": a split's leftover, "|": a table
+    border) is no answer: it ranks after every sentence with a word (:data:`EMPTY_LAST`).
+    ``foreign``: the sources of documents about another product than the ones
     ``weights`` names; none of their sentences ranks above the best of the named documents.
     """
     weights = weights or {}
@@ -275,8 +280,6 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     found: dict[tuple[str, int], list] = {}  # key -> [[(score, order, via, hit), ...], subject?]
     for order, (via, hits, *subject) in enumerate(lists):
         for h in hits:
-            if DROP_EMPTY and not _WORDY.search(h.sentence.text):
-                continue
             if weights.get(h.sentence.source) and not subject:
                 continue  # a subject document's sentences compete in its own list (their BM25
                 # there leaves out the words that named the subject)
@@ -301,8 +304,6 @@ def _fuse_first(lists: list[tuple], top_k: int, weights: dict[str, float], bonus
     best: dict[tuple[str, int], tuple[float, int, Hit, str | None]] = {}
     for order, (via, hits, *subject) in enumerate(lists):
         for h in hits:
-            if DROP_EMPTY and not _WORDY.search(h.sentence.text):
-                continue
             if weights.get(h.sentence.source) and not subject:
                 continue  # a subject document's sentences compete in its own list
             key = (h.sentence.doc_id, h.sentence.i)
@@ -319,13 +320,16 @@ def _ranked(scored: list[tuple], top_k: int, weights: dict[str, float],
             foreign: set[str] | frozenset = frozenset()) -> list[Hit]:
     """The best ``top_k`` of ``(score, list order, hit, via)`` (ties: the earlier list), ranked,
     scored and marked ``+alias`` when their document is a named subject. A hit of a ``foreign``
-    document (another product's) scores at most the best hit of a named one and ranks after it."""
+    document (another product's) scores at most the best hit of a named one and ranks after it;
+    one without a word ranks after every one with a word (:data:`EMPTY_LAST`)."""
     cap = max((t[0] for t in scored if weights.get(t[2].sentence.source)), default=None)
     if cap is not None and foreign:
         scored = [(cap, (1, -s, o), h, via) if h.sentence.source in foreign and s >= cap else (s, (0, o), h, via)
                   for s, o, h, via in scored]  # capped: after the named best, in their own order
     out = []
-    for r, (score, _, h, via) in enumerate(sorted(scored, key=lambda t: (-t[0], t[1]))[:top_k], start=1):
+    def key(t):
+        return (EMPTY_LAST and not _WORDY.search(t[2].sentence.text), -t[0], t[1])
+    for r, (score, _, h, via) in enumerate(sorted(scored, key=key)[:top_k], start=1):
         if weights.get(h.sentence.source):
             via = f"{via}+alias" if via else "alias"
         h.rank, h.via, h.score = r, via, round(score, 6)
