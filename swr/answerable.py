@@ -89,6 +89,15 @@ def coverage(question: str, passages: list[Passage]) -> float:
     return len(cl.contained(terms, text)) / len(terms)
 
 
+def evidence_coverage(question: str, passages: list[Passage], closest: str, cross: bool) -> float:
+    """:func:`coverage` as :func:`assess` counts it: across languages (``cross``: the closest
+    sentence, ``closest``, is in the other language than the question) only in the passages of
+    the closest sentence's language (the module docstring)."""
+    if cross:
+        passages = [p for p in passages if cl.has_cjk(p.text) == cl.has_cjk(closest)]
+    return coverage(question, passages)
+
+
 def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
              pool: list | None = None) -> tuple[float, str] | None:
     """(cosine, text) of the substantive sentence of ``kb`` closest to the question, whatever the
@@ -180,8 +189,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
         return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict())
     cos, text = best
     cross = cl.has_cjk(question) != cl.has_cjk(text)
-    if cross:  # a shared term counts in the closest sentence's language only (module docstring)
-        cover = coverage(question, [p for p in passages if cl.has_cjk(p.text) == cl.has_cjk(text)])
+    cover = evidence_coverage(question, passages, text, cross)  # across languages: in the closest's
     named = cross and names_a_subject(engine, question, kb, passages)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(question_terms(question)))
     return Answerability(ok, round(cos, 6), round(cover, 4), why, t.to_dict())
