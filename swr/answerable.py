@@ -89,9 +89,6 @@ def coverage(question: str, passages: list[Passage]) -> float:
     return len(cl.contained(terms, text)) / len(terms)
 
 
-_OWN_VIA = (None, "lang-list")  # Hit.via of a hit searched with the question's own vectors (swr.crosslingual)
-
-
 def evidence_coverage(question: str, passages: list[Passage], closest: str, cross: bool) -> float:
     """:func:`coverage` as :func:`assess` counts it: across languages (``cross``: the closest
     sentence, ``closest``, is in the other language than the question) only in the passages of
@@ -109,9 +106,7 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
     ``pool``: the dense candidates ``(point id, cosine)`` the retrieval's own search already
     ranked with the question's vector (:class:`swr.types.Hits`, the same filters), read best
     first, :data:`POOL_READ` at a time, to the first substantive one: no second search (issue
-    #16: that search was half a quiet question's time); beside it, the cosines the hits carry,
-    only of those searched with the question's own vector (a translation's cosines count only
-    through the pool, in the documents the question names). Without a pool, or with nothing
+    #16: that search was half a quiet question's time). Without a pool, or with nothing
     substantive in it, a dense search with the same source/tag/language filters.
     """
     dense: list[tuple[float, str]] = []
@@ -131,11 +126,8 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
         f = {k: v for k, v in (filters or {}).items() if k in ("sources", "tags", "lang") and v}
         found = engine.retrieve(question, kb, mode="dense", top_k=DENSE_K, stages=(), min_score=None, **f).hits
         dense = [(h.dense_score if h.dense_score is not None else h.score, h.sentence.text) for h in found]
-    # the hits' own cosines: with a pool, only those of the question's own vector (a hit found through
-    # a translation carries the translation's cosine, one through a subject list the cosine of the
-    # question without its product's name: the pool already holds what of those counts)
-    own = [h for h in hits if h.dense_score is not None and (not pool or getattr(h, "via", None) in _OWN_VIA)]
-    scored = [(cos, text) for cos, text in dense + [(h.dense_score, h.sentence.text) for h in own]
+    scored = [(cos, text) for cos, text in dense + [(h.dense_score, h.sentence.text) for h in hits
+                                                     if h.dense_score is not None]
               if substantive_text(text)]
     return max(scored) if scored else None
 
