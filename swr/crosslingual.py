@@ -298,7 +298,7 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
 
 def _fuse_first(lists: list[tuple], top_k: int, weights: dict[str, float], bonus: float,
                 foreign: set[str] | frozenset = frozenset()) -> list[Hit]:
-    """:func:`fuse` as it was (the default, see :data:`BETTER_FIRST`): a sentence of another
+    """:func:`fuse` before session 6 (:data:`BETTER_FIRST` off): a sentence of another
     language found by both its lists gets the *first* list's score plus :data:`SECOND_LIST` x
     the second's."""
     best: dict[tuple[str, int], tuple[float, int, Hit, str | None]] = {}
