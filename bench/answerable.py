@@ -44,9 +44,10 @@ def rows_for(engine, arts) -> list[dict]:
             asks += [(zh_of[i], a.kb, True, "") for i in a.ids if i in zh_of]
         for q, kb, label, neg in asks:
             row = {"lang": a.lang, "split": a.split, "q": q, "kb": kb, "label": label, "negative": neg}
+            closest, by_fusion = {}, {}
             for fusion in FUSIONS:
                 r = engine.retrieve(q, kb, fusion=fusion)
-                ps = engine.passages(r, 3)
+                ps = by_fusion[fusion] = engine.passages(r, 3)
                 row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if "cos" not in row:
                     # the engine's way: the dense candidates of the question's own search (issue #16)
@@ -55,8 +56,12 @@ def rows_for(engine, arts) -> list[dict]:
                         best = an.best_hit(engine, q, kb, r.hits, r.params, pool=pool)
                         row["cos" + tag] = best[0] if best else 0.0
                         row["cross" + tag] = bool(best) and has_cjk(q) != has_cjk(best[1])
+                        closest[tag] = best[1] if best else ""
                         # across languages: does the question name a document of the passages (swr.aliases)?
                         row["named" + tag] = bool(row["cross" + tag] and an.names_a_subject(engine, q, kb, ps))
+            for fusion, ps in by_fusion.items():  # as assess counts it (across languages: the closest's)
+                for tag, text in closest.items():
+                    row[f"cover_{fusion}{tag}"] = an.evidence_coverage(q, ps, text, row["cross" + tag])
             rows.append(row)
         if n % 10 == 0:
             print(f"  {n}/{len(arts)} articles, {len(rows)} rows", file=sys.stderr, flush=True)
@@ -68,8 +73,8 @@ def decide(r, t, fusion) -> bool:
 
     has_terms = bool(an.question_terms(r["q"]))
     tag = COSINE if "cos" + COSINE in r else ""
-    return an.decide(r["cos" + tag], r[f"cover_{fusion}"], r["cross" + tag], t, r.get("named" + tag, False),
-                     has_terms)[0]
+    cover = r.get(f"cover_{fusion}{tag}", r[f"cover_{fusion}"])  # rows before session 6: all passages
+    return an.decide(r["cos" + tag], cover, r["cross" + tag], t, r.get("named" + tag, False), has_terms)[0]
 
 
 def scores(rows, t, fusion) -> dict:

@@ -286,6 +286,8 @@ def main() -> None:
     ap.add_argument("--mix", type=float, default=None, help="crosslingual.DENSE_MIX for this run")
     ap.add_argument("--senses", type=int, default=None, help="crosslingual.SPARSE_SENSES for this run")
     ap.add_argument("--long-first", action="store_true", help="glossary.SHORT_FIRST off for this run")
+    ap.add_argument("--first-list", action="store_true",
+                    help="crosslingual.BETTER_FIRST and EMPTY_LAST off for this run (the fusion of session 5)")
     ap.add_argument("--splits", nargs="+", default=["dev", "test"],
                     help="XQuAD halves (by article, seeded): dev to choose methods on, test held out")
     ap.add_argument("--pretranslate", nargs="+", choices=sorted(LLMS),
@@ -300,8 +302,11 @@ def main() -> None:
         swr.crosslingual.SPARSE_SENSES = args.senses
     if args.long_first:
         swr.glossary.SHORT_FIRST = False
+    if args.first_list:
+        swr.crosslingual.BETTER_FIRST = swr.crosslingual.EMPTY_LAST = False
     print(f"DENSE_MIX={swr.crosslingual.DENSE_MIX} SPARSE_SENSES={swr.crosslingual.SPARSE_SENSES} "
-          f"SHORT_FIRST={swr.glossary.SHORT_FIRST}", file=sys.stderr)
+          f"SHORT_FIRST={swr.glossary.SHORT_FIRST} BETTER_FIRST={swr.crosslingual.BETTER_FIRST} "
+          f"EMPTY_LAST={swr.crosslingual.EMPTY_LAST}", file=sys.stderr)
 
     engines: dict[str, tuple[Engine, Counter]] = {}
 

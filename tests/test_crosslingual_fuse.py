@@ -1,7 +1,8 @@
 """The cross-lingual fusion and the dictionary's English lookups (issue #20, 2026-12-01 session 4).
 
 Pure functions on hand-built hits (``swr.crosslingual.fuse``) and the real CC-CEDICT glossary:
-what each test pins down was measured on the XQuAD dev half (bench/README.md §8).
+what each test pins down was measured on the XQuAD dev half or the sample manuals
+(bench/README.md §8).
 """
 from __future__ import annotations
 
@@ -12,16 +13,14 @@ from swr.crosslingual import fuse
 from swr.types import Hit, Sentence
 
 
-@pytest.fixture(autouse=True)
-def _measured_switches(monkeypatch):
-    """The fusion rules measured on XQuAD; both are off by default since session 5 (the sample
-    manuals' regressions in swr/crosslingual.py), so these tests switch them on."""
-    monkeypatch.setattr(crosslingual, "BETTER_FIRST", True)
-    monkeypatch.setattr(crosslingual, "DROP_EMPTY", True)
+def test_the_measured_rules_are_the_defaults():
+    # off in session 5 (the sample manuals' regressions), on again since session 6 with the
+    # title-line and other-product rules below (bench/README.md §8)
+    assert crosslingual.BETTER_FIRST is True and crosslingual.EMPTY_LAST is True
 
 
-def test_the_defaults_keep_the_first_lists_score():
-    crosslingual.BETTER_FIRST = False  # (restored by the fixture's monkeypatch)
+def test_the_first_list_fusion_keeps_the_first_lists_score(monkeypatch):
+    monkeypatch.setattr(crosslingual, "BETTER_FIRST", False)
     right_ll, right_tr = _hit("a", 1, "额定功率：1800W", 0.5), _hit("a", 1, "额定功率：1800W", 1.5)
     out = fuse([("lang-list", [right_ll]), ("translation", [right_tr])], top_k=1)
     assert out[0].score == pytest.approx(0.5 + crosslingual.SECOND_LIST * 1.5)
@@ -53,13 +52,17 @@ def test_a_sentence_of_the_question_language_is_not_summed_over_lists():
 
 
 @pytest.mark.parametrize("text", ["。", ". ", " ", "——", "？！"])
-def test_a_sentence_without_a_word_is_never_a_hit(text):
+def test_a_sentence_without_a_word_ranks_after_every_sentence_with_one(text):
     # e5 puts "。" close to every question: it was the other language's top dense hit for many
     # XQuAD questions and pushed answers out of the top 3
     junk = _hit("x", 0, text, 2.5)
-    good = _hit("a", 1, "E2 表示风扇故障。", 1.0)
-    out = fuse([("lang-list", [junk, good])], top_k=3)
-    assert [h.sentence.text for h in out] == ["E2 表示风扇故障。"]
+    good, weak = _hit("a", 1, "E2 表示风扇故障。", 1.0), _hit("b", 2, "E3 表示干烧。", 0.2)
+    out = fuse([("lang-list", [junk, good, weak])], top_k=2)
+    assert [h.sentence.text for h in out] == ["E2 表示风扇故障。", "E3 表示干烧。"]
+    # ... but it is still a hit when nothing else is (an off-topic question against the sample
+    # manuals finds only table borders: its closest passages are still shown, as not an answer)
+    junk, border = _hit("x", 0, text, 2.5), _hit("t", 4, "|", 0.7)
+    assert [h.sentence.text for h in fuse([("lang-list", [border, junk])], top_k=3)] == [text, "|"]
 
 
 def test_numbers_and_codes_are_words():
@@ -72,6 +75,46 @@ def test_subject_documents_still_compete_in_their_own_list():
     plain = _hit("a", 1, "E2 means fan fault.", 1.9, "en")
     out = fuse([("translation", [plain]), ("translation", [sub], True)], top_k=3, weights={"a.txt": 1.0}, bonus=0.5)
     assert len(out) == 1 and out[0].score == pytest.approx(0.4 + 0.5) and out[0].via == "translation+alias"
+
+
+@pytest.mark.parametrize("text,kind,title", [
+    ("BEFORE FIRST USE\n", "paragraph", True), ("Before First Use\n\n", None, True),
+    ("3. Before First Use", "heading", True), ("Quick Start Guide for the Cooker", None, True),
+    ("The motor does not reach its normal speed.", "paragraph", False),
+    ("Remove all packaging", None, False), ("E2 means fan fault", None, False),
+    ("5. 电热水壶第一次使用前，请将壶内装满水至MAX刻度。", "list", False), ("额定功率：1800W", None, False),
+    ("The Norman Conquest of England in 1066 and its Aftermath in the North", None, False),  # > 8 words
+])
+def test_title_lines(text, kind, title):
+    s = Sentence(kb="kb", doc_id="d", source="d.txt", i=0, n=1, start=0, end=len(text), text=text, block_kind=kind)
+    assert crosslingual.heading_like(s) is title
+
+
+def test_a_title_line_found_by_both_lists_gets_no_second_list_bonus():
+    # the sample manuals: "BEFORE FIRST USE" (the rice cooker's English guide) was found by both
+    # English lists of "电热水壶第一次使用前要做什么？" and its better score plus 0.5 x the other beat the
+    # kettle's own answer; a title line answers nothing, so it keeps its better score only
+    head_ll, head_tr = _hit("r", 7, "BEFORE FIRST USE\n", 1.2, "en"), _hit("r", 7, "BEFORE FIRST USE\n", 1.5, "en")
+    body_ll, body_tr = _hit("f", 9, "Wash the basket in warm soapy water.", 1.1, "en"), \
+        _hit("f", 9, "Wash the basket in warm soapy water.", 1.4, "en")
+    out = fuse([("lang-list", [head_ll, body_ll]), ("translation", [head_tr, body_tr])], top_k=2)
+    assert [h.sentence.doc_id for h in out] == ["f", "r"]
+    assert out[1].score == pytest.approx(1.5) and out[0].score == pytest.approx(1.4 + crosslingual.SECOND_LIST * 1.1)
+
+
+def test_another_products_sentence_never_outranks_the_named_products_best():
+    named = _hit("k", 5, "5. 电热水壶第一次使用前，请将壶内装满水。", 1.4)
+    rice = _hit("r", 8, "Rinse the inner pot before first use.", 2.2, "en")
+    fryer = _hit("f", 9, "Wash the basket before first use.", 2.0, "en")
+    faq = _hit("q", 3, "Descale the kettle monthly.", 1.95, "en")  # no subject of its own: not capped
+    out = fuse([("translation", [rice, fryer, faq]), (None, [named], True)], top_k=4,
+               weights={"k.txt": 1.0}, bonus=0.5, foreign={"r.txt", "f.txt"})
+    assert [h.sentence.doc_id for h in out] == ["q", "k", "r", "f"]  # capped ones keep their own order
+    assert out[1].score == pytest.approx(1.9) and out[2].score == pytest.approx(1.9) and out[1].via == "alias"
+    # without a named document's hit nothing is capped
+    rice, fryer = _hit("r", 8, "Rinse the inner pot.", 2.2, "en"), _hit("f", 9, "Wash the basket.", 2.0, "en")
+    out = fuse([("translation", [rice, fryer])], top_k=2, weights={"k.txt": 1.0}, bonus=0.5, foreign={"r.txt"})
+    assert [h.score for h in out] == [pytest.approx(2.2), pytest.approx(2.0)]
 
 
 # -- the dictionary's English side ---------------------------------------------------------
