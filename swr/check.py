@@ -14,7 +14,7 @@ the passages it was written from, with the verdict machinery of :mod:`swr.verdic
 - ``support`` is the share of supported sentences (0..1); ``status`` sums it up: ``supported``
   (every sentence, no wrong citation), ``partly supported``, or ``rejected`` (a sentence the
   evidence contradicts, or fewer than half supported): an answer not to pass on as it stands.
-- :func:`checkable` is the part of an answer to check: an extractive answer without its label.
+- :func:`checkable` is the part of an answer to check: of an extractive answer, the hits it marks.
 """
 from __future__ import annotations
 
@@ -85,12 +85,21 @@ class AnswerCheck:
                 "status": self.status, "flagged": len(self.flagged), "counts": dict(self.counts)}
 
 
+_MARKED = re.compile(r"【([^】]+)】")
+
+
 def checkable(answer: str, kind: str = "llm") -> str:
-    """The part of ``answer`` to check: all of it, but an extractive answer without its label
-    line ("Extractive answer (no LLM configured): … from [1] file:"), which is no claim."""
+    """The part of ``answer`` to check: all of it; of an extractive answer, its label line
+    ("Extractive answer (no LLM configured): … from [1] file:") dropped, which is no claim, and
+    only the hit sentences it marks 【】 when it marks any. The rest is the passage quoted as
+    context, word for word: checked as claims, its short sentences were read as answers to the
+    question, and "E1 means overheating." beside the marked "E2 means fan fault." was
+    "contradicted" as an answer to "空气炸锅显示E2是什么意思？", rejecting a right answer."""
     text = answer or ""
     if kind == "extractive" and "\n\n" in text:
-        return text.split("\n\n", 1)[1]
+        body = text.split("\n\n", 1)[1]
+        marked = [m.strip() for m in _MARKED.findall(body) if m.strip()]
+        return "\n".join(marked) if marked else body
     return text
 
 

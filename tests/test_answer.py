@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import socket
 import time
 
@@ -379,6 +380,25 @@ def test_an_extractive_answer_is_checked_without_its_label(e5_engine):
     assert ck["status"] == "supported", [s for s in ck["sentences"] if not s["supported"]]
     off = eng.ask("Who won the 2018 football world cup?", kb, llm=False)
     assert off.answerable is False and eng.check(off) is None and off.check is None
+
+
+def test_an_extractive_answer_is_checked_on_its_marked_hits(e5_engine):
+    """The passage around the hit is quoted context: "E1 means overheating." beside the marked
+    "E2 means fan fault." is no answer to E2's question and must not reject the answer."""
+    from swr.check import checkable
+
+    label = "Extractive answer (no LLM configured): the most relevant passage, from [1] a.md:"
+    body = "E1 means overheating.\n【E2 means fan fault.】 The motor stops.\n【E3 means open.】"
+    assert checkable(f"{label}\n\n{body}", KIND_EXTRACTIVE) == "E2 means fan fault.\nE3 means open."
+    assert checkable(f"{label}\n\nNo marks here.", KIND_EXTRACTIVE) == "No marks here."
+    assert checkable(f"x\n\n{body}", "llm") == f"x\n\n{body}"  # a model's answer: all of it
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    r = eng.ask("空气炸锅显示E2是什么意思？", kb, llm=False)
+    ck = eng.check(r)
+    assert r.answer_kind == KIND_EXTRACTIVE and "【E2 means fan fault.】" in r.answer
+    marked = "".join(re.findall(r"【([^】]+)】", r.answer))
+    assert ck["sentences"] and all(s["text"] in marked for s in ck["sentences"]), ck["sentences"]
+    assert ck["status"] == "supported", [s for s in ck["sentences"] if not s["supported"]]
 
 
 def test_checked_answer_html_escapes_everything():
