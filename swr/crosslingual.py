@@ -23,8 +23,9 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
 
 The languages a knowledge base holds are cached (:meth:`CrossLingual.kb_state`), so a knowledge
 base with one language costs one store search (its language's list), as the plain search does.
-Cost per question in a mixed knowledge base: 1 + 2 x (other languages) store searches, the BM25
-probes of translated words not seen before, and one extra query embedding per other language
+Cost per question in a mixed knowledge base: 1 + 2 x (other languages) store searches, sent as one
+batched store call (:meth:`swr.store.Store.search_many`), the BM25 probes of translated words not
+seen before, and one extra query embedding per other language, in the question's model call
 (bench/crosslingual.py measures it; README "Cross-lingual retrieval").
 """
 from __future__ import annotations
@@ -106,12 +107,14 @@ class Plan:
 
 def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
            translate: Callable[[str, str], str | None], *, translation: bool = True, subjects=None,
-           bonus: float = 0.0, kb_langs=None, version=None) -> tuple[list[Hit], Plan]:
+           bonus: float = 0.0, kb_langs=None, version=None,
+           embed_queries: Callable | None = None) -> tuple[list[Hit], Plan]:
     """Hits of ``req`` fused over per-language lists (see the module docstring).
 
     ``req`` carries the question's own vectors; ``embed_query``/``encode_sparse`` make the
     vectors of a translation; ``translate(question, lang)`` returns the question in ``lang``
-    (or None / "" when it cannot). ``subjects`` (:class:`swr.aliases.Subjects`) names the
+    (or None / "" when it cannot); ``embed_queries`` (optional) embeds several texts in one call.
+    ``subjects`` (:class:`swr.aliases.Subjects`) names the
     documents the question is about; their hits get ``bonus`` x their weight. ``kb_langs``: the
     languages the knowledge base holds (None: search every language of :data:`LANGS`, an empty
     list tells a missing one); ``version`` keys the subjects' cache (None: the store's count).
@@ -122,16 +125,10 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     k = min(MAX_TOP_K, max(req.top_k * 2, req.top_k + 5))  # a deeper pool per list: the fusion re-ranks
     lists: list[tuple[str | None, list[Hit]]] = []
     vectors = {qlang: (req.dense, req.sparse)}
-    for lang in langs:
-        own = store.search(replace(req, lang=lang, top_k=k))
-        plan.searches += 1
-        if lang == qlang:
-            lists.append((None, own))
+    for lang in langs:  # each other language's translation and its vectors (embedded with the question)
+        if lang == qlang or not translation:
             continue
-        if not own:  # no document in this language
-            continue
-        lists.append(("lang-list", own))
-        got = translate(question, lang) if translation else None
+        got = translate(question, lang)
         text, wide = got if isinstance(got, tuple) else (got, got)
         if text and text.strip() and text.strip() != question.strip():
             plan.translations[lang] = text
@@ -148,9 +145,23 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
             plan.embeddings += 1
             if hasattr(store, "translations"):  # _Pooling: this vector's list is a translation's
                 store.translations.append(dense)
-            lists.append(("translation", store.search(replace(req, lang=lang, top_k=k, dense=vectors[lang][0],
-                                                              sparse=vectors[lang][1]))))
-            plan.searches += 1
+    # every list in one batched store call (issue #16): each language's with the question's own
+    # vectors, then each translation's in its language
+    tlangs = [lang for lang in langs if lang != qlang and lang in vectors]
+    found = store.search_many([replace(req, lang=lang, top_k=k) for lang in langs]
+                              + [replace(req, lang=lang, top_k=k, dense=vectors[lang][0], sparse=vectors[lang][1])
+                                 for lang in tlangs])
+    plan.searches += len(found)
+    own_of, translated_of = dict(zip(langs, found)), dict(zip(tlangs, found[len(langs):]))
+    for lang in langs:
+        if lang == qlang:
+            lists.append((None, own_of[lang]))
+        elif own_of[lang]:
+            lists.append(("lang-list", own_of[lang]))
+            if lang in translated_of:
+                lists.append(("translation", translated_of[lang]))
+        else:  # no document in this language: no list, and its translation was not used
+            plan.translations.pop(lang, None)
     weights: dict[str, float] = {}
     foreign: set[str] = set()
     if subjects is not None and bonus > 0:
@@ -165,18 +176,26 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
         if weights:  # the subject documents on their own, in each language searched; inside
             # them the words naming the subject say nothing, so BM25 goes by the other words
             texts = {qlang: question, **plan.translations}
-            for lang in langs:
-                if lang not in vectors and lang != qlang:
-                    continue
+            sub_langs = [lang for lang in langs if lang in vectors or lang == qlang]
+            rests = {}
+            for lang in sub_langs:
+                rest = subjects.strip(texts.get(lang, question), named)
+                if vectors.get(lang, vectors[qlang])[0] is not None and rest and rest != texts.get(lang, question) \
+                        and _WORDY.search(rest):
+                    rests[lang] = rest
+            # the questions without their product's name, in one model call
+            rest_vecs = dict(zip(rests, embed_queries(list(rests.values())) if embed_queries and len(rests) > 1
+                                 else [embed_query(t) for t in rests.values()]))
+            plan.embeddings += len(rests)
+            reqs = []
+            for lang in sub_langs:
                 dense, sparse = vectors.get(lang, vectors[qlang])
                 if sparse is not None:
                     keep = [(i, v) for i, v in zip(sparse.indices, sparse.values) if i not in drop]
                     sparse = SparseVec([i for i, _ in keep], [v for _, v in keep]) if keep else sparse
-                rest = subjects.strip(texts.get(lang, question), named)
-                if dense is not None and rest and rest != texts.get(lang, question) and _WORDY.search(rest):
-                    dense = embed_query(rest)
-                    plan.embeddings += 1
-                sub, n = subject_list(store, replace(req, lang=lang, sources=list(weights), dense=dense, sparse=sparse))
+                reqs.append(replace(req, lang=lang, sources=list(weights), dense=rest_vecs.get(lang, dense),
+                                    sparse=sparse))
+            for lang, (sub, n) in zip(sub_langs, subject_lists(store, reqs)):
                 plan.searches += n
                 lists.append(("translation" if lang != qlang else None, sub, True))
     return fuse(lists, req.top_k, weights, bonus, foreign), plan
@@ -193,19 +212,28 @@ def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
     return SparseVec(idx, [out[i] for i in idx])
 
 
-def subject_list(store, req: SearchRequest) -> tuple[list[Hit], int]:
-    """Hybrid hits of the subject documents, fused here: (hits, searches made).
+def subject_lists(store, reqs: list[SearchRequest]) -> list[tuple[list[Hit], int]]:
+    """Hybrid hits of the subject documents for each request, fused here: (hits, searches made)
+    per request; every request's searches go to the store as one batch.
 
     Qdrant's DBSF maps a candidate list of one to zero (its spread is zero), and inside a
     product's own manual the BM25 list is often that short ("容量" is in one sentence); so the
     dense scores are normalised DBSF's way (mean +- 3 sigma) and the BM25 scores by the best one,
     then added, as DBSF adds them.
     """
-    parts = []
-    if req.mode in ("dense", "hybrid") and req.dense is not None:
-        parts.append(("dense", store.search(replace(req, mode="dense", top_k=SUBJECT_K))))
-    if req.mode in ("sparse", "hybrid") and req.sparse is not None and req.sparse.indices:
-        parts.append(("sparse", store.search(replace(req, mode="sparse", top_k=SUBJECT_K))))
+    kinds = []
+    for req in reqs:
+        kinds.append([kind for kind, ok in (
+            ("dense", req.mode in ("dense", "hybrid") and req.dense is not None),
+            ("sparse", req.mode in ("sparse", "hybrid") and req.sparse is not None and bool(req.sparse.indices)))
+            if ok])
+    found = iter(store.search_many([replace(req, mode=kind, top_k=SUBJECT_K)
+                                    for req, ks in zip(reqs, kinds) for kind in ks]))
+    return [_subject_fused([(kind, next(found)) for kind in ks]) for ks in kinds]
+
+
+def _subject_fused(parts: list[tuple[str, list[Hit]]]) -> tuple[list[Hit], int]:
+    """One subject list from its dense and BM25 parts (:func:`subject_lists`)."""
     merged: dict[tuple[str, int], tuple[float, Hit]] = {}
     for kind, hits in parts:
         if not hits:
@@ -318,7 +346,8 @@ def _fuse_first(lists: list[tuple], top_k: int, weights: dict[str, float], bonus
 
 def _ranked(scored: list[tuple], top_k: int, weights: dict[str, float],
             foreign: set[str] | frozenset = frozenset()) -> list[Hit]:
-    """The best ``top_k`` of ``(score, list order, hit, via)`` (ties: the earlier list), ranked,
+    """The best ``top_k`` of ``(score, list order, hit, via)`` (ties: the earlier list, then the
+    source name and sentence number), ranked,
     scored and marked ``+alias`` when their document is a named subject. A hit of a ``foreign``
     document (another product's) scores at most the best hit of a named one and ranks after it;
     one without a word ranks after every one with a word (:data:`EMPTY_LAST`)."""
@@ -328,7 +357,10 @@ def _ranked(scored: list[tuple], top_k: int, weights: dict[str, float],
                   for s, o, h, via in scored]  # capped: after the named best, in their own order
     out = []
     def key(t):
-        return (EMPTY_LAST and not _WORDY.search(t[2].sentence.text), -t[0], t[1])
+        # equal scores (the same text in two manuals): the earlier list, then document order, so
+        # a tie reads the same however the store ordered it (one batched search or several)
+        return (EMPTY_LAST and not _WORDY.search(t[2].sentence.text), -t[0], t[1], t[2].sentence.source,
+                t[2].sentence.i)
     for r, (score, _, h, via) in enumerate(sorted(scored, key=key)[:top_k], start=1):
         if weights.get(h.sentence.source):
             via = f"{via}+alias" if via else "alias"
@@ -591,7 +623,8 @@ class CrossLingual:
         pooled = _Pooling(self.store, req.dense)
         hits, plan = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
                             self._translator(req.kb, version), translation=self.translation,
-                            subjects=self.subjects, bonus=self.bonus, kb_langs=langs, version=version)
+                            subjects=self.subjects, bonus=self.bonus, kb_langs=langs, version=version,
+                            embed_queries=getattr(self.embedder, "encode_queries", None))
         self.last = plan  # the latest plan (tests, benchmarks; another thread's search may replace it)
         out = Hits(hits, pooled.pool)
         # a translation's cosines count only in the documents the question names (its hits there):
@@ -620,14 +653,20 @@ class _Pooling:
         self.translations: list = []  # the translations' vectors (search() adds each)
 
     def search(self, req):
-        """The store's hits of ``req``; their dense list is kept when searched with ``own`` or a translation."""
-        hits = self._store.search(req)
-        if req.dense is self._own:
-            self.pool.extend(getattr(hits, "dense_pool", ()))
-        elif any(req.dense is v for v in self.translations):
-            self.translated.extend((sentence_id(h.sentence.kb, h.sentence.doc_id, h.sentence.i), h.dense_score,
-                                    h.sentence.source) for h in hits if h.dense_score is not None)
-        return hits
+        """The store's hits of ``req`` (:meth:`search_many` of one)."""
+        return self.search_many([req])[0]
+
+    def search_many(self, reqs):
+        """The store's hits of each request; their dense list is kept when searched with ``own``
+        or a translation."""
+        found = self._store.search_many(reqs) if reqs else []
+        for req, hits in zip(reqs, found):
+            if req.dense is self._own:
+                self.pool.extend(getattr(hits, "dense_pool", ()))
+            elif any(req.dense is v for v in self.translations):
+                self.translated.extend((sentence_id(h.sentence.kb, h.sentence.doc_id, h.sentence.i), h.dense_score,
+                                        h.sentence.source) for h in hits if h.dense_score is not None)
+        return found
 
     def __getattr__(self, name):
         return getattr(self._store, name)

@@ -100,8 +100,11 @@ def test_kb_languages_are_cached_and_an_index_or_delete_of_another_language_inva
     e5_engine.index_files(kb, [ROOT / "samples" / "kb" / "kettle_manual_zh.md"])
     e5_engine.retrieve("电热水壶的容量是多少？", kb)  # learns the knowledge base's languages
     calls = []
-    search, count = store.search, store.count
+    search, many, count = store.search, store.search_many, store.count
     monkeypatch.setattr(store, "search", lambda req: calls.append(("search", req.lang)) or search(req))
+    # a question's lists go to the store as one batch: one ("search", lang) per list of it
+    monkeypatch.setattr(store, "search_many",
+                        lambda reqs: calls.extend(("search", r.lang) for r in reqs) or many(reqs))
     monkeypatch.setattr(store, "count", lambda kb=None: calls.append(("count", kb)) or count(kb))
     e5_engine.retrieve("电热水壶显示E4是什么意思？", kb)
     assert calls == [("search", "zh")]  # one store call per question, as the plain search makes
@@ -241,3 +244,42 @@ def test_the_evidence_says_how_a_cross_lingual_hit_was_found():
     html = passage_html(Passage(doc_id="d", source="air.md", first=3, last=3, text="E2 means fan fault.",
                                 hits=[h], score=1.2), 1)
     assert "via the translated question" in html
+
+
+def test_a_bilingual_question_sends_its_lists_in_one_store_call(e5_engine):
+    """The question's own lists in both languages and its translation's list: one query_batch of
+    six searches (dense and BM25 each) and one payload fetch, not three of each (issue #16)."""
+    q = "How long does the kettle take to boil a full jug?"
+    e5_engine.retrieve("How do I descale the kettle?", "sample")  # the languages, learned once
+    store = e5_engine.store
+    edge = store._edge  # noqa: SLF001  (the test counts the calls into Qdrant Edge)
+    sent, fetched = [], []
+
+    class Counting:
+        def __getattr__(self, name):
+            return getattr(edge, name)
+
+        def query_batch(self, req):
+            out = edge.query_batch(req)
+            sent.append(len(out))
+            return out
+
+        def retrieve(self, ids, **kw):
+            fetched.append(len(ids))
+            return edge.retrieve(ids, **kw)
+
+    store._edge = Counting()
+    try:
+        r = e5_engine.retrieve(q, "sample")
+    finally:
+        store._edge = edge
+    plan = e5_engine.crosslingual.last
+    assert plan.translations.get("zh") and plan.searches >= 3
+    lists = 2 * (1 + 2 * len(plan.translations))  # dense + BM25 of each list
+    assert lists in sent, sent
+    # besides: one batch of BM25 probes of words not seen before (the dictionary's), and one of
+    # the subject documents' lists when the question names a product ("kettle" here)
+    assert len(sent) <= 3 and len(fetched) <= 2, (sent, fetched)
+    assert plan.subjects and len(fetched) == 2
+    # the kettle's manual is Chinese only: found through the lists the batch carried
+    assert r.hits and r.hits[0].sentence.source == "kettle_manual_zh.md" and "translation" in (r.hits[0].via or "")

@@ -374,6 +374,11 @@ class ScopedStore:
         self._read(req.kb)
         return self._store.search(req)
 
+    def search_many(self, reqs):
+        for req in reqs:
+            self._read(req.kb)
+        return self._store.search_many(reqs)
+
     def get(self, ids):
         return [s for s in self._store.get(ids) if self._actor.can_read(s.kb)]
 

@@ -138,8 +138,7 @@ def assemble_hits(req: SearchRequest, lists: dict[str, list[tuple[str, float]]],
     """
     if not lists:
         return Hits()
-    primary = req.mode if req.mode in lists else ("dense" if "dense" in lists else "sparse")
-    top = [(pid, s) for pid, s in lists[primary] if s > 0 or primary == "dense"][:req.top_k]
+    top = _top(req, lists)
     found = payloads([pid for pid, _ in top]) if top else {}
     hits, ids = [], []
     for pid, score in top:
@@ -149,6 +148,18 @@ def assemble_hits(req: SearchRequest, lists: dict[str, list[tuple[str, float]]],
         ids.append(pid)
     merge_ranks(hits, lists.get("dense", []), lists.get("sparse", []), ids)
     return Hits(hits, lists.get("dense", []))
+
+
+def _top(req: SearchRequest, lists: dict[str, list[tuple[str, float]]]) -> list[tuple[str, float]]:
+    """The ranking list's hits of one search: ``(point id, score)``, at most ``top_k``."""
+    primary = req.mode if req.mode in lists else ("dense" if "dense" in lists else "sparse")
+    return [(pid, s) for pid, s in lists[primary] if s > 0 or primary == "dense"][:req.top_k]
+
+
+def top_ids(req: SearchRequest, lists: dict[str, list[tuple[str, float]]]) -> list[str]:
+    """The point ids :func:`assemble_hits` will ask payloads of (a backend batching several
+    searches fetches them all at once)."""
+    return [pid for pid, _ in _top(req, lists)] if lists else []
 
 
 def merge_ranks(fused: list[Hit], dense: list[tuple[str, float]], sparse: list[tuple[str, float]],
@@ -223,6 +234,12 @@ class Store(ABC):
     @abstractmethod
     def search(self, req: SearchRequest) -> list[Hit]:
         """Hits of one knowledge base, best first, each with dense/sparse ranks and scores."""
+
+    def search_many(self, reqs: list[SearchRequest]) -> list[list[Hit]]:
+        """:meth:`search` of each request, in order. A backend answers them all in one batched
+        call (a cross-lingual question's lists, swr/crosslingual.py); this default searches one
+        by one."""
+        return [self.search(req) for req in reqs]
 
     def sparse_any(self, kb: str, lang: str | None, vectors: list) -> list[bool]:
         """For each sparse vector, whether any ``lang`` sentence of ``kb`` shares a term with it

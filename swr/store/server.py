@@ -72,7 +72,7 @@ from ..errors import BadRequest, ModelMismatch, StoreUnavailable
 from ..redact import redact, safe_url
 from ..settings import Settings
 from ..sparse import SparseVec
-from ..types import DocInfo, Hit, Sentence
+from ..types import DocInfo, Hit, Hits, Sentence
 from .base import (
     DENSE,
     META_ID,
@@ -425,14 +425,23 @@ class ServerStore(Store):
 
     # -- search ----------------------------------------------------------------------------
     def search(self, req: SearchRequest) -> list[Hit]:
-        req.validate()
-        if not self._exists() or not self._has_shard(req.kb):
-            return []
-        names, queries = search_requests(req, self._sk(req.kb))
-        if not queries:
-            return []
-        responses = self._call("searching", self._client.query_batch_points, self.collection, requests=queries)
-        results = {n: r.points for n, r in zip(names, responses)}
-        lists = {n: [(str(p.id), p.score) for p in pts] for n, pts in results.items()}
-        payload_of = {str(p.id): p.payload for pts in results.values() for p in pts}  # every list has them
-        return assemble_hits(req, lists, lambda ids: {pid: payload_of.get(pid) for pid in ids})
+        return self.search_many([req])[0]
+
+    def search_many(self, reqs: list[SearchRequest]) -> list[Hits]:
+        """:meth:`Store.search_many` in one ``query_batch_points`` call (payloads come with the
+        candidate lists): a bilingual question's lists cost one round trip to the server."""
+        for req in reqs:
+            req.validate()
+        if not reqs or not self._exists():
+            return [Hits() for _ in reqs]
+        plans = [search_requests(req, self._sk(req.kb)) if self._has_shard(req.kb) else ([], []) for req in reqs]
+        flat = [qr for _, queries in plans for qr in queries]
+        responses = iter(self._call("searching", self._client.query_batch_points, self.collection, requests=flat)
+                         if flat else [])
+        out = []
+        for req, (names, _) in zip(reqs, plans):
+            results = {n: next(responses).points for n in names}
+            lists = {n: [(str(p.id), p.score) for p in pts] for n, pts in results.items()}
+            payload_of = {str(p.id): p.payload for pts in results.values() for p in pts}  # every list has them
+            out.append(assemble_hits(req, lists, lambda ids, po=payload_of: {pid: po.get(pid) for pid in ids}))
+        return out
