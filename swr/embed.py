@@ -519,6 +519,7 @@ class CachedEmbedder(Embedder):
         self._db.execute("CREATE TABLE IF NOT EXISTS vec (key BLOB PRIMARY KEY, v BLOB)")
         self._dblock = threading.Lock()
         self._queries: dict[str, np.ndarray] = {}
+        self._qlock = threading.Lock()
         self._qsize = query_cache_size
 
     # counters are the inner model's: that is what "an embedding call" means
@@ -591,9 +592,13 @@ class CachedEmbedder(Embedder):
         return np.stack([self.encode_query(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
 
     def _remember(self, text: str, v: np.ndarray) -> None:
-        if len(self._queries) >= self._qsize:
-            self._queries.pop(next(iter(self._queries)))
-        self._queries[text] = v
+        """Keep ``v`` as ``text``'s query vector, the oldest one evicted past the cache's size.
+        Under a lock: two sessions evicting at once both picked the same oldest key, and the
+        second ``pop`` raised KeyError into its question."""
+        with self._qlock:
+            while len(self._queries) >= self._qsize and self._queries:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[text] = v
 
     def encode_query(self, text: str) -> np.ndarray:
         v = self._queries.get(text)
@@ -607,9 +612,7 @@ class CachedEmbedder(Embedder):
                 v = self.inner.encode_query(text)
                 with self._dblock:
                     self._db.execute("INSERT OR REPLACE INTO vec VALUES (?, ?)", (key, v.astype(np.float32).tobytes()))
-            if len(self._queries) >= self._qsize:
-                self._queries.pop(next(iter(self._queries)))
-            self._queries[text] = v
+            self._remember(text, v)
         return v
 
     def info(self) -> dict:

@@ -251,3 +251,40 @@ def test_passage_batches_on_single_thread_teams_give_the_same_vectors(monkeypatc
     with pytest.raises(RuntimeError, match="bad batch"):
         emb.encode_passages(texts)
     assert emb._passage_batches == 0
+
+
+def test_the_query_cache_evicts_safely_under_many_sessions(tmp_path):
+    """Two sessions asking new questions through a full query cache at the same moment: both get
+    their vectors and the cache stays within its size. Both evictions once picked the same oldest
+    question and the second ``pop`` raised KeyError into a session's question; here each
+    eviction's pop is slowed, so the two overlap every time."""
+    import time
+
+    import numpy as np
+
+    from conftest import FakeEmbedder
+    from swr.embed import CachedEmbedder
+
+    class SlowToPop(dict):
+        def pop(self, key, *default):
+            time.sleep(0.05)  # a thread switch between finding the oldest entry and popping it
+            return super().pop(key, *default)
+
+    cache = CachedEmbedder(FakeEmbedder(), tmp_path / "cache", query_cache_size=2)
+    cache._queries = SlowToPop(a=np.zeros(64, np.float32), b=np.zeros(64, np.float32))  # noqa: SLF001
+    errors, got = [], {}
+
+    def ask(text: str) -> None:
+        try:
+            got[text] = cache.encode_query(text)
+        except Exception as exc:  # noqa: BLE001  (reported below, with its type)
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=ask, args=(f"new question {n}",)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len(got) == 2 and all(np.isfinite(v).all() for v in got.values())
+    assert len(cache._queries) <= 2  # noqa: SLF001
