@@ -10,9 +10,14 @@ Two helpers are shared with the other stages: :func:`join_sentences` (the one pl
 stored sentences becomes a passage text with the offsets of each sentence in it; the claim
 verifier builds its chunks with it) and :func:`hit_spans` (the one span merger: highlight spans of
 hits in a passage text, used for the extractive answer's marks and the evidence HTML).
+
+A passage does not begin with a sentence that has no word in it ("|", the closing pipe of the
+table row before the window, or a "| --- |" rule), nor end with one on a line of its own: such a
+sentence says nothing and read as a stray line above the answer.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .params import MAX_WINDOW
@@ -92,9 +97,26 @@ def assemble(intervals: list[Interval], sentences: dict[tuple[str, int], Sentenc
                 run.append(s)
                 continue
             if any(x.i in hit_at for x in run):
-                passages.append(_passage(iv, run, hit_at))
+                before, after = _stops(iv, run)
+                passages.append(_passage(iv, _trimmed(run, hit_at), hit_at, before, after))
             run = []
     return passages
+
+
+_WORD = re.compile(r"\w")
+
+
+def _trimmed(run: list[Sentence], hit_at) -> list[Sentence]:
+    """``run`` without the word-less sentences at its start, nor those on lines of their own at
+    its end (a hit always stays)."""
+    a, b = 0, len(run)
+    while b - a > 1 and run[a].i not in hit_at and not _WORD.search(run[a].text):
+        a += 1
+    while b - a > 1 and run[b - 1].i not in hit_at and not _WORD.search(run[b - 1].text) \
+            and "\n" in run[b - 2].text[len(run[b - 2].text.rstrip()):] + run[b - 1].text[:len(run[b - 1].text)
+                                                                                   - len(run[b - 1].text.lstrip())]:
+        b -= 1
+    return run[a:b]
 
 
 def _stops(iv: Interval, run: list[Sentence]) -> tuple[str | None, str | None]:
@@ -118,7 +140,8 @@ def join_sentences(run: list[Sentence]) -> tuple[str, list[tuple[int, int]]]:
     return text, spans
 
 
-def _passage(iv: Interval, run: list[Sentence], hit_at: dict[int, tuple[Hit, int]]) -> Passage:
+def _passage(iv: Interval, run: list[Sentence], hit_at: dict[int, tuple[Hit, int]], before: str | None,
+             after: str | None) -> Passage:
     text, spans = join_sentences(run)
     phits = []
     for s, (start, end) in zip(run, spans):
@@ -131,7 +154,6 @@ def _passage(iv: Interval, run: list[Sentence], hit_at: dict[int, tuple[Hit, int
                                 fused_score=h.fused_score, rerank_score=h.rerank_score, via=h.via,
                                 matched_tokens=h.matched_tokens))
     pages = sorted({s.page for s in run if s.page is not None})
-    before, after = _stops(iv, run)
     return Passage(doc_id=iv.doc_id, source=iv.source, first=run[0].i, last=run[-1].i, text=text,
                    hits=phits, score=max(h.score for h in phits), pages=pages, window_mode=iv.mode,
                    stop_before=before, stop_after=after)

@@ -85,3 +85,34 @@ def test_passages_are_ordered_by_best_hit():
     hits = [Hit(sentence=b[5], score=0.9, rank=1), Hit(sentence=a[1], score=0.5, rank=2)]
     ps = win.build(hits, 1, lambda keys: {k: {**{(s.doc_id, s.i): s for s in a + b}}[k] for k in keys})
     assert [p.doc_id for p in ps] == ["b", "a"]
+
+
+def _texts_doc(texts: list[str]) -> list[Sentence]:
+    sents, pos = [], 0
+    for i, t in enumerate(texts):
+        sents.append(Sentence(kb="kb", doc_id="t", source="t.md", i=i, n=len(texts), start=pos, end=pos + len(t),
+                              text=t))
+        pos += len(t)
+    return sents
+
+
+def test_a_window_drops_wordless_sentences_at_its_edges_only():
+    # a markdown table split inside its rows: "|" closes the row before, "| --- |" is a rule line
+    doc = _texts_doc(["| E0 | 开路。", " |\n", "| --- | --- |\n", "| E1 | 干烧保护。", " |\n", "| E2 | 传感器故障。",
+                      " |\n", "---\n", "E3 温度过高。"])
+    store = {(s.doc_id, s.i): s for s in doc}
+
+    def fetch(keys):
+        return {k: store[k] for k in keys if k in store}
+
+    [p] = win.build([Hit(sentence=doc[3], score=1.0, rank=1)], 2, fetch)
+    # the window 1..5 starts at the E1 row (not at the "|" and rule before it) and ends at E2's
+    # row with its closing pipe, which is on the same line
+    assert (p.first, p.last) == (3, 5) and p.text == "| E1 | 干烧保护。 |\n| E2 | 传感器故障。"
+    assert p.stop_before == "cap" and p.stop_after == "cap"  # what ended the window is unchanged
+    [p] = win.build([Hit(sentence=doc[5], score=1.0, rank=1)], 2, fetch)
+    # ends with the row's own closing pipe; the "---" rule on a line of its own is dropped
+    assert (p.first, p.last) == (3, 6) and p.text.endswith("传感器故障。 |")
+    [p] = win.build([Hit(sentence=doc[1], score=1.0, rank=1)], 0, fetch)
+    assert (p.first, p.last) == (1, 1) and p.text == "|"  # a word-less hit itself stays
+    assert p.text[p.hits[0].start:p.hits[0].end] == p.hits[0].sentence
