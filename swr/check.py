@@ -156,6 +156,23 @@ def _codes_together(facts: vd.ClaimFacts, ws: list[str], finding: vd.Finding) ->
                       reasons=[why], cover=finding.cover)
 
 
+def question_subjects(engine, kb: str | None, question: str, index: subj.SubjectIndex) -> set[int]:
+    """The subjects ``question`` asks about: those it mentions, else (across languages: the
+    Chinese "空气炸锅" of the English air fryer manual) the documents the search's aliases say it
+    names (:class:`swr.aliases.Subjects`, in any language). Without them a window of another
+    product's manual could contradict the answer ("E0 ..." of the rice cooker against the air
+    fryer's "E2 表示风扇故障")."""
+    found = index.mentioned(question)
+    aliases = getattr(getattr(engine, "crosslingual", None), "subjects", None)
+    if found or not kb or aliases is None:
+        return found
+    try:
+        weights, _ = aliases.match(kb, [question], version=engine.crosslingual.subject_version(kb))
+    except Exception:  # noqa: BLE001  (a hint only: never fail a check over it)
+        return found
+    return {s.key for s in index.subjects.values() if any(n in weights for n in s.names)}
+
+
 def check_answer(engine, question: str, answer: str, passages: list[Passage], *, kb: str | None = None,
                  embedder=None) -> AnswerCheck:
     """Check each sentence of ``answer`` against ``passages`` (see the module doc). ``kb``
@@ -174,12 +191,13 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
     vec = dict(zip(texts, np.asarray(vecs, dtype=np.float32)))
     encode_calls = embedder.calls - calls0
     t = vd.thresholds_for(engine.embedder.name)
+    asked = question_subjects(engine, kb, question, index) if parts else set()
     checks = []
     for raw, text, cites in parts:
         st = statement(question, text)
         facts = vd.ClaimFacts.read(st, index)
         if not facts.subjects:  # an answer is about what the question asks about
-            facts.subjects = index.mentioned(question)
+            facts.subjects = asked
         q = np.asarray(engine.embedder.encode_query(st), dtype=np.float32)
         findings = []
         for n, ws in windows:

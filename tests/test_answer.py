@@ -468,3 +468,27 @@ def test_a_code_joined_to_the_next_codes_meaning_is_not_supported(e5_engine):
                        ("E2 顶部传感器开路：上盖温度信号丢失时显示 E2。", True), ("E2 表示顶部传感器开路。", True)):
         r.answer, r.answer_kind = answer, KIND_LLM
         assert eng.check(r)["sentences"][0]["supported"] is ok, (answer, r.check["sentences"][0])
+
+
+def test_another_products_manual_never_contradicts_an_answer_about_the_product_asked(e5_engine):
+    """The question names the air fryer in Chinese; its manual is English, so only the search's
+    aliases know "空气炸锅" is that manual. The rice cooker's "E0 ... E1 ..." lines used to
+    contradict a right Chinese answer ("code: the claim says E2, the window says E0"), rejecting
+    it; they are another product's facts. A wrong answer is still contradicted by the air fryer's
+    own lines."""
+    from swr.check import check_answer, question_subjects
+    from swr.subjects import for_kb
+
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    q = "空气炸锅显示E2是什么意思？"
+    r = eng.ask(q, kb, llm=False)
+    assert {p.source for p in r.passages} >= {"air_fryer_manual_en.md", "rice_cooker_manual_zh.md"}
+    index = for_kb(eng, kb)
+    asked = question_subjects(eng, kb, q, index)
+    assert [n for s in index.subjects.values() if s.key in asked for n in s.names] == ["air_fryer_manual_en.md"]
+    right = check_answer(eng, q, "E2 表示风扇故障，电机达不到正常转速。", r.passages, kb=kb).sentences[0]
+    assert right.verdict != "contradicted", right
+    assert not any("E0" in why or "E1" in why for why in right.reasons), right.reasons
+    wrong = check_answer(eng, q, "E2 means overheating.", r.passages, kb=kb).sentences[0]
+    assert wrong.verdict == "contradicted" and "E1" in wrong.reasons[0], wrong
+    assert wrong.passage and r.passages[wrong.passage - 1].source == "air_fryer_manual_en.md"
