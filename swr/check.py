@@ -196,6 +196,7 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
     for raw, text, cites in parts:
         st = statement(question, text)
         facts = vd.ClaimFacts.read(st, index)
+        facts.given = question  # its numbers and codes are the question's, not the answer's
         if not facts.subjects:  # an answer is about what the question asks about
             facts.subjects = asked
         q = np.asarray(engine.embedder.encode_query(st), dtype=np.float32)

@@ -16,8 +16,9 @@ similarity cannot see (:mod:`swr.claims`, :mod:`swr.subjects`):
 A window *supports* when its subject fits, it has no conflict and no gap, and its cosine reaches
 ``support`` while it states ``cover`` of the claim's facts, or it holds ``literal`` of the claim's
 key terms, or (a claim in the other language than the window, where no term can match) its cosine
-reaches ``high``. In one language a cosine alone never supports: e5 puts sentences of one topic
-above 0.9 whatever they state. It *contradicts* when its subject
+reaches ``high``, or reaches ``support`` while the window states every number the claim itself
+asserts (not its question's: :meth:`ClaimFacts.anchors`). In one language a cosine alone
+never supports: e5 puts sentences of one topic above 0.9 whatever they state. It *contradicts* when its subject
 fits, it is on topic (cosine ``topic`` or ``topic_literal`` of the content terms) and it has a
 conflict. The claim is ``supported`` when a window supports it, else ``contradicted`` when one
 contradicts it, else ``not found``; every verdict carries its reasons.
@@ -30,7 +31,7 @@ on both halves (``bench/README.md``, section 8b "Verdicts").
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import claims as cl
 from .lang import detect_lang
@@ -83,6 +84,7 @@ class ClaimFacts:
     subjects: set[int]
     about: list[str] = field(default_factory=list)  # content terms that do not name the subject
     own_codes: list[str] = field(default_factory=list)  # codes that are not model numbers of a subject
+    given: str = ""  # the question the claim answers (the answer check's): its numbers are not the claim's
 
     @classmethod
     def read(cls, text: str, subjects: SubjectIndex | None) -> "ClaimFacts":
@@ -99,6 +101,13 @@ class ClaimFacts:
         return cls(text=text, terms=cl.key_terms(text), content=content, quantities=cl.quantities(text),
                    codes=codes, negated=cl.negated(text), subjects=mentioned, about=about,
                    own_codes=[c for c in codes if not any(_same_code(c, m) for m in model_codes)])
+
+    def anchors(self) -> list[cl.Quantity]:
+        """The numbers the claim itself asserts (not those of the question it answers): facts a window
+        in another language can state word for word ("4.2 L" of "空气炸锅的容量是多少？ 4.2 L"). Codes
+        are not: a code names what a sentence is about ("E2"), and any window about E2 holds it."""
+        given = cl.quantities(self.given)
+        return [x for x in self.quantities if not any(x.same(g) for g in given)]
 
     def coverage(self, text: str) -> float:
         """The share of the claim's facts ``text`` states: content terms (not the subject's name),
@@ -214,6 +223,9 @@ class Measure:
     gaps: list[str]
     other: str = ""  # the reason when the subject does not fit
     cross: bool = False  # the claim and the focus are in different languages (no term can match)
+    anchored: bool = False  # across languages: the focus states every number the claim asserts
+    anchor_conflict: bool = False  # across languages: the focus states another value of one of them
+    anchors: str = ""  # those numbers, for the reason
 
 
 def measure(claim: ClaimFacts, sentences: list[str], cosines: list[float | None], window_cos: float | None,
@@ -235,7 +247,16 @@ def measure(claim: ClaimFacts, sentences: list[str], cosines: list[float | None]
     if claim.negated != cl.negated(focus) and not is_question(focus):
         conflicts.append("polarity: " + ("the window negates, the claim does not" if not claim.negated
                                          else "the claim negates, the window does not"))
-    return Measure(cos, literal, cover, focus, True, conflicts, n_gaps + c_gaps, cross=cross)
+    anchored = anchor_conflict = False
+    names = ""
+    if cross:  # the claim's own numbers against the focus (its question's are not evidence)
+        aq = claim.anchors()
+        hq = cl.quantities(focus)
+        anchored = bool(aq) and all(any(x.same(h) for h in hq) for x in aq)
+        anchor_conflict = bool(compare_numbers(replace(claim, quantities=aq), focus)[0]) if aq else False
+        names = ", ".join(x.text for x in aq)
+    return Measure(cos, literal, cover, focus, True, conflicts, n_gaps + c_gaps, cross=cross, anchored=anchored,
+                   anchor_conflict=anchor_conflict, anchors=names)
 
 
 def classify(m: Measure, t: Thresholds) -> Finding:
@@ -245,14 +266,24 @@ def classify(m: Measure, t: Thresholds) -> Finding:
     # a cosine alone supports only across languages, where no term of the claim can be found: in one
     # language e5 puts sentences of one topic above 0.9 whatever they state (bench/verdicts.py)
     alone = m.cross and c >= t.high
-    on_topic = m.cover >= 0.5 or (c >= t.topic and m.cover > 0) or alone
-    strong = (c >= t.support and m.cover >= t.cover) or alone or m.literal >= t.literal
+    # across languages the claim's own numbers are the words that can match: a window at the support
+    # cosine stating all of them supports ("4.2 L" at cosine 0.870 from the English "4.2 L" line, for
+    # "空气炸锅的容量是多少？"); one on the topic stating another value of them contradicts (a negation
+    # alone does not: one sentence of the window may negate something else)
+    on_topic = m.cover >= 0.5 or (c >= t.topic and m.cover > 0) or alone or \
+        (m.cross and c >= t.topic and (m.anchored or m.anchor_conflict))
+    strong = (c >= t.support and m.cover >= t.cover) or alone or m.literal >= t.literal or \
+        (m.cross and m.anchored and c >= t.support)
     args = (m.cosine, m.literal, m.focus)
     if not m.fits:
         return Finding("other subject" if on_topic else "weak", *args, [m.other], m.cover)
     if m.conflicts and on_topic:
         return Finding("contradicts", *args, m.conflicts + m.gaps, m.cover)
     if strong and not m.conflicts and not m.gaps:
+        if m.cross and not alone and m.literal < t.literal and not (c >= t.support and m.cover >= t.cover):
+            return Finding("supports", *args, [f"in the other language, the window states {m.anchors} as the claim "
+                                               f"does (cosine {c:.3f}); codes, polarity and subject agree"],
+                           m.cover)
         return Finding("supports", *args, [f"the window says the same (cosine {c:.3f}, {m.cover:.0%} of the "
                                            "claim's facts); numbers, codes, polarity and subject agree"], m.cover)
     reasons = m.conflicts + m.gaps

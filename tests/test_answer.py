@@ -492,3 +492,23 @@ def test_another_products_manual_never_contradicts_an_answer_about_the_product_a
     wrong = check_answer(eng, q, "E2 means overheating.", r.passages, kb=kb).sentences[0]
     assert wrong.verdict == "contradicted" and "E1" in wrong.reasons[0], wrong
     assert wrong.passage and r.passages[wrong.passage - 1].source == "air_fryer_manual_en.md"
+
+
+def test_across_languages_an_answers_own_number_is_its_evidence(e5_engine):
+    """A Chinese question about the English air fryer manual, answered "4.2 L": no word can match
+    across the languages, but the answer's number can. The window stating it supports (it was "not
+    found", rejecting a right answer); one stating another value contradicts. The question's own
+    numbers and codes are no evidence: any window about E2 holds "E2"."""
+    from swr.check import check_answer
+
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    q = "空气炸锅的容量是多少？"
+    r = eng.ask(q, kb, llm=False)
+    right = check_answer(eng, q, "4.2 L", r.passages, kb=kb).sentences[0]
+    assert right.supported and "4.2" in right.window and "other language" in right.reasons[0], right
+    wrong = check_answer(eng, q, "4.5 L", r.passages, kb=kb).sentences[0]
+    assert wrong.verdict == "contradicted" and "4.5" in wrong.reasons[0], wrong
+    q = "空气炸锅显示E2是什么意思？"
+    r = eng.ask(q, kb, llm=False)
+    other = check_answer(eng, q, "E2表示顶部传感器开路。", r.passages, kb=kb).sentences[0]  # the rice cooker's E2
+    assert not other.supported, other
