@@ -10,6 +10,9 @@ embedding cache carried over), with the bundled sample manuals indexed into ``sa
 answer) of a distinct real SQuAD question (no query-cache hits) on the ``sample`` knowledge base.
 
 - quiet: one asker, a question every ``--interval`` s, nothing else running.
+- quiet0 (optional): "quiet" with the questions back to back, no pause: the model's weights stay
+  in the CPU caches. On this shared VM 20 ms of idleness already costs a question's forward pass
+  1.5 ms (the weights come back from memory; bench/README.md §9, session 7).
 - quiet1 (optional): "quiet" on a one-language knowledge base (the sample's English files).
 - busy1 (optional): "busy" with the asker on the one-language knowledge base of "quiet1".
 - contended (optional): "quiet" with two other processes spinning on both cores; run it once
@@ -126,7 +129,7 @@ def index(eng, files) -> dict:
     return {"sentences": n, "index_s": wall, "sentences_per_s": n / wall}
 
 
-def phase_quiet(qs, args, baseline=False, contention: bool = False) -> dict:
+def phase_quiet(qs, args, baseline=False, contention: bool = False, interval: float | None = None) -> dict:
     import subprocess
     import sys
 
@@ -135,14 +138,15 @@ def phase_quiet(qs, args, baseline=False, contention: bool = False) -> dict:
     # another process keeping both cores busy (what the OpenMP wait policy is about)
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)] if contention else []
     try:
-        a = Asker(eng, qs, args.interval, threading.Event(), limit=args.questions)
+        a = Asker(eng, qs, args.interval if interval is None else interval, threading.Event(), limit=args.questions)
         a.run()
     finally:
         for b in burners:
             b.kill()
             b.wait()
     eng.close()
-    tag = "quiet" + (", 2 busy processes beside" if contention else "") + (" (baseline)" if baseline else "")
+    tag = "quiet" + (", 2 busy processes beside" if contention else "") + (" (baseline)" if baseline else "") \
+        + (", questions back to back" if interval == 0 else "")
     return {"row": tag, **stats(a.ms), "load": round(os.getloadavg()[0], 1)}
 
 
@@ -276,6 +280,8 @@ def main() -> None:
             print(f"[concurrency] {ph}{' baseline' if base else ''} ...", file=__import__("sys").stderr, flush=True)
             if ph == "quiet":
                 rows.append(phase_quiet(qs, args, base))
+            elif ph == "quiet0":
+                rows.append(phase_quiet(qs, args, base, interval=0.0))
             elif ph == "quiet1":
                 rows.append(phase_quiet_one_language(qs, args))
             elif ph == "contended":
