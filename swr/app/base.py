@@ -27,6 +27,11 @@ USERS_PAGE = "pages/6_Users.py"  # admins only (swr.app.users)
 PAGE_MODULES = {CHAT_PAGE: "chat", KB_PAGE: "knowledge_bases", TUNE_PAGE: "tune", VERIFY_PAGE: "verify",
                 COMPARE_PAGE: "compare", FEEDBACK_PAGE: "feedback"}
 PAGE_MODULES[USERS_PAGE] = "users"
+# each page's icon (navigation, browser tab, heading): Material Symbols, which Streamlit ships, so
+# they draw in any browser (emoji were empty boxes where the system has no emoji font)
+ICONS = {CHAT_PAGE: ":material/chat:", KB_PAGE: ":material/library_books:", TUNE_PAGE: ":material/tune:",
+         VERIFY_PAGE: ":material/fact_check:", COMPARE_PAGE: ":material/balance:",
+         FEEDBACK_PAGE: ":material/how_to_vote:", USERS_PAGE: ":material/group:"}
 
 
 def run_page(file: str) -> None:

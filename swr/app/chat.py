@@ -28,10 +28,10 @@ _PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_we
 
 def render() -> None:
     """The whole page (``app.py``)."""
-    base.setup_page("Chat", "💬")
+    base.setup_page("Chat", base.ICONS[base.CHAT_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine)
-    st.markdown("#### 💬 Ask your documents")
+    st.markdown(f"#### {base.ICONS[base.CHAT_PAGE]} Ask your documents")
     require_kb(ctl)
     prompt = st.chat_input("Ask a question about the selected knowledge base…", max_chars=MAX_QUESTION_CHARS,
                            key=state.KEYS.chat_input)

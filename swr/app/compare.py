@@ -37,10 +37,10 @@ _KNOB = {"window_size": "window"}  # the kept-state name of a side's field (``cm
 
 def render() -> None:
     """The whole page (``pages/4_Compare.py``)."""
-    base.setup_page("Compare", "⚖️")
+    base.setup_page("Compare", base.ICONS[base.COMPARE_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
-    st.markdown("#### ⚖️ Compare two configurations")
+    st.markdown(f"#### {base.ICONS[base.COMPARE_PAGE]} Compare two configurations")
     kb = require_kb(ctl)
     question = compare_question(engine, kb, ctl.params)
     left, right = st.columns(2, gap="medium")

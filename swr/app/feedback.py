@@ -246,10 +246,10 @@ def not_helpful_frame(rows: list[dict]) -> pd.DataFrame:
 
 def render() -> None:
     """The whole page (``pages/5_Feedback.py``)."""
-    base.setup_page("Feedback", "🗳️")
+    base.setup_page("Feedback", base.ICONS[base.FEEDBACK_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
-    st.markdown("#### 🗳️ Feedback")
+    st.markdown(f"#### {base.ICONS[base.FEEDBACK_PAGE]} Feedback")
     kb = require_kb(ctl)
     with errors_shown():
         feedback_panel(engine, kb)

@@ -25,10 +25,10 @@ UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED]
 
 def render() -> None:
     """The whole page (``pages/1_Knowledge_bases.py``)."""
-    base.setup_page("Knowledge bases", "📚")
+    base.setup_page("Knowledge bases", base.ICONS[base.KB_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
-    st.markdown("#### 📚 Knowledge bases")
+    st.markdown(f"#### {base.ICONS[base.KB_PAGE]} Knowledge bases")
     with errors_shown():  # e.g. the Qdrant server went away: a message, not a traceback
         kb_manager(engine, ctl.kb)
     if not ctl.kb:

@@ -39,10 +39,10 @@ TUNE_CHUNK_SIZES = [128, 256, 512, 1024]
 
 def render() -> None:
     """The whole page (``pages/2_Tune.py``)."""
-    base.setup_page("Tune", "🎛️")
+    base.setup_page("Tune", base.ICONS[base.TUNE_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
-    st.markdown("#### 🎛️ Tune retrieval on your own questions")
+    st.markdown(f"#### {base.ICONS[base.TUNE_PAGE]} Tune retrieval on your own questions")
     kb = require_kb(ctl)
     st.caption("Each question needs expected answer snippets; a question is a hit when one of them occurs in the "
                "context that would be sent to the LLM. Every window x top-k is derived from one search per "

@@ -15,7 +15,8 @@ from .state import Slot
 from swr.access import ROLES, GuardedEngine
 from swr.errors import SwrError
 
-ADMINS_ONLY = "👥 Users are managed by admins only: ask an admin to add users, change roles or grant access."
+ADMINS_ONLY = (":material/group: Users are managed by admins only: ask an admin to add users, change roles or "
+               "grant access.")
 ALL_KBS = "*"
 ACCESS = ("read", "edit", "none")
 ONE_TIME = Slot[tuple]("users_one_time_password")  # (user name, password): shown once, then popped
@@ -23,10 +24,10 @@ ONE_TIME = Slot[tuple]("users_one_time_password")  # (user name, password): show
 
 def render() -> None:
     """The whole page (``pages/6_Users.py``)."""
-    base.setup_page("Users", "👥")
+    base.setup_page("Users", base.ICONS[base.USERS_PAGE])
     engine = base.engine_or_stop()
     sidebar(engine, knobs=False)
-    st.markdown("#### 👥 Users")
+    st.markdown(f"#### {base.ICONS[base.USERS_PAGE]} Users")
     if not engine.actor.is_admin:
         st.info(ADMINS_ONLY)
         return

@@ -26,10 +26,10 @@ from swr.render import esc, passage_html
 
 def render() -> None:
     """The whole page (``pages/3_Verify.py``)."""
-    base.setup_page("Verify", "✅")
+    base.setup_page("Verify", base.ICONS[base.VERIFY_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
-    st.markdown("#### ✅ Verify claims")
+    st.markdown(f"#### {base.ICONS[base.VERIFY_PAGE]} Verify claims")
     kb = require_kb(ctl)
     st.caption("Similarity picks candidate windows; the verdict then checks numbers with their units, model "
                "numbers and error codes, negation, and the product a window is about (a fact about the rice "

@@ -51,7 +51,7 @@ def controls(engine, kb: str, key: str, passages: list[Passage]) -> None:
     found = targets(passages)
     if not found or not hasattr(engine, "open_document"):
         return
-    with st.expander("📄 Open in document", expanded=False):
+    with st.expander("Open in document", expanded=False):
         cols = st.columns(2)
         for k, t in enumerate(found):
             if cols[k % 2].button(t["label"], key=KEYS.open_doc(key, t["n"], t["hit"]), icon=":material/description:",

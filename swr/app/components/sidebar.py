@@ -32,15 +32,15 @@ class Controls:
 
 
 def nav(admin: bool = False) -> None:
-    st.sidebar.page_link(base.CHAT_PAGE, label="Chat", icon="💬")
-    st.sidebar.page_link(base.KB_PAGE, label="Knowledge bases", icon="📚")
-    st.sidebar.page_link(base.TUNE_PAGE, label="Tune", icon="🎛️")
+    st.sidebar.page_link(base.CHAT_PAGE, label="Chat", icon=base.ICONS[base.CHAT_PAGE])
+    st.sidebar.page_link(base.KB_PAGE, label="Knowledge bases", icon=base.ICONS[base.KB_PAGE])
+    st.sidebar.page_link(base.TUNE_PAGE, label="Tune", icon=base.ICONS[base.TUNE_PAGE])
     if (base.ROOT / base.VERIFY_PAGE).is_file():
-        st.sidebar.page_link(base.VERIFY_PAGE, label="Verify", icon="✅")
-    st.sidebar.page_link(base.COMPARE_PAGE, label="Compare", icon="⚖️")
-    st.sidebar.page_link(base.FEEDBACK_PAGE, label="Feedback", icon="🗳️")
+        st.sidebar.page_link(base.VERIFY_PAGE, label="Verify", icon=base.ICONS[base.VERIFY_PAGE])
+    st.sidebar.page_link(base.COMPARE_PAGE, label="Compare", icon=base.ICONS[base.COMPARE_PAGE])
+    st.sidebar.page_link(base.FEEDBACK_PAGE, label="Feedback", icon=base.ICONS[base.FEEDBACK_PAGE])
     if admin:  # admins only (the page and the engine refuse others anyway)
-        st.sidebar.page_link(base.USERS_PAGE, label="Users", icon="👥")
+        st.sidebar.page_link(base.USERS_PAGE, label="Users", icon=base.ICONS[base.USERS_PAGE])
 
 
 def keep_kb() -> None:
@@ -219,6 +219,6 @@ def require_kb(ctl: Controls) -> str:
             st.error(md(ctl.error))
         else:
             st.info("There is no knowledge base yet.")
-            st.page_link(base.KB_PAGE, label="Create one and upload files", icon="📚")
+            st.page_link(base.KB_PAGE, label="Create one and upload files", icon=base.ICONS[base.KB_PAGE])
         st.stop()
     return ctl.kb

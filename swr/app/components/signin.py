@@ -68,8 +68,8 @@ def gate(settings) -> Actor:
         if refusal:
             st.error(md(refusal))
             st.stop()
-        st.sidebar.caption("🔓 Open local mode: no users configured, so no sign-in (single-user, this "
-                           "computer only). Create users to serve a team.")
+        st.sidebar.caption(":material/lock_open: Open local mode: no users configured, so no sign-in "
+                           "(single-user, this computer only). Create users to serve a team.")
         return Actor.local_user()
     name = SIGNED_IN.get()
     if name:
