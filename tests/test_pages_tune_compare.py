@@ -254,6 +254,16 @@ def test_compare_two_windows_marks_sentences_only_one_side_sent(engine):
     assert a < b, "same hits: window 1's sentences are a subset of window 3's"
     assert f"only in <span class=\"swr-side-b\">B</span> <b>{len(b - a)}</b>" in body
     assert res["a"]["result"].settings["window_size"] == 1 and res["b"]["result"].settings["window_size"] == 3
+    # each side's hits open in their document, as the chat's do
+    for side in "ab":
+        hits = sum(len(p.hits) for p in res[side]["result"].passages)
+        assert len([b for b in at.button if b.key and b.key.startswith(f"opendoc-cmp-{side}-")]) == hits >= 1
+    first = res["b"]["result"].passages[0]
+    best = min(first.hits, key=lambda h: h.rank)
+    at.button(key=f"opendoc-cmp-b-1-{best.i}").click()
+    run(at)
+    view = "\n".join(h.value for h in at.html)
+    assert 'class="swr-dv-doc"' in view and f'swr-dv-hit" data-i="{best.i}"' in view, "the document view opened"
 
     # a preset sets both sides from the chat's settings
     at.selectbox(key="cmp_preset").set_value("hybrid vs dense").run()

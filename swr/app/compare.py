@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import base, presets, probe, state
-from .components import evidence as ev
+from .components import docview, evidence as ev
 from .components.answer import answer_card, mode_text
 from .components.errors import md
 from .components.passages import EMPTY, anchor
@@ -53,7 +53,7 @@ def render() -> None:
     if st.button("Compare", type="primary", key=KEYS.compare_go, icon=":material/compare_arrows:",
                  disabled=not question.strip()):
         run_compare(engine, kb, question, sides)
-    compare_results(kb)
+    compare_results(engine, kb)
     st.markdown("##### Why not retrieved?")
     st.caption("Pick a sentence you expected: its dense and sparse rank and score for the question, and which "
                "limit cut it (top-k, candidate pool, filter).")
@@ -180,8 +180,9 @@ def marked_cards(passages: list[Passage], other: set[tuple[str, int]], side: str
     return "".join(out)
 
 
-def compare_results(kb: str) -> None:
-    """Both answers and both evidence lists side by side, sentences unique to one side marked."""
+def compare_results(engine, kb: str) -> None:
+    """Both answers and both evidence lists side by side, sentences unique to one side marked, each
+    side's hits openable in their documents."""
     res = state.CMP_RESULT.get()
     if not res or res["kb"] != kb:
         return
@@ -202,3 +203,4 @@ def compare_results(kb: str) -> None:
             answer_card(result, anchor("c", side))
             st.html(ev.head(result.passages, result.context_chars, result.context_tokens))
             ev.scroll_cards(f"cmp-{side}", marked_cards(result.passages, sets[other], side, other))
+            docview.controls(engine, kb, f"cmp-{side}", result.passages)
