@@ -7,7 +7,17 @@ question:
 - ``cosine``: the best cosine between the question (query prefix) and a retrieved sentence
   (passage prefix), from the dense scores of the hits or their stored vectors. Never a fused
   score: DBSF and RRF scores are normalised per result list, so the best hit of a hopeless
-  question scores as high as that of a good one;
+  question scores as high as that of a good one. Only cosines that vouch for the question
+  count (:func:`best_hit`): those of the question's own vector, in any document; those of a
+  vector standing in for it (its translation's, or the question without its product's name)
+  only in the documents the question names (a translation's vector is a gloss of the question:
+  "What year did Tesla die?" scores 0.846 through a translated hit against the wrong, Chinese,
+  knowledge base of ``bench/answerable.py``, 0.729 by its own vector); and, when the question
+  names a product, none in another product's document unless the sentence itself names the
+  question's product (an FAQ's "On the AF-360 air fryer, E4 tells you ..."):
+  "空气炸锅的容量是多少？"'s own vector is closest to a kettle sentence. The hits' via
+  (``swr.crosslingual``) says which vector found them; the named and foreign documents come
+  with the hits (:class:`swr.types.Hits`, :class:`swr.engine.Retrieval`);
 - ``coverage``: the share of the question's content terms (no question words) found in the
   retrieved passages.
 
@@ -103,7 +113,8 @@ def counted(hit) -> bool:
     question's own vector's (``via`` None or "lang-list"), or any list's in a document the
     question names (``via`` carries "alias": a translation's, or the question's without the
     product's name); never a translation's cosine in a document the question does not name (the
-    module docstring says why)."""
+    module docstring says why). Counting every hit's cosine answered 3 of 52 held-out questions
+    against a knowledge base of the other language (bench/README.md §8b, session 7: 0 of 52)."""
     via = hit.via or ""
     return hit.dense_score is not None and (via in ("", "lang-list") or "alias" in via)
 
@@ -153,7 +164,8 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
         ranked = sorted(best.items(), key=lambda t: -t[1])
         for at in range(0, len(ranked), POOL_READ):  # table borders can fill the top: read on
             top = ranked[at:at + POOL_READ]
-            texts = {sentence_id(s.kb, s.doc_id, s.i): (s.source, s.text) for s in engine.store.get([p for p, _ in top])}
+            texts = {sentence_id(s.kb, s.doc_id, s.i): (s.source, s.text)
+                     for s in engine.store.get([p for p, _ in top])}
             dense = [(score, texts[pid][1]) for pid, score in top
                      if pid in texts and substantive_text(texts[pid][1]) and ok(*texts[pid])]
             if dense:
