@@ -53,7 +53,8 @@ def rows_for(engine, arts) -> list[dict]:
                     # the engine's way: the dense candidates of the question's own search (issue #16)
                     # and, beside it, the second dense-only retrieval it replaced (--cosine search)
                     for tag, pool in (("", r.answer_pool), ("_own", r.dense_pool), ("_search", None)):
-                        best = an.best_hit(engine, q, kb, r.hits, r.params, pool=pool)
+                        best = an.best_hit(engine, q, kb, r.hits, r.params, pool=pool, foreign=r.foreign,
+                                           named=r.named)
                         row["cos" + tag] = best[0] if best else 0.0
                         row["cross" + tag] = bool(best) and has_cjk(q) != has_cjk(best[1])
                         closest[tag] = best[1] if best else ""

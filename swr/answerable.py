@@ -7,7 +7,17 @@ question:
 - ``cosine``: the best cosine between the question (query prefix) and a retrieved sentence
   (passage prefix), from the dense scores of the hits or their stored vectors. Never a fused
   score: DBSF and RRF scores are normalised per result list, so the best hit of a hopeless
-  question scores as high as that of a good one;
+  question scores as high as that of a good one. Only cosines that vouch for the question
+  count (:func:`best_hit`): those of the question's own vector, in any document; those of a
+  vector standing in for it (its translation's, or the question without its product's name)
+  only in the documents the question names (a translation's vector is a gloss of the question:
+  "What year did Tesla die?" scores 0.846 through a translated hit against the wrong, Chinese,
+  knowledge base of ``bench/answerable.py``, 0.729 by its own vector); and, when the question
+  names a product, none in another product's document unless the sentence itself names the
+  question's product (an FAQ's "On the AF-360 air fryer, E4 tells you ..."):
+  "空气炸锅的容量是多少？"'s own vector is closest to a kettle sentence. The hits' via
+  (``swr.crosslingual``) says which vector found them; the named and foreign documents come
+  with the hits (:class:`swr.types.Hits`, :class:`swr.engine.Retrieval`);
 - ``coverage``: the share of the question's content terms (no question words) found in the
   retrieved passages.
 
@@ -98,8 +108,40 @@ def evidence_coverage(question: str, passages: list[Passage], closest: str, cros
     return coverage(question, passages)
 
 
+def counted(hit) -> bool:
+    """Whether ``hit``'s own cosine (``Hit.dense_score``) can count toward :func:`best_hit`: the
+    question's own vector's (``via`` None or "lang-list"), or any list's in a document the
+    question names (``via`` carries "alias": a translation's, or the question's without the
+    product's name); never a translation's cosine in a document the question does not name (the
+    module docstring says why). Counting every hit's cosine answered 3 of 52 held-out questions
+    against a knowledge base of the other language (bench/README.md §8b, session 7: 0 of 52)."""
+    via = hit.via or ""
+    return hit.dense_score is not None and (via in ("", "lang-list") or "alias" in via)
+
+
+def names_one_of(engine, kb: str, text: str, named) -> bool:
+    """Whether ``text`` (a sentence) itself names (swr.aliases, any language) one of the documents
+    ``named`` ("On the AF-360 air fryer, E4 tells you ..." in an FAQ names the air fryer's manual)."""
+    subjects = getattr(getattr(engine, "crosslingual", None), "subjects", None)
+    if subjects is None or not named:
+        return False
+    try:
+        weights, _ = subjects.match(kb, [text], version=engine.crosslingual.subject_version(kb))
+    except Exception:  # noqa: BLE001  (a hint only: never fail an answer over it)
+        return False
+    return bool(set(weights) & set(named))
+
+
+def _grounds(engine, kb: str, named, foreign):
+    """The test :func:`best_hit` puts a candidate sentence to: not of a ``foreign`` document
+    (another product's than the question names), unless the sentence names a ``named`` one."""
+    def ok(source: str, text: str) -> bool:
+        return source not in foreign or names_one_of(engine, kb, text, named)
+    return ok
+
+
 def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
-             pool: list | None = None) -> tuple[float, str] | None:
+             pool: list | None = None, foreign=frozenset(), named=frozenset()) -> tuple[float, str] | None:
     """(cosine, text) of the substantive sentence of ``kb`` closest to the question, whatever the
     fusion of ``hits``.
 
@@ -107,8 +149,12 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
     ranked with the question's vector (:class:`swr.types.Hits`, the same filters), read best
     first, :data:`POOL_READ` at a time, to the first substantive one: no second search (issue
     #16: that search was half a quiet question's time). Without a pool, or with nothing
-    substantive in it, a dense search with the same source/tag/language filters.
+    substantive in it, a dense search with the same source/tag/language filters. Of ``hits``,
+    the cosines :func:`counted`. ``named`` / ``foreign``: the sources of the documents the
+    question names and of another product's documents (:attr:`swr.types.Hits.named`,
+    ``.foreign``): a sentence of a foreign document counts only when it names a named one.
     """
+    ok = _grounds(engine, kb, frozenset(named or ()), frozenset(foreign or ()))
     dense: list[tuple[float, str]] = []
     if pool:
         best: dict[str, float] = {}
@@ -118,24 +164,28 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
         ranked = sorted(best.items(), key=lambda t: -t[1])
         for at in range(0, len(ranked), POOL_READ):  # table borders can fill the top: read on
             top = ranked[at:at + POOL_READ]
-            texts = {sentence_id(s.kb, s.doc_id, s.i): s.text for s in engine.store.get([p for p, _ in top])}
-            dense = [(score, texts[pid]) for pid, score in top if pid in texts and substantive_text(texts[pid])]
+            texts = {sentence_id(s.kb, s.doc_id, s.i): (s.source, s.text)
+                     for s in engine.store.get([p for p, _ in top])}
+            dense = [(score, texts[pid][1]) for pid, score in top
+                     if pid in texts and substantive_text(texts[pid][1]) and ok(*texts[pid])]
             if dense:
                 break
     if not dense:  # no pool, or nothing substantive in it: a dense search of its own
         f = {k: v for k, v in (filters or {}).items() if k in ("sources", "tags", "lang") and v}
-        found = engine.retrieve(question, kb, mode="dense", top_k=DENSE_K, stages=(), min_score=None, **f).hits
-        dense = [(h.dense_score if h.dense_score is not None else h.score, h.sentence.text) for h in found]
+        found = engine.retrieve(question, kb, mode="dense", top_k=DENSE_K, stages=(), min_score=None, **f)
+        mine = _grounds(engine, kb, found.named, found.foreign)
+        dense = [(h.dense_score, h.sentence.text) for h in found.hits
+                 if counted(h) and mine(h.sentence.source, h.sentence.text)]
     scored = [(cos, text) for cos, text in dense + [(h.dense_score, h.sentence.text) for h in hits
-                                                     if h.dense_score is not None]
+                                                     if counted(h) and ok(h.sentence.source, h.sentence.text)]
               if substantive_text(text)]
     return max(scored) if scored else None
 
 
 def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = None,
-                pool: list | None = None) -> float | None:
+                pool: list | None = None, foreign=frozenset(), named=frozenset()) -> float | None:
     """The cosine of :func:`best_hit` (None: no substantive sentence)."""
-    best = best_hit(engine, question, kb, hits, filters, pool)
+    best = best_hit(engine, question, kb, hits, filters, pool, foreign, named)
     return best[0] if best else None
 
 
@@ -179,11 +229,12 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
 
 
 def assess(engine, question: str, kb: str, hits, passages: list[Passage], filters: dict | None = None,
-           pool: list | None = None) -> Answerability:
+           pool: list | None = None, named=frozenset(), foreign=frozenset()) -> Answerability:
     """Decide whether ``passages`` (retrieved for ``question`` from ``kb`` with ``filters``:
-    the retrieval's params) answer it."""
+    the retrieval's params) answer it; ``pool``, ``named``, ``foreign``: the retrieval's dense
+    candidates and the documents its question names or not (:class:`swr.engine.Retrieval`)."""
     t = thresholds_for(engine.embedder.name)
-    best = best_hit(engine, question, kb, hits, filters, pool)
+    best = best_hit(engine, question, kb, hits, filters, pool, foreign, named)
     cover = coverage(question, passages)
     if best is None:
         return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict())

@@ -103,6 +103,9 @@ class Plan:
     searches: int = 0
     embeddings: int = 0
     subjects: dict[str, float] = field(default_factory=dict)
+    # the documents about another product than the named ones (fuse's ``foreign``; answerability
+    # reads no cosine in them: swr/answerable.py)
+    foreign: set[str] = field(default_factory=set)
 
 
 def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
@@ -173,6 +176,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
         if weights:  # the documents about another product: a subject of their own, not named
             learned, _ = subjects.learn(req.kb, version)
             foreign = {src for src, terms in learned.items() if terms and src not in weights}
+            plan.foreign = set(foreign)
         if weights:  # the subject documents on their own, in each language searched; inside
             # them the words naming the subject say nothing, so BM25 goes by the other words
             texts = {qlang: question, **plan.translations}
@@ -632,6 +636,8 @@ class CrossLingual:
         # of the other language (1 with the question's vector alone), and "空气炸锅烤鸡翅用多少度？"
         # needs them (its own vector's closest sentence is a Chinese one of another product)
         out.translated_pool = [(pid, sc) for pid, sc, src in pooled.translated if src in plan.subjects]
+        # with the hits, not read from self.last (another thread's search may replace it)
+        out.named, out.foreign = frozenset(plan.subjects), frozenset(plan.foreign)
         return out
 
     def subject_version(self, kb: str):

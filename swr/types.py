@@ -98,6 +98,10 @@ class Hits(list):
         self.dense_pool: list[tuple[str, float]] = list(dense_pool or [])
         # a cross-lingual search's lists searched with a translation's vector (swr.crosslingual)
         self.translated_pool: list[tuple[str, float]] = []
+        # the sources of the documents the question names, and of those about another product
+        # (swr.crosslingual; answerability reads them: swr.answerable)
+        self.named: frozenset[str] = frozenset()
+        self.foreign: frozenset[str] = frozenset()
 
 
 @dataclass

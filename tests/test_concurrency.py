@@ -132,8 +132,10 @@ def test_answerability_reads_the_searchs_own_dense_list(e5_engine):
             hits = e5_engine.store.search(SearchRequest(kb="sample", dense=r.query_vector, sparse=None, mode="dense",
                                                         top_k=100, lang=lang))
             direct += [(h.score, h.sentence.text) for h in hits if answerable.substantive_text(h.sentence.text)]
-        direct += [(h.dense_score, h.sentence.text) for h in r.hits if h.dense_score is not None
-                   and answerable.substantive_text(h.sentence.text)]  # the hits' own, as before
+        # the hits' own cosines, those answerability counts: the question's vector's, and any in a
+        # document the question names (not a translation's elsewhere: swr.answerable.counted)
+        direct += [(h.dense_score, h.sentence.text) for h in r.hits if answerable.counted(h)
+                   and answerable.substantive_text(h.sentence.text)]
         best = max(direct)
         assert pooled is not None and abs(pooled[0] - best[0]) < 1e-5 and pooled[1] == best[1], (q, pooled, best)
         # the translation's lists: sentences of the other language only (answerability reads both)

@@ -182,6 +182,64 @@ def test_the_sample_questions_stay_answerable(sample):
     assert not bad, bad
 
 
+def test_only_cosines_that_vouch_for_the_question_count():
+    """swr.answerable.counted: a hit's cosine counts when the question's own vector found it, or
+    when its document is one the question names; a translation's cosine elsewhere never."""
+    from swr.answerable import counted
+    from swr.types import Hit, Sentence
+
+    def hit(via, dense=0.9):
+        text = "E4 means the basket is not inserted."
+        s = Sentence(kb="k", doc_id="d", source="m.md", i=0, n=1, start=0, end=len(text), text=text)
+        return Hit(sentence=s, score=1.0, dense_score=dense, via=via)
+
+    assert counted(hit(None)) and counted(hit("lang-list"))
+    assert counted(hit("alias")) and counted(hit("translation+alias")) and counted(hit("lang-list+alias"))
+    assert not counted(hit("translation")) and not counted(hit(None, dense=None))
+
+
+def test_a_translations_cosine_in_a_document_the_question_does_not_name_never_answers(sample):
+    """"What is 24 hours in minutes?" names no product and the manuals do not convert units; its
+    dictionary translation ("24 小时 ...") finds the rice cooker's "最长预约时间：24 小时" at a
+    cosine above the high bar, and the question has no content term, so that cosine alone
+    answered it (swr.answerable before session 7). Its own vector's closest sentence is below it."""
+    from swr import answerable as an
+
+    eng, kb = sample
+    q = "What is 24 hours in minutes?"
+    r = eng.retrieve(q, kb)
+    assert not r.named and not an.question_terms(q)
+    leak = [h.dense_score for h in r.hits if h.via == "translation" and h.dense_score is not None]
+    assert leak and max(leak) >= an.E5.high, [(h.via, h.dense_score, h.sentence.text) for h in r.hits]
+    a = eng.ask(q, kb, llm=False)
+    assert a.answerable is False, a.answerability
+    assert a.answerable_score < max(leak) and a.answerable_score < an.E5.high, a.answerability
+
+
+def test_another_products_sentence_is_no_ground_unless_it_names_the_product(sample):
+    """A question naming a product: the closest sentence of another product's document does not
+    vouch for it ("空气炸锅的容量是多少？"'s own vector is closest to a Chinese sentence of the kettle
+    or rice cooker), but a sentence of such a document that names the product does (the FAQ's
+    "What does E4 mean on the AF-360?")."""
+    from swr import answerable as an
+    from swr.claims import has_cjk
+
+    eng, kb = sample
+    q = "空气炸锅的容量是多少？"
+    r = eng.retrieve(q, kb)
+    assert r.named == {"air_fryer_manual_en.md"} and "kettle_manual_zh.md" in r.foreign
+    unscoped = an.best_hit(eng, q, kb, r.hits, r.params, pool=r.answer_pool)
+    assert has_cjk(unscoped[1]), unscoped  # another product's Chinese sentence
+    best = an.best_hit(eng, q, kb, r.hits, r.params, pool=r.answer_pool, named=r.named, foreign=r.foreign)
+    assert not has_cjk(best[1]) and best[0] < unscoped[0], best  # the air fryer's own (English) manual
+    q = "What does E4 mean on the AF-360?"
+    r = eng.retrieve(q, kb)
+    assert "faq_en.md" in r.foreign  # the FAQ has a subject of its own ("FAQ"), not the air fryer
+    best = an.best_hit(eng, q, kb, r.hits, r.params, pool=r.answer_pool, named=r.named, foreign=r.foreign)
+    assert "AF-360" in best[1] and best[0] >= an.E5.high, best
+    assert not an.names_one_of(eng, kb, "**What does E4 mean on the RC-550?**", r.named)
+
+
 # -- the answer check ------------------------------------------------------------------------------------
 def test_answer_sentences_and_short_statements():
     parts = answer_sentences("根据[1]中的信息，空气炸锅可以用来煮咖啡。\n11. 用于商业用途的产品。")
