@@ -13,7 +13,11 @@ the passages it was written from, with the verdict machinery of :mod:`swr.verdic
   has no window supporting its sentence is flagged in ``bad_citations``.
 - ``support`` is the share of supported sentences (0..1); ``status`` sums it up: ``supported``
   (every sentence, no wrong citation), ``partly supported``, or ``rejected`` (a sentence the
-  evidence contradicts, or fewer than half supported): an answer not to pass on as it stands.
+  evidence contradicts, or fewer than half supported): an answer not to pass on as it stands;
+  ``unconfirmed``: nothing contradicted or missing, but some sentences could only be set beside
+  evidence in the other language, where the check confirms numbers, not wording (a Chinese
+  "E2 表示风扇故障" from the English "E2 means fan fault": cosine 0.891). Those sentences
+  (``other_language``) are left out of the share that rejects.
 - :func:`checkable` is the part of an answer to check: of an extractive answer, the hits it marks.
 """
 from __future__ import annotations
@@ -53,6 +57,9 @@ class SentenceCheck:
     reasons: list[str] = field(default_factory=list)
     citations: list[int] = field(default_factory=list)
     bad_citations: list[int] = field(default_factory=list)
+    # not found, but its closest window of its product is in the other language, on the topic and
+    # in no conflict: the check cannot compare wording across languages (:func:`_other_language`)
+    other_language: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -71,13 +78,21 @@ class AnswerCheck:
 
     @property
     def status(self) -> str:
-        """``supported`` / ``partly supported`` / ``rejected`` (see the module doc); ``unchecked``
+        """``supported`` / ``partly supported`` / ``rejected`` / ``unconfirmed`` (see the module
+        doc); ``unchecked``
         when the answer has no sentence to check."""
         if not self.sentences:
             return "unchecked"
-        if self.support < REJECT_BELOW or any(s.verdict == "contradicted" for s in self.sentences):
+        if any(s.verdict == "contradicted" for s in self.sentences):
             return "rejected"
-        return "partly supported" if self.flagged else "supported"
+        judged = [s for s in self.sentences if not s.other_language]  # what the check can judge
+        if not judged:
+            return "unconfirmed"
+        if sum(s.supported for s in judged) / len(judged) < REJECT_BELOW:
+            return "rejected"
+        if any(not s.supported or s.bad_citations for s in judged):
+            return "partly supported"
+        return "unconfirmed" if len(judged) < len(self.sentences) else "supported"
 
     def to_dict(self) -> dict:
         """The JSON form (``check --json``, ``ask --json``, the chat and the evidence card)."""
@@ -156,6 +171,25 @@ def _codes_together(facts: vd.ClaimFacts, ws: list[str], finding: vd.Finding) ->
                       reasons=[why], cover=finding.cover)
 
 
+def _other_language(statement: str, findings: list[vd.Finding], t) -> int | None:
+    """The index of the window a "not found" sentence is closest to, when that window is about the
+    sentence's product, in the other language, on its topic (cosine ``topic``) and with no conflict
+    and nothing missing (no number or code of the sentence it does not state), and no window of
+    another product says the sentence in its own words: the check could not compare their words.
+    None otherwise: the sentence is simply not found."""
+    from .lang import detect_lang
+
+    ours = [j for j, g in enumerate(findings) if g.fits and g.cosine is not None]
+    if not ours or any(not g.fits and (g.literal >= t.literal or (
+            (g.cosine or 0) >= t.support and g.cover >= t.cover)) for g in findings):
+        return None  # (another product's window says it, in its words: the rice cooker's E2, asked of the air fryer)
+    j = max(ours, key=lambda j: findings[j].cosine)
+    g = findings[j]
+    if g.cosine < t.topic or not g.clean or detect_lang(g.focus) == detect_lang(statement):
+        return None
+    return j
+
+
 def question_subjects(engine, kb: str | None, question: str, index: subj.SubjectIndex) -> set[int]:
     """The subjects ``question`` asks about: those it mentions, else (across languages: the
     Chinese "空气炸锅" of the English air fryer manual) the documents the search's aliases say it
@@ -206,16 +240,23 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
             wcos = cos[0] if len(ws) == 1 else float(vec["".join(ws).strip()] @ q)
             findings.append(_codes_together(facts, ws, vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t)))
         verdict, k = vd.decide(findings) if findings else ("not found", None)
+        other = _other_language(st, findings, t) if verdict == "not found" else None
+        if other is not None:
+            k = other
         f = findings[k] if k is not None else None
         supporting = {windows[j][0] + 1 for j, g in enumerate(findings) if g.supports}
         bad = [c for c in cites if c not in supporting]
         reasons = list(f.reasons) if f else ["no passage to check against"]
+        if other is not None:
+            reasons = [f"the closest window is in the other language (cosine {f.cosine:.3f}): across languages "
+                       "the check confirms an answer's numbers, not its wording; read it against the passage"]
         reasons += [f"citation [{c}]: that passage does not support this sentence" for c in bad]
         checks.append(SentenceCheck(text=raw, statement=st, supported=verdict == "supported", verdict=verdict,
                                     score=round(f.cosine, 6) if f and f.cosine is not None else None,
                                     passage=windows[k][0] + 1 if k is not None else None,
                                     window="".join(windows[k][1]).strip() if k is not None else "",
-                                    reasons=reasons, citations=cites, bad_citations=bad))
+                                    reasons=reasons, citations=cites, bad_citations=bad,
+                                    other_language=other is not None))
     support = round(sum(c.supported for c in checks) / len(checks), 4) if checks else 0.0
     return AnswerCheck(checks, support, {"sentences": len(checks), "windows": len(windows),
                                          "encode_calls": encode_calls, "encoded_texts": len(texts)})

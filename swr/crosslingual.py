@@ -88,6 +88,12 @@ EMPTY_LAST = True
 # language, swr/answerable.py). Measured: bench/README.md §8, session 6. False: the first-list
 # fusion (:func:`_fuse_first`), kept for the benchmark.
 BETTER_FIRST = True
+# when the question names a product, the sentences of another product's document rank after every
+# other sentence, not only after the named product's best (so they leave the top-k while there is
+# anything else: a Chinese question about the English air fryer manual got the rice cooker's
+# Chinese E2 table third, and the 1.5B answered with it); a sentence naming the named product
+# itself ranks as any other (bench/README.md §8, session 7)
+FOREIGN_LAST = True
 SUBJECT_K = 50  # candidates per list inside the subject documents
 SUBJECT_BONUS = 0.5  # added to a hit's fused score (DBSF scale 0..2) x its document's subject weight
 MODES = ("on", "llm", "dictionary", "off")
@@ -202,7 +208,12 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
             for lang, (sub, n) in zip(sub_langs, subject_lists(store, reqs)):
                 plan.searches += n
                 lists.append(("translation" if lang != qlang else None, sub, True))
-    return fuse(lists, req.top_k, weights, bonus, foreign), plan
+    exempt = None
+    if foreign and subjects is not None:
+        def exempt(h: Hit) -> bool:  # the sentence names a named document itself
+            got, _ = subjects.match(req.kb, [h.sentence.text], version=version)
+            return bool(set(got) & set(weights))
+    return fuse(lists, req.top_k, weights, bonus, foreign, exempt), plan
 
 
 def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
@@ -290,7 +301,8 @@ def heading_like(s) -> bool:
 
 
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None,
-         bonus: float = 0.0, foreign: set[str] | frozenset = frozenset()) -> list[Hit]:
+         bonus: float = 0.0, foreign: set[str] | frozenset = frozenset(),
+         exempt: Callable[[Hit], bool] | None = None) -> list[Hit]:
     """Each sentence's score over the lists, plus ``bonus`` x its document's subject weight,
     best first. ``lists`` are ``(via, hits)`` or ``(via, hits, True)`` for the lists of the
     subject documents alone.
@@ -304,11 +316,12 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     earlier list. A sentence with no word in it ("。", ". ": a split's leftover, "|": a table
     border) is no answer: it ranks after every sentence with a word (:data:`EMPTY_LAST`).
     ``foreign``: the sources of documents about another product than the ones
-    ``weights`` names; none of their sentences ranks above the best of the named documents.
+    ``weights`` names; their sentences rank after every other sentence (:data:`FOREIGN_LAST`),
+    except those ``exempt`` says name a named product themselves (an FAQ's "E4 on the AF-360 ...").
     """
     weights = weights or {}
     if not BETTER_FIRST:
-        return _fuse_first(lists, top_k, weights, bonus, foreign)
+        return _fuse_first(lists, top_k, weights, bonus, foreign, exempt)
     found: dict[tuple[str, int], list] = {}  # key -> [[(score, order, via, hit), ...], subject?]
     for order, (via, hits, *subject) in enumerate(lists):
         for h in hits:
@@ -325,11 +338,11 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
         if others and not subject and not heading_like(top[3].sentence):  # both lists of another language
             score += SECOND_LIST * max(others)
         best.append((score + bonus * weights.get(top[3].sentence.source, 0.0), top[1], top[3], top[2]))
-    return _ranked(best, top_k, weights, foreign)
+    return _ranked(best, top_k, weights, foreign, exempt)
 
 
 def _fuse_first(lists: list[tuple], top_k: int, weights: dict[str, float], bonus: float,
-                foreign: set[str] | frozenset = frozenset()) -> list[Hit]:
+                foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None) -> list[Hit]:
     """:func:`fuse` before session 6 (:data:`BETTER_FIRST` off): a sentence of another
     language found by both its lists gets the *first* list's score plus :data:`SECOND_LIST` x
     the second's."""
@@ -345,27 +358,44 @@ def _fuse_first(lists: list[tuple], top_k: int, weights: dict[str, float], bonus
             elif key not in best or h.score > best[key][0]:
                 best[key] = (h.score, order, h, via)
     return _ranked([(s + bonus * weights.get(h.sentence.source, 0.0), o, h, via) for s, o, h, via in best.values()],
-                   top_k, weights, foreign)
+                   top_k, weights, foreign, exempt)
 
 
 def _ranked(scored: list[tuple], top_k: int, weights: dict[str, float],
-            foreign: set[str] | frozenset = frozenset()) -> list[Hit]:
+            foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None) -> list[Hit]:
     """The best ``top_k`` of ``(score, list order, hit, via)`` (ties: the earlier list, then the
     source name and sentence number), ranked,
     scored and marked ``+alias`` when their document is a named subject. A hit of a ``foreign``
-    document (another product's) scores at most the best hit of a named one and ranks after it;
+    document (another product's) ranks after every other one (:data:`FOREIGN_LAST`; off: after the
+    best hit of a named one), at most at the score of the hit above it;
     one without a word ranks after every one with a word (:data:`EMPTY_LAST`)."""
     cap = max((t[0] for t in scored if weights.get(t[2].sentence.source)), default=None)
     if cap is not None and foreign:
-        scored = [(cap, (1, -s, o), h, via) if h.sentence.source in foreign and s >= cap else (s, (0, o), h, via)
-                  for s, o, h, via in scored]  # capped: after the named best, in their own order
+        # capped: after the named best, in their own order; with FOREIGN_LAST the sentences that do
+        # not name a named product themselves go after every other sentence (their order "2")
+        capped = []
+        for s, o, h, via in scored:
+            if h.sentence.source not in foreign:
+                capped.append((s, (0, o), h, via))
+            elif FOREIGN_LAST and not (exempt and exempt(h)):
+                capped.append((s, (2, -s, o), h, via))
+            else:
+                capped.append((cap, (1, -s, o), h, via) if s >= cap else (s, (0, o), h, via))
+        scored = capped
     out = []
     def key(t):
         # equal scores (the same text in two manuals): the earlier list, then document order, so
         # a tie reads the same however the store ordered it (one batched search or several)
-        return (EMPTY_LAST and not _WORDY.search(t[2].sentence.text), -t[0], t[1], t[2].sentence.source,
+        off = cap is not None and bool(foreign) and t[1][0] == 2
+        return (EMPTY_LAST and not _WORDY.search(t[2].sentence.text), off, -t[0], t[1], t[2].sentence.source,
                 t[2].sentence.i)
-    for r, (score, _, h, via) in enumerate(sorted(scored, key=key)[:top_k], start=1):
+    floor = None  # the lowest score above: another product's sentences, ranked after, show at most it
+    for r, t in enumerate(sorted(scored, key=key)[:top_k], start=1):
+        score, _, h, via = t
+        if key(t)[1]:
+            score = min(score, floor) if floor is not None else score
+        else:
+            floor = score if floor is None else min(floor, score)
         if weights.get(h.sentence.source):
             via = f"{via}+alias" if via else "alias"
         h.rank, h.via, h.score = r, via, round(score, 6)

@@ -57,6 +57,7 @@ a.swr-cite-check{color:#1a7f37;text-decoration:none;font-weight:600;font-style:i
 .swr-support{padding:.2em .5em;border-radius:6px;background:#f6f8fa;margin-bottom:.3em}
 .swr-support.rejected{background:#ffebe9;color:#82071e}
 .swr-support.supported{background:#dafbe1;color:#116329}
+.swr-support.unconfirmed{background:#fff8c5;color:#7d4e00}
 .swr-chk-row{border-left:3px solid #d0d7de;padding:.1em .5em;margin:.2em 0}
 .swr-chk-row.ok{border-color:#2da44e}.swr-chk-row.bad{border-color:#cf222e}.swr-chk-row.cite{border-color:#bf8700}
 .swr-chk-row summary{cursor:pointer}
@@ -322,7 +323,8 @@ def answer_html(answer: str, n_passages: int | None = None, *, anchor: str = "")
 # the answer check (swr.check): each answer sentence marked, with its evidence or its reasons
 
 _CHECK_STATUS = {"supported": "Supported by the evidence", "partly supported": "Partly supported",
-                 "rejected": "Rejected by the check", "unchecked": "Nothing to check"}
+                 "rejected": "Rejected by the check", "unchecked": "Nothing to check",
+                 "unconfirmed": "Not confirmed: its evidence is in the other language"}
 
 
 def _check_id(prefix: str, k: int) -> str:
@@ -344,6 +346,8 @@ def _sentence_mark(s: dict) -> tuple[str, str, str]:
         return "cite", "⚠", "supported, but a citation is wrong"
     if s.get("verdict") == "contradicted":
         return "bad", "✗", "contradicted by the evidence"
+    if s.get("other_language"):
+        return "cite", "?", "not confirmed: the evidence is in the other language"
     return "bad", "⚠", "not supported by the evidence"
 
 

@@ -131,6 +131,8 @@ class Finding:
     focus: str
     reasons: list[str] = field(default_factory=list)
     cover: float = 0.0  # ClaimFacts.coverage of the window
+    clean: bool = False  # no conflict and nothing missing (numbers, codes): only too far, if weak
+    fits: bool = True  # the window's subject fits the claim's (else another product's fact)
 
     @property
     def supports(self) -> bool:
@@ -276,7 +278,7 @@ def classify(m: Measure, t: Thresholds) -> Finding:
         (m.cross and m.anchored and c >= t.support)
     args = (m.cosine, m.literal, m.focus)
     if not m.fits:
-        return Finding("other subject" if on_topic else "weak", *args, [m.other], m.cover)
+        return Finding("other subject" if on_topic else "weak", *args, [m.other], m.cover, fits=False)
     if m.conflicts and on_topic:
         return Finding("contradicts", *args, m.conflicts + m.gaps, m.cover)
     if strong and not m.conflicts and not m.gaps:
@@ -287,11 +289,12 @@ def classify(m: Measure, t: Thresholds) -> Finding:
         return Finding("supports", *args, [f"the window says the same (cosine {c:.3f}, {m.cover:.0%} of the "
                                            "claim's facts); numbers, codes, polarity and subject agree"], m.cover)
     reasons = m.conflicts + m.gaps
+    clean = not m.conflicts and not m.gaps
     if not strong:
         reasons.append(f"too far from the claim (cosine {c:.3f}, {m.cover:.0%} of its facts; supports at "
                        f"{t.support:g} with {t.cover:.0%}" + (f", or {t.high:g} in another language)" if m.cross
                                                              else ")"))
-    return Finding("weak", *args, reasons, m.cover)
+    return Finding("weak", *args, reasons, m.cover, clean=clean)
 
 
 def judge(claim: ClaimFacts, sentences: list[str], cosines: list[float | None], window_cos: float | None,

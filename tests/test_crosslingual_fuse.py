@@ -148,3 +148,26 @@ def test_suffix_glosses_are_not_words(g):
     assert g.zh_en["有"] and not any(x.startswith("-") for x in g.zh_en["有"])
     en = g.translate("在哪些地方不再有体罚？", "en", known=lambda w: w not in ("have", "there is", "having", "with"))
     assert "corporal punishment" in en and "-al" not in en.split()
+
+
+def test_another_products_sentences_rank_after_every_other_sentence():
+    """Not only after the named product's best: after the sentences of documents that are no other
+    product's (an FAQ), at most at the score above them; one naming the named product itself is
+    not another product's (``exempt``)."""
+    def lists():  # fresh hits each time (fuse sets their rank and score)
+        named = _hit("k", 5, "5. 电热水壶第一次使用前，请将壶内装满水。", 1.4)
+        rice = _hit("r", 8, "Rinse the inner pot before first use.", 1.8, "en")
+        faq = _hit("q", 3, "Descale it monthly.", 1.0, "en")
+        faq_named = _hit("f", 4, "On the KX-2000 kettle, E4 means poor contact.", 1.6, "en")
+        return [("translation", [rice, faq, faq_named]), (None, [named], True)]
+
+    args = dict(top_k=4, weights={"k.txt": 1.0}, bonus=0.5, foreign={"r.txt", "f.txt"},
+                exempt=lambda h: "KX-2000" in h.sentence.text)
+    out = fuse(lists(), **args)
+    assert [h.sentence.doc_id for h in out] == ["k", "f", "q", "r"]
+    assert out[3].score == pytest.approx(1.0)  # shown at most at the score above it
+    saved, crosslingual.FOREIGN_LAST = crosslingual.FOREIGN_LAST, False
+    try:  # the rule before: only after the named best, so above the FAQ
+        assert [h.sentence.doc_id for h in fuse(lists(), **args)] == ["k", "r", "f", "q"]
+    finally:
+        crosslingual.FOREIGN_LAST = saved

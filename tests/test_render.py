@@ -1,6 +1,7 @@
 """Escaped evidence HTML: untrusted text stays inert, highlights and citations are right."""
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 
@@ -378,3 +379,19 @@ def test_passages_hide_markdown_syntax_and_never_mark_table_borders():
     assert is_table_border("| --- | :---: |") and not is_table_border("| a | b |")
     evil = highlight_html("**<script>x</script>**", [])
     assert "<script>" not in evil and "&#60;script&#62;" in evil
+
+
+def test_a_sentence_unconfirmed_across_languages_is_marked_so_not_rejected():
+    """The check could not compare a sentence with evidence in the other language: "?" and a
+    yellow "Not confirmed" line, never the red rejection banner."""
+    from swr.render import check_summary_html, checked_answer_html
+
+    sent = {"text": "E2 表示风扇故障。", "statement": "E2 表示风扇故障。", "supported": False, "verdict": "not found",
+            "score": 0.891, "passage": 1, "window": "E2 means fan fault.", "reasons": ["the closest window is in the "
+            "other language (cosine 0.891)"], "citations": [], "bad_citations": [], "other_language": True}
+    check = {"sentences": [sent], "support": 0.0, "status": "unconfirmed", "flagged": 1, "counts": {}}
+    line = check_summary_html(check)
+    assert 'class="swr-support unconfirmed"' in line and "Not confirmed" in line
+    body = checked_answer_html("E2 表示风扇故障。", check, 1, anchor="a1-")
+    assert "swr-rejected" not in body
+    assert "not confirmed: the evidence is in the other language" in html.unescape(body)

@@ -109,7 +109,10 @@ def test_another_products_fact_does_not_support(sample):
 
     eng, kb = sample
     r = vf.verify(eng, "电热水壶的发热盘保修三年", kb, top_k=5)
-    rice = [e for e in r.entries if e.source.startswith("rice_cooker") and "三年" in e.text]
+    # the rice cooker's three years: its manual ranks after the kettle's (another product's, since
+    # session 7), so it is the FAQ's RC-550 line that is retrieved; it must not support either
+    rice = [e for e in r.entries if ("三年" in e.text or "3 years" in e.text)
+            and (e.source.startswith("rice_cooker") or "RC-550" in e.text)]
     assert rice and all(not e.supported for e in rice), [(e.source, e.role, e.text) for e in r.entries]
 
 
