@@ -5,6 +5,13 @@ Small files are pooled: their sentences are embedded together, up to :data:`EMBE
 model call (the model sorts one large call by length and pads far less than many small calls;
 bench/README.md). A bad file gets an error result naming it; the other files are still indexed.
 A per-document lock keeps two threads from writing the same document at once.
+
+Overlapped (issue #16; :func:`overlapped`): while the calling thread embeds a chunk, one
+background thread runs the CPU stages of others in order: the BM25 vectors and the upsert of the
+chunk before, and the loading, splitting and node building of the next files. At most one chunk
+is written while one is embedded; everything stateful (the per-document locks, the incomplete
+and complete records, progress, results) stays on the calling thread, in the same order as
+without the overlap.
 """
 from __future__ import annotations
 
@@ -12,8 +19,10 @@ import datetime as _dt
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from concurrent import futures
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +42,22 @@ EMBED_CHUNK = 1024  # sentences per chunk (sparse vectors, upsert); small files 
 # dense vectors per progress step inside a chunk (None: the embedder's batch size; 0: one call per chunk)
 PROGRESS_BATCH: int | None = None
 
+PREFETCH_FILES = 32  # overlapped: files loaded and split ahead, at most (and about EMBED_CHUNK sentences)
+# Overlap the CPU stages with embedding (module docstring): always on a GPU (cuda, mps), which
+# they would leave idle between chunks (bench/index_build.py projected it: model 0.16 s, the
+# rest 3 s of 48 SQuAD articles); on a CPU as measured: OVERLAP_ON_CPU_FIGURES
+OVERLAP_ON_CPU = False
+OVERLAP: bool | None = None  # tests and benchmarks: force the overlap on or off (None: automatic)
+
 Progress = Callable[[dict], None]
+
+
+def overlapped(embedder) -> bool:
+    """Whether indexing with ``embedder`` overlaps the CPU stages with embedding: by its device
+    (``OVERLAP`` when a test or benchmark sets it)."""
+    if OVERLAP is not None:
+        return OVERLAP
+    return str(getattr(embedder, "device", "cpu")).lower().startswith(("cuda", "mps")) or OVERLAP_ON_CPU
 
 
 @dataclass
@@ -48,6 +72,145 @@ class _Job:
     lock: threading.Lock
     t0: float
     original: bytes | None = None  # a PDF's bytes, kept for the document view (swr.docview.files)
+
+
+@dataclass
+class _Prepared:
+    """A file loaded (and, when overlapped, split ahead): what ``_start_doc`` turns into a job."""
+
+    no: int
+    name: str
+    t0: float
+    doc: object = None
+    original: bytes | None = None
+    parts: tuple | None = None  # (sentences, texts) split ahead, or None: split under the lock
+    error: Exception | None = None  # this file failed to load or split
+
+
+@dataclass
+class _Flight:
+    """A pool whose chunks are embedded (or failed to be) and written in the lane; its jobs'
+    locks are held until :meth:`_Run.collect` finishes it."""
+
+    jobs: list
+    writes: list = field(default_factory=list)  # one future per chunk's write
+    failed: Exception | None = None  # embedding (or a write) failed: every job is retried alone
+
+    def error(self) -> BaseException | None:
+        """Why this pool failed, if it did (its own embedding, or a write)."""
+        return self.failed or next((f.exception() for f in self.writes if f.done() and f.exception()), None)
+
+
+class _Lane:
+    """Where the CPU stages run: one background thread taking tasks in the order given
+    (overlapped), or inline at submission (the order without the overlap). ``submit`` returns a
+    future either way; an ``Exception`` is kept in it, an inline ``BaseException`` propagates."""
+
+    def __init__(self, overlap: bool) -> None:
+        self.overlap = overlap
+        self._pool = futures.ThreadPoolExecutor(1, thread_name_prefix="swr-index") if overlap else None
+
+    def submit(self, fn, *args) -> futures.Future:
+        """Run ``fn(*args)`` in the lane."""
+        if self._pool is not None:
+            return self._pool.submit(fn, *args)
+        fut: futures.Future = futures.Future()
+        try:
+            fut.set_result(fn(*args))
+        except Exception as exc:  # noqa: BLE001  (kept for the caller, as the thread does)
+            fut.set_exception(exc)
+        return fut
+
+    def close(self) -> None:
+        """Drop the tasks not started and wait for the one running (never leaves a write behind)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Run:
+    """One ``index_files`` call: the pool being gathered and the pools in flight, in order."""
+
+    def __init__(self, indexer, kb, progress, n_files, results, lane) -> None:
+        self.ix, self.kb, self.progress, self.n_files, self.results, self.lane = (
+            indexer, kb, progress, n_files, results, lane)
+        self.pool: list[_Job] = []
+        self.flights: deque[_Flight] = deque()
+
+    def has_source(self, source: str) -> bool:
+        """Whether a job of this run not yet complete indexes a file of this name."""
+        return any(j.doc.source == source for j in self.pool) or any(
+            j.doc.source == source for fl in self.flights for j in fl.jobs)
+
+    def flush(self) -> None:
+        """Embed the pool's chunks, each written in the lane; then finish what is written."""
+        jobs, self.pool = self.pool, []
+        if not jobs:
+            return
+        flight = _Flight(jobs)
+        self.flights.append(flight)  # its locks are the flight's from here
+        try:
+            self.ix._embed_store(jobs, self.progress, self.n_files, write=lambda *a: self._write(flight, *a))
+        except Exception as exc:  # noqa: BLE001  (retried alone in collect)
+            flight.failed = exc
+        # a failed pool is retried now, so that its files' progress comes before the next files'
+        self.collect(wait=flight.failed is not None)
+
+    def _write(self, flight: _Flight, sentences, texts, dense) -> None:
+        """Queue one chunk's BM25 and upsert, once the chunk before it is written (one chunk
+        written while the next is embedded); a failed write stops this pool's embedding."""
+        pending = [f for fl in self.flights for f in fl.writes if not f.done()]
+        futures.wait(pending)
+        self.collect(wait=False, upto=flight)
+        if err := flight.error():
+            raise err
+        fut = self.lane.submit(self.ix._write_chunk, sentences, texts, dense)
+        flight.writes.append(fut)
+        if fut.done() and fut.exception():  # inline: stop at once, as before the overlap
+            raise fut.exception()
+
+    def collect(self, wait: bool, upto: _Flight | None = None) -> None:
+        """Finish the pools in flight, oldest first: those whose writes are done (``wait``: all of
+        them, waiting); ``upto``: only the pools before it, and only the clean ones (no retry,
+        so no progress of an earlier file, in the middle of another pool's embedding)."""
+        while self.flights and self.flights[0] is not upto:
+            fl = self.flights[0]
+            if not wait and (not all(f.done() for f in fl.writes) or (upto is not None and fl.error())):
+                return
+            futures.wait(fl.writes)
+            self.flights.popleft()
+            self._finish(fl)
+
+    def _finish(self, fl: _Flight) -> None:
+        """Mark a written pool's documents complete (a failed pool's retried alone, so that only a
+        file that fails by itself fails); releases their locks."""
+        try:
+            failed = fl.error()
+            for job in fl.jobs:
+                try:
+                    if failed is not None:
+                        if len(fl.jobs) == 1:
+                            raise failed
+                        self.ix._embed_store([job], self.progress, self.n_files)
+                    res = self.ix._finish_doc(self.kb, job)
+                except Exception as exc:  # noqa: BLE001
+                    res = _failed(job.doc.source, exc)
+                res.seconds = round(time.perf_counter() - job.t0, 3)
+                self.results[job.no] = res
+        finally:
+            for job in fl.jobs:
+                job.lock.release()
+
+    def drain(self) -> None:
+        """Flush the pool and finish every pool in flight: no lock of this run held after."""
+        self.flush()
+        self.collect(wait=True)
+
+    def release(self) -> None:
+        """Interrupted: unlock every job never finished (once each: a job is in one place)."""
+        jobs = self.pool + [j for fl in self.flights for j in fl.jobs]
+        self.pool, self.flights = [], deque()
+        for job in jobs:
+            job.lock.release()
 
 
 def _failed(name: str, exc: Exception) -> FileResult:
@@ -81,36 +244,63 @@ class Indexer:
                     progress: Progress | None = None) -> list[FileResult]:
         """Index files (paths, or ``(name, bytes)`` pairs) into the existing ``kb``."""
         files = list(files)
+        tags = tags or []
         results: list = [None] * len(files)
-        pool: list[_Job] = []
-
-        def flush():
-            jobs = pool[:]
-            pool.clear()
-            if jobs:
-                self._write_pool(kb, jobs, progress, len(files), results)
-
+        lane = _Lane(overlapped(self.engine.embedder))
+        run = _Run(self, kb, progress, len(files), results, lane)
         try:
-            for k, f in enumerate(files):
-                name = f[0] if isinstance(f, tuple) else Path(f).name
-                t0 = time.perf_counter()
-                try:
-                    doc = self._load(f)
-                    job = self._start_doc(kb, doc, tags or [], k, t0, pool, flush, _original(f, doc))
-                except Exception as exc:  # noqa: BLE001  (only this file fails)
-                    job = _failed(name, exc)
+            for p in self._prepared(lane, kb, files, tags):
+                job = p.error and _failed(p.name, p.error)
+                if job is None:
+                    try:
+                        job = self._start_doc(kb, p, tags, run)
+                    except Exception as exc:  # noqa: BLE001  (only this file fails)
+                        job = _failed(p.name, exc)
                 if isinstance(job, FileResult):
-                    job.seconds = round(time.perf_counter() - t0, 3)
-                    results[k] = job
+                    job.seconds = round(time.perf_counter() - p.t0, 3)
+                    results[p.no] = job
                     continue
-                pool.append(job)
-                if sum(len(j.texts) for j in pool) >= EMBED_CHUNK:
-                    flush()
-            flush()
-        finally:  # interrupted: unlock what was never written
-            for job in pool:
-                job.lock.release()
+                run.pool.append(job)
+                if sum(len(j.texts) for j in run.pool) >= EMBED_CHUNK:
+                    run.flush()
+            run.drain()
+        finally:  # interrupted: no write left running, then unlock what was never complete
+            lane.close()
+            run.release()
         return results
+
+    def _prepared(self, lane: _Lane, kb: str, files: list, tags: list[str]):
+        """The files, loaded (one at a time; overlapped: split ahead, the next batch of about
+        EMBED_CHUNK sentences prepared in the lane while this one is indexed), in order."""
+        start, ahead = 0, None
+        while start < len(files):
+            batch = (ahead or lane.submit(self._prepare_batch, kb, files, start, tags, lane.overlap)).result()
+            start = batch[-1].no + 1
+            ahead = (lane.submit(self._prepare_batch, kb, files, start, tags, True)
+                     if lane.overlap and start < len(files) else None)
+            yield from batch
+
+    def _prepare_batch(self, kb: str, files: list, start: int, tags: list[str], ahead: bool) -> list[_Prepared]:
+        """Files from ``start`` loaded: one, or (``ahead``) split too, up to about EMBED_CHUNK
+        sentences or PREFETCH_FILES files. A file's error is its own (``_Prepared.error``)."""
+        out, n = [], 0
+        for k in range(start, len(files)):
+            f = files[k]
+            p = _Prepared(k, f[0] if isinstance(f, tuple) else Path(f).name, time.perf_counter())
+            try:
+                p.doc = self._load(f)
+                p.original = _original(f, p.doc)
+                if ahead:  # unless it is indexed already (a hint: checked again under its lock)
+                    same = self.engine.store.docs(kb, doc_id=p.doc.doc_id)
+                    if not (same and same[0].complete):
+                        p.parts = self._split(kb, p.doc, tags)
+                        n += len(p.parts[1])
+            except Exception as exc:  # noqa: BLE001  (only this file fails)
+                p.error = exc
+            out.append(p)
+            if not ahead or n >= EMBED_CHUNK or len(out) >= PREFETCH_FILES:
+                break
+        return out
 
     def _load(self, f):
         max_bytes = int(self.engine.settings.max_file_mb * 1024 * 1024)
@@ -118,12 +308,19 @@ class Indexer:
             return load_bytes(f[0], f[1], max_bytes=max_bytes)
         return load_path(f, max_bytes=max_bytes)
 
-    def _start_doc(self, kb, doc, tags, file_no, t0, pool, flush, original=None):
+    def _split(self, kb, doc, tags) -> tuple[list, list[str]]:
+        """A document's sentences (structure annotated: payload only) and the texts embedded."""
+        spans = split_spans(doc.text)
+        nodes = build_nodes(doc, kb, tags=tags, window_size=self.engine.settings.window_size, spans=spans)
+        return annotate([to_sentence(n) for n in nodes], doc.text, spans), [embed_text(n) for n in nodes]
+
+    def _start_doc(self, kb, p: _Prepared, tags, run: _Run):
         """Lock the document and record it as incomplete: a ``_Job``, or a skipped result
-        (``original``: a PDF's bytes, kept for the document view when it is complete)."""
+        (``p.original``: a PDF's bytes, kept for the document view when it is complete)."""
+        doc, original = p.doc, p.original
         lock = self.doc_lock(kb, doc.doc_id)
-        if not lock.acquire(blocking=False):  # never wait while holding the pool's locks
-            flush()
+        if not lock.acquire(blocking=False):  # never wait while holding the run's locks
+            run.drain()
             lock.acquire()
         try:
             same = self.engine.store.docs(kb, doc_id=doc.doc_id)
@@ -133,52 +330,33 @@ class Indexer:
                 lock.release()
                 return FileResult(source=doc.source, ok=True, doc_id=doc.doc_id, sentences=same[0].sentences,
                                   skipped=True)
-            if any(j.doc.source == doc.source for j in pool):  # finish the old version first
-                flush()
-            spans = split_spans(doc.text)
-            nodes = build_nodes(doc, kb, tags=tags, window_size=self.engine.settings.window_size, spans=spans)
+            if run.has_source(doc.source):  # finish the old version first
+                run.drain()
+            sentences, texts = p.parts or self._split(kb, doc, tags)
             # record the document as incomplete first: a crash leaves it visibly unfinished
-            info = DocInfo(doc_id=doc.doc_id, source=doc.source, sentences=len(nodes), complete=False,
+            info = DocInfo(doc_id=doc.doc_id, source=doc.source, sentences=len(sentences), complete=False,
                            chars=len(doc.text), format=doc.format, tags=list(tags),
                            indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
             self.engine.store.put_doc(kb, info)
-            sentences = annotate([to_sentence(n) for n in nodes], doc.text, spans)  # structure: payload only
-            return _Job(file_no, doc, info, sentences, [embed_text(n) for n in nodes], lock, t0, original)
+            return _Job(p.no, doc, info, sentences, texts, lock, p.t0, original)
         except BaseException:
             lock.release()
             raise
 
-    def _write_pool(self, kb, jobs, progress, n_files, results) -> None:
-        """Embed and store the pooled documents, then mark each complete; releases their locks."""
-        try:
-            try:
-                self._embed_store(jobs, progress, n_files)
-                failed = None
-            except Exception as exc:  # noqa: BLE001
-                failed = exc
-            for job in jobs:
-                try:
-                    if failed is not None:  # retry alone, so only a file that fails by itself fails
-                        if len(jobs) == 1:
-                            raise failed
-                        self._embed_store([job], progress, n_files)
-                    res = self._finish_doc(kb, job)
-                except Exception as exc:  # noqa: BLE001
-                    res = _failed(job.doc.source, exc)
-                res.seconds = round(time.perf_counter() - job.t0, 3)
-                results[job.no] = res
-        finally:
-            for job in jobs:
-                job.lock.release()
+    def _write_chunk(self, sentences, texts, dense) -> None:
+        """One chunk's BM25 vectors and its points written (in the lane)."""
+        self.engine.store.upsert(sentences, dense, self.engine.sparse.encode_documents(texts))
 
-    def _embed_store(self, jobs, progress, n_files) -> None:
-        """Dense + sparse vectors of the jobs' sentences, EMBED_CHUNK per chunk, upserted.
+    def _embed_store(self, jobs, progress, n_files, write=None) -> None:
+        """Dense vectors of the jobs' sentences, EMBED_CHUNK per chunk, each chunk given to
+        ``write(sentences, texts, dense)`` (default: BM25 and upsert here, now).
 
         With a progress callback the dense vectors of a chunk are asked for in length-sorted
         slices of PROGRESS_BATCH (the embedder's own batch size): the very batches the bundled
         engine forms inside one call (it sorts by length and cuts every 64), so nothing is lost
         in throughput (bench/progress.py), and each slice reports progress within the file.
         """
+        write = write or self._write_chunk
         sentences = [s for j in jobs for s in j.sentences]
         texts = [t for j in jobs for t in j.texts]
         t0 = time.perf_counter()
@@ -190,8 +368,7 @@ class Indexer:
                     jobs, progress, n_files, s, s + n, len(texts), t0))
             else:
                 dense = self.engine.embedder.encode_passages(texts[chunk])
-            sparse = self.engine.sparse.encode_documents(texts[chunk])
-            self.engine.store.upsert(sentences[chunk], dense, sparse)
+            write(sentences[chunk], texts[chunk], dense)
             if progress:
                 self._report(jobs, progress, n_files, s, min(s + EMBED_CHUNK, len(texts)), len(texts), t0)
 
