@@ -17,6 +17,10 @@ other, after one warm-up encode; model loading is not timed.
   on a CPU with AMX its matmuls run under bfloat16 autocast (``SWR_EMBED_DTYPE=auto``).
 - swr-fp32 (optional row): the same in float32 (``SWR_EMBED_DTYPE=float32``), as stock runs.
 
+``--overlap on|off`` forces swr's overlapped pipeline (``swr.indexer.OVERLAP``: BM25, upsert and
+splitting in a background thread while the next chunk embeds) on or off; by default it is chosen
+by the embedder's device. With it on, the stages' times overlap and no longer sum to the wall time.
+
 Prints wall and process-CPU seconds (CPU time is far less disturbed by other jobs on a shared
 machine), the time of each stage, and the ratios; then the same pipelines projected onto a GPU
 where the model runs `--gpu-speedup` (default 100) times faster and every other stage is unchanged.
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -57,9 +62,12 @@ def row_limit(args) -> dict:
 def row_swr(args, dtype: str = "auto") -> dict:
     """swr's pipeline; ``dtype`` float32: no bfloat16 autocast on a CPU with AMX (row swr-fp32)."""
     C.torch_threads()
+    from swr import indexer
     from swr.engine import Engine
     from swr.settings import Settings
 
+    if os.environ.get("SWR_BENCH_OVERLAP") in ("on", "off"):
+        indexer.OVERLAP = os.environ["SWR_BENCH_OVERLAP"] == "on"
     home = WORK / "swr_home"
     shutil.rmtree(home, ignore_errors=True)
     s = Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, embed_model=C.minilm_path(),
@@ -88,6 +96,7 @@ def row_swr(args, dtype: str = "auto") -> dict:
               "sparse": st.seconds["sparse"], "store": st.seconds["store"]}
     stages["load+split+nodes+rest"] = c.wall - sum(stages.values())
     return {"row": "swr" if dtype == "auto" else f"swr-{dtype.replace('float', 'fp')}", "device": inner.device,
+            "overlap": indexer.overlapped(eng.embedder),
             "sentences": n, "points": n, "wall_s": c.wall, "cpu_s": c.cpu, "stages": stages,
             "embed_calls": eng.embedder.calls - calls0,
             "tokens_per_sentence": _tokens(inner.tokenizer, texts)}
@@ -153,6 +162,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="run the rows this many rounds (stock only once)")
     ap.add_argument("--one-file", action="store_true",
                     help="the articles as one .txt file (issue #16's whole-process comparison)")
+    ap.add_argument("--overlap", choices=["auto", "on", "off"], default="auto",
+                    help="swr's overlapped indexing pipeline (default: chosen by the embedder's device)")
     ap.add_argument("--gpu-speedup", type=float, default=100.0)
     ap.add_argument("--json", default=str(WORK / "last.json"))
     ap.add_argument("--row", help=argparse.SUPPRESS)  # internal: run one row in this process
@@ -160,6 +171,8 @@ def main() -> None:
     if args.row:
         C.emit(ROWS[args.row](args))
         return
+    if args.overlap != "auto":
+        os.environ["SWR_BENCH_OVERLAP"] = args.overlap  # read by the swr rows' processes
     docs = C.squad_docs(args.articles)
     if args.one_file:
         docs = [("squad_dev.txt", "\n\n".join(t for _, t in docs))]
@@ -214,7 +227,8 @@ def report(results: list[dict], args, n_docs: int) -> None:
                       + (" (floor 2x)" if name == "stock-nometa" else ""))
     for r in results:
         if r.get("device"):
-            print(f"{r['row']} round {r['round']}: embedder on {r['device']}")
+            overlap = "on" if r.get("overlap") else "off"
+            print(f"{r['row']} round {r['round']}: embedder on {r['device']}, overlap {overlap}")
     if swr and lim:
         ratio = (n_swr / swr) / (n_lim / lim)
         cpu_ratio = (n_swr / mean("swr", "cpu_s")) / (n_lim / mean("limit", "cpu_s"))

