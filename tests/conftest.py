@@ -21,6 +21,26 @@ SAMPLES = ROOT / "samples" / "kb"
 SHARED = ROOT.parent / "shared" / "data"
 
 
+class CountingEdge:
+    """A Qdrant Edge shard that records what a test counts: the searches of each ``query_batch``
+    (``batches``) and the ids of each ``retrieve`` (``fetches``); everything else passes through."""
+
+    def __init__(self, edge) -> None:
+        self._edge, self.batches, self.fetches = edge, [], []
+
+    def __getattr__(self, name):
+        return getattr(self._edge, name)
+
+    def query_batch(self, req):
+        out = self._edge.query_batch(req)
+        self.batches.append(len(out))
+        return out
+
+    def retrieve(self, ids, **kw):
+        self.fetches.append(len(ids))
+        return self._edge.retrieve(ids, **kw)
+
+
 class FakeEmbedder(Embedder):
     """Deterministic bag-of-characters vectors: similar texts get similar vectors. Counts calls."""
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CountingEdge
 from swr.store import SearchRequest
 from swr.store.fusion import fuse
 
@@ -87,22 +88,12 @@ def test_hybrid_runs_one_search_per_list(fake_engine):
     # the first question learns the KB's languages (one-hit dense probes, cached until the KB changes)
     fake_engine.retrieve(qs[1], "amazon", mode="hybrid")
     edge = store._edge  # noqa: SLF001  (the test counts the calls into Qdrant Edge)
-    sent = []
-
-    class Counting:
-        def __getattr__(self, name):
-            return getattr(edge, name)
-
-        def query_batch(self, req):
-            out = edge.query_batch(req)
-            sent.append(len(out))
-            return out
-
-    store._edge = Counting()
+    store._edge = counting = CountingEdge(edge)
     try:
         hits = fake_engine.retrieve(qs[0], "amazon", mode="hybrid")
     finally:
         store._edge = edge
+    sent = counting.batches
     # two searches (dense, sparse) per store call; a one-language KB gets one store call (its
     # languages are cached): [2], never the four of a prefetch re-run
     assert hits.hits and sent == [2], sent

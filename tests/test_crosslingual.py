@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CountingEdge
+
 try:  # works with or without a tests/__init__.py
     from tests.fake_llm import fake_llm  # noqa: F401  (fixture)
 except ImportError:  # pragma: no cover
@@ -253,26 +255,12 @@ def test_a_bilingual_question_sends_its_lists_in_one_store_call(e5_engine):
     e5_engine.retrieve("How do I descale the kettle?", "sample")  # the languages, learned once
     store = e5_engine.store
     edge = store._edge  # noqa: SLF001  (the test counts the calls into Qdrant Edge)
-    sent, fetched = [], []
-
-    class Counting:
-        def __getattr__(self, name):
-            return getattr(edge, name)
-
-        def query_batch(self, req):
-            out = edge.query_batch(req)
-            sent.append(len(out))
-            return out
-
-        def retrieve(self, ids, **kw):
-            fetched.append(len(ids))
-            return edge.retrieve(ids, **kw)
-
-    store._edge = Counting()
+    store._edge = counting = CountingEdge(edge)
     try:
         r = e5_engine.retrieve(q, "sample")
     finally:
         store._edge = edge
+    sent, fetched = counting.batches, counting.fetches
     plan = e5_engine.crosslingual.last
     assert plan.translations.get("zh") and plan.searches >= 3
     lists = 2 * (1 + 2 * len(plan.translations))  # dense + BM25 of each list
