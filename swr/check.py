@@ -60,6 +60,7 @@ class SentenceCheck:
     # not found, but its closest window of its product is in the other language, on the topic and
     # in no conflict: the check cannot compare wording across languages (:func:`_other_language`)
     other_language: bool = False
+    translation: str | None = None  # the LLM's translation it was checked through (into the evidence's language)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -171,6 +172,52 @@ def _codes_together(facts: vd.ClaimFacts, ws: list[str], finding: vd.Finding) ->
                       reasons=[why], cover=finding.cover)
 
 
+_TRANSLATE = ("You translate one sentence between English and Simplified Chinese. Reply with the translation "
+              "only. Keep names, model numbers, codes, numbers and units exactly as written; add nothing, leave "
+              "nothing out, answer nothing.")
+
+
+def _translated(engine, text: str, evidence: str) -> str | None:
+    """``text`` in the language of ``evidence``, by the configured (or local) LLM, or None: no
+    LLM, a failure, or a reply that is no translation (the wrong language, a copy, a changed
+    number or code: :func:`swr.crosslingual.check_translation`, plus the numbers and codes kept).
+    Written by hand: no library checks a translation's facts; the answer's own LLM is the one
+    reader of both languages here (an answer check runs for an LLM answer)."""
+    from .crosslingual import check_translation
+    from .lang import detect_lang
+
+    llm = getattr(engine, "answerer", None)
+    if llm is None or not getattr(llm, "configured", False):
+        return None
+    lang = detect_lang(evidence)
+    target = "Simplified Chinese" if lang == "zh" else "English"
+    try:
+        out = llm.chat([{"role": "system", "content": _TRANSLATE},
+                        {"role": "user", "content": f"Translate into {target}:\n{text}"}], max_tokens=160,
+                       temperature=0.0)
+    except Exception:  # noqa: BLE001  (no translation: the sentence stays "not confirmed")
+        return None
+    out = check_translation(text, (out or "").strip().split("\n")[0].strip(), lang)
+    if not out or sorted(cl.codes(out)) != sorted(cl.codes(text)):
+        return None
+    have, want = cl.quantities(out), cl.quantities(text)  # "4.2升" may become "4.2 L", not "4.5 L"
+    if len(have) != len(want) or not all(any(x.same(y) for y in have) for x in want):
+        return None
+    return out
+
+
+def _closest_other_language(statement: str, findings: list[vd.Finding]) -> str | None:
+    """The focus of the closest window about the sentence's product when it is in the other
+    language than the sentence (what an LLM translation is checked against), else None."""
+    from .lang import detect_lang
+
+    ours = [g for g in findings if g.fits and g.cosine is not None]
+    if not ours:
+        return None
+    g = max(ours, key=lambda g: g.cosine)
+    return g.focus if detect_lang(g.focus) != detect_lang(statement) else None
+
+
 def _other_language(statement: str, findings: list[vd.Finding], t) -> int | None:
     """The index of the window a "not found" sentence is closest to, when that window is about the
     sentence's product, in the other language, on its topic (cosine ``topic``) and with no conflict
@@ -226,11 +273,11 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
     encode_calls = embedder.calls - calls0
     t = vd.thresholds_for(engine.embedder.name)
     asked = question_subjects(engine, kb, question, index) if parts else set()
-    checks = []
-    for raw, text, cites in parts:
-        st = statement(question, text)
+    def judge(st: str, sentence: str) -> tuple[str, int | None, list[vd.Finding]]:
+        """The verdict of the statement of one sentence over every window (the deciding window's index)."""
         facts = vd.ClaimFacts.read(st, index)
         facts.given = question  # its numbers and codes are the question's, not the answer's
+        facts.sentence = sentence
         if not facts.subjects:  # an answer is about what the question asks about
             facts.subjects = asked
         q = np.asarray(engine.embedder.encode_query(st), dtype=np.float32)
@@ -240,23 +287,42 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
             wcos = cos[0] if len(ws) == 1 else float(vec["".join(ws).strip()] @ q)
             findings.append(_codes_together(facts, ws, vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t)))
         verdict, k = vd.decide(findings) if findings else ("not found", None)
-        other = _other_language(st, findings, t) if verdict == "not found" else None
-        if other is not None:
-            k = other
+        return verdict, k, findings
+
+    checks = []
+    for raw, text, cites in parts:
+        st = statement(question, text)
+        verdict, k, findings = judge(st, text)
+        via = None
+        evidence = _closest_other_language(vd.language_text(text, st), findings) if verdict != "supported" else None
+        if evidence is not None:  # the LLM that wrote the answer puts it into the evidence's language
+            # the sentence, not its statement: a short one's statement carries the question's words
+            # (its code), which draw the translation's focus to the code's own line
+            via = _translated(engine, text, evidence)
+            if via is not None:
+                verdict2, k2, findings2 = judge(statement(question, via), via)
+                if verdict2 != "not found":
+                    verdict, k, findings = verdict2, k2, findings2
+                else:
+                    via = None
+        other = _other_language(vd.language_text(via or text, st), findings, t) if verdict == "not found" else None
         f = findings[k] if k is not None else None
         supporting = {windows[j][0] + 1 for j, g in enumerate(findings) if g.supports}
         bad = [c for c in cites if c not in supporting]
         reasons = list(f.reasons) if f else ["no passage to check against"]
         if other is not None:
+            k, f = other, findings[other]
             reasons = [f"the closest window is in the other language (cosine {f.cosine:.3f}): across languages "
                        "the check confirms an answer's numbers, not its wording; read it against the passage"]
+        if via is not None:
+            reasons = [f"checked through its translation by the LLM, “{via}”: {reasons[0]}"] + reasons[1:]
         reasons += [f"citation [{c}]: that passage does not support this sentence" for c in bad]
         checks.append(SentenceCheck(text=raw, statement=st, supported=verdict == "supported", verdict=verdict,
                                     score=round(f.cosine, 6) if f and f.cosine is not None else None,
                                     passage=windows[k][0] + 1 if k is not None else None,
                                     window="".join(windows[k][1]).strip() if k is not None else "",
                                     reasons=reasons, citations=cites, bad_citations=bad,
-                                    other_language=other is not None))
+                                    other_language=other is not None, translation=via))
     support = round(sum(c.supported for c in checks) / len(checks), 4) if checks else 0.0
     return AnswerCheck(checks, support, {"sentences": len(checks), "windows": len(windows),
                                          "encode_calls": encode_calls, "encoded_texts": len(texts)})

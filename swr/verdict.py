@@ -31,6 +31,7 @@ on both halves (``bench/README.md``, section 8b "Verdicts").
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from . import claims as cl
@@ -38,6 +39,15 @@ from .lang import detect_lang
 from .subjects import SubjectIndex, compatible
 
 VERDICTS = ("supported", "contradicted", "not found")
+_LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def language_text(sentence: str, statement: str) -> str:
+    """The text whose language is a claim's: the answer sentence itself when it has words ("E2
+    means overheating." after a Chinese question is English), else its statement ("4.2 L"
+    answers the Chinese question it completes)."""
+    words = sentence and (cl.has_cjk(sentence) or _LATIN_WORD.search(sentence))
+    return sentence if words else statement
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,7 @@ class ClaimFacts:
     about: list[str] = field(default_factory=list)  # content terms that do not name the subject
     own_codes: list[str] = field(default_factory=list)  # codes that are not model numbers of a subject
     given: str = ""  # the question the claim answers (the answer check's): its numbers are not the claim's
+    sentence: str = ""  # the answer sentence the claim was made from (its language is the claim's)
 
     @classmethod
     def read(cls, text: str, subjects: SubjectIndex | None) -> "ClaimFacts":
@@ -101,6 +112,10 @@ class ClaimFacts:
         return cls(text=text, terms=cl.key_terms(text), content=content, quantities=cl.quantities(text),
                    codes=codes, negated=cl.negated(text), subjects=mentioned, about=about,
                    own_codes=[c for c in codes if not any(_same_code(c, m) for m in model_codes)])
+
+    def language_text(self) -> str:
+        """The text whose language is the claim's (:func:`language_text`)."""
+        return language_text(self.sentence, self.text)
 
     def anchors(self) -> list[cl.Quantity]:
         """The numbers the claim itself asserts (not those of the question it answers): facts a window
@@ -238,7 +253,7 @@ def measure(claim: ClaimFacts, sentences: list[str], cosines: list[float | None]
     cos = max(cos_values) if cos_values else None
     literal = len(cl.contained(claim.terms, focus)) / len(claim.terms) if claim.terms else 0.0
     cover = claim.coverage("".join(sentences))
-    cross = detect_lang(claim.text) != detect_lang(focus)
+    cross = detect_lang(claim.language_text()) != detect_lang(focus)
     if not compatible(claim.subjects, subj):
         other = (f"another product's fact: this window is about {subjects.label(subj)}, the claim about "
                  f"{subjects.label(claim.subjects)}") if subjects else "another subject"
@@ -279,7 +294,9 @@ def classify(m: Measure, t: Thresholds) -> Finding:
     args = (m.cosine, m.literal, m.focus)
     if not m.fits:
         return Finding("other subject" if on_topic else "weak", *args, [m.other], m.cover, fits=False)
-    if m.conflicts and on_topic:
+    # across languages only a number the claim itself asserts can conflict reliably: a negation or
+    # a code is read in sentences that need not be the claim's counterpart
+    if m.conflicts and on_topic and (not m.cross or m.anchor_conflict):
         return Finding("contradicts", *args, m.conflicts + m.gaps, m.cover)
     if strong and not m.conflicts and not m.gaps:
         if m.cross and not alone and m.literal < t.literal and not (c >= t.support and m.cover >= t.cover):

@@ -519,3 +519,36 @@ def test_across_languages_an_answers_own_number_is_its_evidence(e5_engine):
     r = eng.ask(q, kb, llm=False)
     other = check_answer(eng, q, "E2表示顶部传感器开路。", r.passages, kb=kb).sentences[0]  # the rice cooker's E2
     assert not other.supported, other
+
+
+def test_a_sentence_in_the_other_language_is_checked_through_the_llms_translation(e5_engine, fake_llm):
+    """With an LLM (an LLM answer's check always has one), a sentence whose evidence is in the
+    other language is translated into it by that LLM and checked there: the right Chinese E2 answer
+    from the English manual is supported, a wrong one contradicted; a translation that changes a
+    code is no translation (the sentence stays "not confirmed")."""
+    from swr.check import check_answer
+
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    q = "空气炸锅显示E2是什么意思？"
+    r = eng.ask(q, kb, llm=False)
+    english = {"E2 表示风扇故障，电机达不到正常转速。": "E2 means fan fault. The motor does not reach its normal speed.",
+               # a short sentence is checked as the statement it makes about the question
+               "E2表示过热。": "On the air fryer, E2 means overheating.", "E2 表示风扇坏了。": "E1 means the fan is broken."}
+
+    def reply(body):
+        asked = body["messages"][-1]["content"].split("\n", 1)[1]
+        return next((en for zh, en in english.items() if asked.endswith(zh)), "?")
+
+    fake_llm.reply = reply
+    saved, eng.answerer = eng.answerer, Answerer(_config(fake_llm.base_url))
+    try:
+        right = check_answer(eng, q, "E2 表示风扇故障，电机达不到正常转速。", r.passages, kb=kb)
+        wrong = check_answer(eng, q, "E2表示过热。", r.passages, kb=kb)
+        changed = check_answer(eng, q, "E2 表示风扇坏了。", r.passages, kb=kb)
+    finally:
+        eng.answerer = saved
+    s = right.sentences[0]
+    assert right.status == "supported" and s.translation and "through its translation" in s.reasons[0], s
+    assert "Translate into English" in fake_llm.requests[0]["body"]["messages"][-1]["content"]
+    assert wrong.status == "rejected" and wrong.sentences[0].verdict == "contradicted", wrong.sentences[0]
+    assert changed.sentences[0].translation is None and changed.sentences[0].other_language, changed.sentences[0]
