@@ -32,6 +32,10 @@ PAGE_MODULES[USERS_PAGE] = "users"
 ICONS = {CHAT_PAGE: ":material/chat:", KB_PAGE: ":material/library_books:", TUNE_PAGE: ":material/tune:",
          VERIFY_PAGE: ":material/fact_check:", COMPARE_PAGE: ":material/balance:",
          FEEDBACK_PAGE: ":material/how_to_vote:", USERS_PAGE: ":material/group:"}
+# the browser tab's: an emoji (a Material page icon makes the browser fetch the favicon from
+# fonts.gstatic.com: the offline browser tests refuse any request outside the app)
+TAB_ICONS = {CHAT_PAGE: "💬", KB_PAGE: "📚", TUNE_PAGE: "🎛️", VERIFY_PAGE: "✅", COMPARE_PAGE: "⚖️",
+             FEEDBACK_PAGE: "🗳️", USERS_PAGE: "👥"}
 
 
 def run_page(file: str) -> None:

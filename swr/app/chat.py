@@ -28,7 +28,7 @@ _PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_we
 
 def render() -> None:
     """The whole page (``app.py``)."""
-    base.setup_page("Chat", base.ICONS[base.CHAT_PAGE])
+    base.setup_page("Chat", base.TAB_ICONS[base.CHAT_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine)
     st.markdown(f"#### {base.ICONS[base.CHAT_PAGE]} Ask your documents")

@@ -37,7 +37,7 @@ _KNOB = {"window_size": "window"}  # the kept-state name of a side's field (``cm
 
 def render() -> None:
     """The whole page (``pages/4_Compare.py``)."""
-    base.setup_page("Compare", base.ICONS[base.COMPARE_PAGE])
+    base.setup_page("Compare", base.TAB_ICONS[base.COMPARE_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
     st.markdown(f"#### {base.ICONS[base.COMPARE_PAGE]} Compare two configurations")

@@ -246,7 +246,7 @@ def not_helpful_frame(rows: list[dict]) -> pd.DataFrame:
 
 def render() -> None:
     """The whole page (``pages/5_Feedback.py``)."""
-    base.setup_page("Feedback", base.ICONS[base.FEEDBACK_PAGE])
+    base.setup_page("Feedback", base.TAB_ICONS[base.FEEDBACK_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
     st.markdown(f"#### {base.ICONS[base.FEEDBACK_PAGE]} Feedback")

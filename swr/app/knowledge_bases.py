@@ -25,7 +25,7 @@ UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED]
 
 def render() -> None:
     """The whole page (``pages/1_Knowledge_bases.py``)."""
-    base.setup_page("Knowledge bases", base.ICONS[base.KB_PAGE])
+    base.setup_page("Knowledge bases", base.TAB_ICONS[base.KB_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
     st.markdown(f"#### {base.ICONS[base.KB_PAGE]} Knowledge bases")

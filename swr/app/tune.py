@@ -39,7 +39,7 @@ TUNE_CHUNK_SIZES = [128, 256, 512, 1024]
 
 def render() -> None:
     """The whole page (``pages/2_Tune.py``)."""
-    base.setup_page("Tune", base.ICONS[base.TUNE_PAGE])
+    base.setup_page("Tune", base.TAB_ICONS[base.TUNE_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
     st.markdown(f"#### {base.ICONS[base.TUNE_PAGE]} Tune retrieval on your own questions")

@@ -24,7 +24,7 @@ ONE_TIME = Slot[tuple]("users_one_time_password")  # (user name, password): show
 
 def render() -> None:
     """The whole page (``pages/6_Users.py``)."""
-    base.setup_page("Users", base.ICONS[base.USERS_PAGE])
+    base.setup_page("Users", base.TAB_ICONS[base.USERS_PAGE])
     engine = base.engine_or_stop()
     sidebar(engine, knobs=False)
     st.markdown(f"#### {base.ICONS[base.USERS_PAGE]} Users")

@@ -26,7 +26,7 @@ from swr.render import esc, passage_html
 
 def render() -> None:
     """The whole page (``pages/3_Verify.py``)."""
-    base.setup_page("Verify", base.ICONS[base.VERIFY_PAGE])
+    base.setup_page("Verify", base.TAB_ICONS[base.VERIFY_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine, knobs=False)
     st.markdown(f"#### {base.ICONS[base.VERIFY_PAGE]} Verify claims")
