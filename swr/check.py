@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import claims as cl, subjects as subj, verdict as vd
-from .lang import has_cjk
+from .lang import detect_lang, has_cjk
 from .split import split_spans
 from .types import Passage
 from .verify import slide
@@ -184,7 +184,6 @@ def _translated(engine, text: str, evidence: str) -> str | None:
     Written by hand: no library checks a translation's facts; the answer's own LLM is the one
     reader of both languages here (an answer check runs for an LLM answer)."""
     from .crosslingual import check_translation
-    from .lang import detect_lang
 
     llm = getattr(engine, "answerer", None)
     if llm is None or not getattr(llm, "configured", False):
@@ -206,16 +205,17 @@ def _translated(engine, text: str, evidence: str) -> str | None:
     return out
 
 
+def _closest(findings: list[vd.Finding]) -> int | None:
+    """The index of the closest window about the sentence's product (None: there is none)."""
+    ours = [j for j, g in enumerate(findings) if g.fits and g.cosine is not None]
+    return max(ours, key=lambda j: findings[j].cosine) if ours else None
+
+
 def _closest_other_language(statement: str, findings: list[vd.Finding]) -> str | None:
     """The focus of the closest window about the sentence's product when it is in the other
     language than the sentence (what an LLM translation is checked against), else None."""
-    from .lang import detect_lang
-
-    ours = [g for g in findings if g.fits and g.cosine is not None]
-    if not ours:
-        return None
-    g = max(ours, key=lambda g: g.cosine)
-    return g.focus if detect_lang(g.focus) != detect_lang(statement) else None
+    j = _closest(findings)
+    return findings[j].focus if j is not None and detect_lang(findings[j].focus) != detect_lang(statement) else None
 
 
 def _other_language(statement: str, findings: list[vd.Finding], t) -> int | None:
@@ -224,13 +224,10 @@ def _other_language(statement: str, findings: list[vd.Finding], t) -> int | None
     and nothing missing (no number or code of the sentence it does not state), and no window of
     another product says the sentence in its own words: the check could not compare their words.
     None otherwise: the sentence is simply not found."""
-    from .lang import detect_lang
-
-    ours = [j for j, g in enumerate(findings) if g.fits and g.cosine is not None]
-    if not ours or any(not g.fits and (g.literal >= t.literal or (
+    j = _closest(findings)
+    if j is None or any(not g.fits and (g.literal >= t.literal or (
             (g.cosine or 0) >= t.support and g.cover >= t.cover)) for g in findings):
         return None  # (another product's window says it, in its words: the rice cooker's E2, asked of the air fryer)
-    j = max(ours, key=lambda j: findings[j].cosine)
     g = findings[j]
     if g.cosine < t.topic or not g.clean or detect_lang(g.focus) == detect_lang(statement):
         return None
