@@ -14,7 +14,7 @@ import json
 import time
 
 import pytest
-from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve  # noqa: F401
+from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve, upload  # noqa: F401
 
 # _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
 
@@ -148,8 +148,7 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
             page.locator(".st-key-w_kb").wait_for(timeout=START_TIMEOUT_S * 1000)
             assert page.locator(".st-key-w_kb input").input_value() == "manuals"
             page.get_by_role("tab", name="Upload").click()
-            page.locator('.st-key-uploads input[type="file"]').set_input_files(str(feedback_server["pdf"]))
-            page.get_by_role("button", name="Index 1 file(s)").click()
+            upload(page, feedback_server["pdf"])
             done = page.get_by_text("Done:")
             done.wait_for(timeout=180_000)
             assert "failed" not in done.inner_text(), done.inner_text()

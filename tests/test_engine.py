@@ -220,14 +220,17 @@ def test_cli_index_then_ask_json_on_a_squad_article(tmp_path):
     assert out.returncode == 1 and json.loads(out.stdout)["error"]["kind"] == "not_found"
 
 
-def test_sparse_and_hybrid_find_a_model_number_question_dense_misses(e5_engine):
+def test_sparse_and_hybrid_find_a_model_number_question_at_least_as_high_as_dense(e5_engine):
+    """BM25 finds the code: sparse and hybrid put an E6 sentence in the top 3, hybrid no lower than
+    dense does. (Whether dense alone misses it depends on the engine: the bf16 one ranked the
+    kettle's model-number lines first, the 4-bit one has the E6 table row third.)"""
     q = "What is error E6 on the KX-2000?"
-    found = {}
+    first = {}
     for mode in ("dense", "sparse", "hybrid"):
         r = e5_engine.retrieve(q, "sample", mode=mode, top_k=3)
-        found[mode] = any("E6" in h.sentence.text for h in r.hits)
+        first[mode] = next((h.rank for h in r.hits if "E6" in h.sentence.text), 99)
         assert all(h.sentence.kb == "sample" for h in r.hits)
-    assert found == {"dense": False, "sparse": True, "hybrid": True}, found
+    assert first["sparse"] <= 3 and first["hybrid"] <= min(3, first["dense"]), first
 
 
 def test_empty_sample_kb_variable_turns_the_sample_off(tmp_path):

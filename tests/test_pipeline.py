@@ -8,16 +8,20 @@ started and that stage waits until the embed call has started, each with a long 
 only reached when they do not overlap (and then an assertion fails)."""
 from __future__ import annotations
 
+import json
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import SHARED, FakeEmbedder
+from conftest import FakeEmbedder
 from swr import indexer
 from swr.engine import Engine
 from swr.settings import Settings
+
+DATA = Path(__file__).resolve().parent / "data" / "squad_amazon_rainforest.json"
 
 GATE_S = 30  # reached only when the stages do not overlap
 
@@ -317,12 +321,13 @@ def test_the_overlap_is_chosen_by_the_embedders_device(monkeypatch):
 
 
 def test_real_model_gives_the_same_points_with_and_without_the_overlap(e5_engine, tmp_path, monkeypatch):
-    """The bundled e5 (no cache), six SQuAD articles as files (several pools, two-chunk pools
-    among them): every stored point, payload and dense and sparse vector is the same either way."""
-    from swr.questions import load_squad
-
-    docs, _ = load_squad(SHARED / "squad_v1.1" / "dev-v1.1.json", max_articles=6)
-    files = [(name, text.encode()) for name, text in docs]
+    """The bundled e5 (no cache), the bundled SQuAD article's paragraphs as six files, chunks of
+    16 sentences (several pools, two-chunk pools among them; the data under tests/, not
+    ../shared, which a checkout need not have): every stored point, payload and dense and sparse
+    vector is the same either way."""
+    monkeypatch.setattr(indexer, "EMBED_CHUNK", 16)
+    paras = json.loads(DATA.read_text(encoding="utf-8"))["data"][0]["paragraphs"]
+    files = [(f"amazon_{k}.txt", "\n\n".join(p["context"] for p in paras[k::6]).encode()) for k in range(6)]
     model = e5_engine.embedder.inner  # the real model, without the embedding cache
     points = {}
     for overlap in (False, True):
@@ -339,7 +344,7 @@ def test_real_model_gives_the_same_points_with_and_without_the_overlap(e5_engine
         finally:
             eng.close()
     off, on = points[False], points[True]
-    assert sum(1 for p in off.values() if p["dense"] is not None) > 1024  # a pool of two chunks
+    assert sum(1 for p in off.values() if p["dense"] is not None) > 16 * 2  # pools of two chunks
     assert off.keys() == on.keys()
     for pid, p in off.items():
         q = on[pid]
