@@ -63,6 +63,9 @@ def rows_for(engine, arts) -> list[dict]:
             for fusion, ps in by_fusion.items():  # as assess counts it (across languages: the closest's)
                 for tag, text in closest.items():
                     row[f"cover_{fusion}{tag}"] = an.evidence_coverage(q, ps, text, row["cross" + tag])
+                # the question's codes: those no passage holds, and whether a named document holds them
+                codes, missing = an.code_evidence(engine, q, kb, ps)
+                row[f"codes_{fusion}"], row[f"missing_{fusion}"] = list(codes), list(missing)
             rows.append(row)
         if n % 10 == 0:
             print(f"  {n}/{len(arts)} articles, {len(rows)} rows", file=sys.stderr, flush=True)
@@ -75,7 +78,8 @@ def decide(r, t, fusion) -> bool:
     has_terms = bool(an.question_terms(r["q"]))
     tag = COSINE if "cos" + COSINE in r else ""
     cover = r.get(f"cover_{fusion}{tag}", r[f"cover_{fusion}"])  # rows before session 6: all passages
-    return an.decide(r["cos" + tag], cover, r["cross" + tag], t, r.get("named" + tag, False), has_terms)[0]
+    return an.decide(r["cos" + tag], cover, r["cross" + tag], t, r.get("named" + tag, False), has_terms,
+                     codes=tuple(r.get(f"codes_{fusion}", ())), missing=tuple(r.get(f"missing_{fusion}", ())))[0]
 
 
 def scores(rows, t, fusion) -> dict:

@@ -21,9 +21,12 @@ question:
 - ``coverage``: the share of the question's content terms (no question words) found in the
   retrieved passages.
 
-Answerable when ``cosine >= high`` and a question term is in the passages (or the question has
-none, only a code), or ``cosine >= low`` and ``coverage >= cover``, or, when the closest sentence
-is in the other language than the question (e5 scores those lower and no term can match),
+A question's model numbers and error codes (``E2``, ``KX-2000``) decide first: one that no passage
+holds (nor names a passage's document) makes it unanswerable (the passages are about another
+code), and all of them held in a document the question names answer it at ``cosine >= low``.
+Otherwise answerable when ``cosine >= high`` and a question term is in the passages (or the
+question has none, only a code), or ``cosine >= low`` and ``coverage >= cover``, or, when the
+closest sentence is in the other language than the question (e5 scores those lower and no term can match),
 ``cosine >= cross`` with a shared term or a product the question names. Across languages a
 shared term counts only in the passages of the closest sentence's language (a code or a number
 is written the same in both, so it is found there): the evidence the cosine vouches for is in
@@ -97,6 +100,24 @@ def coverage(question: str, passages: list[Passage]) -> float:
         return 0.0
     text = "\n".join(p.text for p in passages)
     return len(cl.contained(terms, text)) / len(terms)
+
+
+def code_evidence(engine, question: str, kb: str, passages: list[Passage]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The question's model numbers and error codes (``E2``, ``KX-2000``: :func:`swr.claims.codes`,
+    written alike in Chinese and English) as :func:`decide` reads them: ``(codes, missing)``.
+    ``codes``: all of them, when every one is held by a passage of a document the question names
+    (else empty); ``missing``: those neither a passage holds nor a passage's document is named by
+    (the AF-360 of "What should I do before using the AF-360 air fryer for the first time?" names
+    the manual whose first-use passages never repeat it)."""
+    codes = tuple(cl.codes(question))
+    if not codes:
+        return (), ()
+    held = set(cl.codes("\n".join(p.text for p in passages)))
+    missing = tuple(c for c in codes if c not in held and not names_a_subject(engine, c, kb, passages))
+    holding = [p for p in passages if set(cl.codes(p.text)) & set(codes)]
+    if missing or not names_a_subject(engine, question, kb, holding):
+        return (), missing
+    return codes, ()
 
 
 def evidence_coverage(question: str, passages: list[Passage], closest: str, cross: bool) -> float:
@@ -203,9 +224,24 @@ def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> 
 
 
 def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,
-           has_terms: bool = True) -> tuple[bool, str]:
+           has_terms: bool = True, codes: tuple = (), missing: tuple = ()) -> tuple[bool, str]:
     """The decision on the figures, and why. ``has_terms``: the question has content terms (a
-    question of only a code, "E4是什么意思？", has none: its cosine decides alone)."""
+    question of only a code, "E4是什么意思？", has none: its cosine decides alone). ``codes``: the
+    question's model numbers and error codes (:func:`swr.claims.codes`) when a passage of a document
+    the question names holds them all (else empty), ``missing``: those no passage holds."""
+    # a code says exactly what is asked about, in either language: when the passages lack one,
+    # they are about something else, however close ("What does error E5 mean on my washing
+    # machine?" scored 0.879 against the air fryer's "| E6 | Control panel communication error |")
+    if missing:
+        return False, (f"cosine {cos:.3f}, but the question's {', '.join(missing)} is in none of the passages")
+    # ... and when a document the question names holds every one, that is evidence no paraphrase
+    # fakes: the low bar ("What does error E2 mean on the air fryer?", 0.875 to "E2 means fan
+    # fault.", only "error" of its words in the passages: it sat on the high bar, 0.874895 on the
+    # 4-bit engine). Not for a code alone: every sample manual has an E5, and "What does error E5
+    # mean on my washing machine?" names none of them
+    if codes and cos >= t.low:
+        return True, (f"cosine {cos:.3f} >= {t.low:g} and the passages of the document it names hold "
+                      f"the question's {', '.join(codes)}")
     # across languages a cosine alone is weak evidence (with per-language lists the best sentence of
     # the other language is always a candidate: "What is the speed of light?" scores 0.873 against
     # a Chinese manual, as "空气炸锅的容量是多少？" does against the English one): the cross bar needs a
@@ -242,7 +278,9 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     cross = cl.has_cjk(question) != cl.has_cjk(text)
     cover = evidence_coverage(question, passages, text, cross)  # across languages: in the closest's
     named = cross and names_a_subject(engine, question, kb, passages)
-    ok, why = decide(cos, cover, cross, t, named, has_terms=bool(question_terms(question)))
+    codes, missing = code_evidence(engine, question, kb, passages)
+    ok, why = decide(cos, cover, cross, t, named, has_terms=bool(question_terms(question)), codes=codes,
+                     missing=missing)
     return Answerability(ok, round(cos, 6), round(cover, 4), why, t.to_dict())
 
 

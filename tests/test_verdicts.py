@@ -185,6 +185,37 @@ def test_the_sample_questions_stay_answerable(sample):
     assert not bad, bad
 
 
+def test_a_code_no_passage_holds_refuses_and_codes_a_named_document_holds_answer_at_the_low_bar():
+    """swr.answerable.decide on the figures: a missing code refuses above every bar; codes held in a
+    document the question names answer from the low bar (below it they do not)."""
+    from swr.answerable import E5, decide
+
+    ok, why = decide(0.95, 1.0, False, E5, codes=(), missing=("E9",))
+    assert not ok and "E9" in why
+    ok, why = decide(0.95, 1.0, True, E5, named=True, codes=(), missing=("E9",))
+    assert not ok and "E9" in why
+    ok, why = decide(E5.low + 0.001, 0.3, False, E5, codes=("E2",))
+    assert ok and "E2" in why
+    assert not decide(E5.low - 0.001, 0.3, False, E5, codes=("E2",))[0]
+    assert not decide(E5.low + 0.001, 0.3, False, E5)[0]  # without the codes: neither bar
+
+
+def test_codes_in_sample_questions(sample):
+    """An error code the manuals do not list is refused, whatever its cosine; a listed one of a
+    named product is answered in both languages; a model number naming the manual counts as held
+    though its first-use passages never repeat it."""
+    eng, kb = sample
+    for q in ("What does E9 mean on the air fryer?", "空气炸锅显示E9是什么意思？"):
+        r = eng.ask(q, kb, llm=False)
+        assert r.answerable is False and "E9" in r.answerability["reason"], (q, r.answerability)
+    for q in ("What does error E2 mean on the air fryer?", "空气炸锅显示E2是什么意思？"):
+        r = eng.ask(q, kb, llm=False)
+        assert r.answerable, (q, r.answerability)
+        assert any("E2" in p.text for p in r.passages)
+    r = eng.ask("What should I do before using the AF-360 air fryer for the first time?", kb, llm=False)
+    assert r.answerable and "AF360" not in r.answerability["reason"], r.answerability
+
+
 def test_only_cosines_that_vouch_for_the_question_count():
     """swr.answerable.counted: a hit's cosine counts when the question's own vector found it, or
     when its document is one the question names; a translation's cosine elsewhere never."""
