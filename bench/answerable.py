@@ -44,10 +44,11 @@ def rows_for(engine, arts) -> list[dict]:
             asks += [(zh_of[i], a.kb, True, "") for i in a.ids if i in zh_of]
         for q, kb, label, neg in asks:
             row = {"lang": a.lang, "split": a.split, "q": q, "kb": kb, "label": label, "negative": neg}
-            closest, by_fusion = {}, {}
+            closest, by_fusion, translations = {}, {}, {}
             for fusion in FUSIONS:
                 r = engine.retrieve(q, kb, fusion=fusion)
                 ps = by_fusion[fusion] = engine.passages(r, 3)
+                translations[fusion] = r.translations
                 row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if "cos" not in row:
                     # the engine's way: the dense candidates of the question's own search (issue #16)
@@ -66,6 +67,9 @@ def rows_for(engine, arts) -> list[dict]:
                 # the question's codes: those no passage holds, and whether a named document holds them
                 codes, missing = an.code_evidence(engine, q, kb, ps)
                 row[f"codes_{fusion}"], row[f"missing_{fusion}"] = list(codes), list(missing)
+                # across languages: the names of the question's translation its passages write
+                row[f"names_{fusion}"] = list(an.translated_names(q, translations[fusion], ps, closest[""])) \
+                    if row["cross"] else []
             rows.append(row)
         if n % 10 == 0:
             print(f"  {n}/{len(arts)} articles, {len(rows)} rows", file=sys.stderr, flush=True)
@@ -79,7 +83,8 @@ def decide(r, t, fusion) -> bool:
     tag = COSINE if "cos" + COSINE in r else ""
     cover = r.get(f"cover_{fusion}{tag}", r[f"cover_{fusion}"])  # rows before session 6: all passages
     return an.decide(r["cos" + tag], cover, r["cross" + tag], t, r.get("named" + tag, False), has_terms,
-                     codes=tuple(r.get(f"codes_{fusion}", ())), missing=tuple(r.get(f"missing_{fusion}", ())))[0]
+                     codes=tuple(r.get(f"codes_{fusion}", ())), missing=tuple(r.get(f"missing_{fusion}", ())),
+                     names=tuple(r.get(f"names_{fusion}", ())))[0]
 
 
 def scores(rows, t, fusion) -> dict:

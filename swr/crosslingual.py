@@ -668,6 +668,7 @@ class CrossLingual:
         out.translated_pool = [(pid, sc) for pid, sc, src in pooled.translated if src in plan.subjects]
         # with the hits, not read from self.last (another thread's search may replace it)
         out.named, out.foreign = frozenset(plan.subjects), frozenset(plan.foreign)
+        out.translations = dict(plan.translations)
         return out
 
     def subject_version(self, kb: str):

@@ -55,6 +55,7 @@ class Retrieval:
     translated_pool: list | None = None  # those of its translations' vectors (cross-lingual search)
     named: frozenset = frozenset()  # the documents the question names (Hits.named)
     foreign: frozenset = frozenset()  # another product's documents than the question names (Hits.foreign)
+    translations: dict = field(default_factory=dict)  # the question's translations searched, by language (Hits)
 
     @property
     def answer_pool(self) -> list:
@@ -67,7 +68,7 @@ class Retrieval:
         req = self.request.with_(top_k=k) if self.request is not None else None
         return Retrieval(self.question, self.kb, self.hits[:k], {**self.params, "top_k": k}, dict(self.timings), req,
                          self.query_vector, self.query_tokens, self.dense_pool, self.translated_pool, self.named,
-                         self.foreign)
+                         self.foreign, dict(self.translations))
 
 
 @dataclass
@@ -298,6 +299,7 @@ class Engine:
         # answerability's best cosine (swr.answerable): the question's own vector and its translations'
         pool, translated = list(getattr(hits, "dense_pool", ())), list(getattr(hits, "translated_pool", ()))
         named, foreign = frozenset(getattr(hits, "named", ())), frozenset(getattr(hits, "foreign", ()))
+        translations = dict(getattr(hits, "translations", {}))
         for h in hits:
             h.fused_score = h.score
         if rp.stages:
@@ -313,7 +315,7 @@ class Engine:
         stamp.pop("window_size")
         return Retrieval(question, kb, hits, stamp,
                          {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)}, rp,
-                         dense, terms, pool, translated, named, foreign)
+                         dense, terms, pool, translated, named, foreign, translations)
 
     def passages(self, retrieval: Retrieval, window_size: int | None = None, *, window_mode: str | None = None,
                  budget_chars: int | None = None) -> list[Passage]:
@@ -426,7 +428,8 @@ class Engine:
         if cond:
             result.question = cond.question
         verdict = answerable.assess(self, retrieval.question, kb, retrieval.hits, passages, retrieval.params,
-                                    pool=retrieval.answer_pool, named=retrieval.named, foreign=retrieval.foreign)
+                                    pool=retrieval.answer_pool, named=retrieval.named, foreign=retrieval.foreign,
+                                    translations=retrieval.translations)
         result.answerable, result.answerable_score = verdict.answerable, verdict.score
         result.answerability = verdict.to_dict()
         if not verdict.answerable:  # say so plainly; the passages stay as the closest, not an answer

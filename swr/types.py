@@ -102,6 +102,9 @@ class Hits(list):
         # (swr.crosslingual; answerability reads them: swr.answerable)
         self.named: frozenset[str] = frozenset()
         self.foreign: frozenset[str] = frozenset()
+        # the question's translations searched, by language (swr.crosslingual; answerability
+        # finds their names in the other language's passages: swr.answerable)
+        self.translations: dict[str, str] = {}
 
 
 @dataclass

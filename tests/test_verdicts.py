@@ -216,6 +216,47 @@ def test_codes_in_sample_questions(sample):
     assert r.answerable and "AF360" not in r.answerability["reason"], r.answerability
 
 
+def test_a_name_of_the_translation_answers_across_languages_only_where_the_passages_write_it():
+    """swr.answerable.translated_names / decide: a Chinese question about an English article has
+    no word to find there; a name of its dictionary translation, written as a name in the English
+    passages, is its shared term (from the cross_names bar); a lower-case gloss is none."""
+    from swr.answerable import E5, decide, translated_names
+    from swr.types import Passage
+
+    def passage(text):
+        return Passage(doc_id="d", source="a.txt", first=0, last=0, text=text, hits=[], score=1.0)
+
+    q, closest = "亚马逊雨林覆盖多少个国家？", "The Amazon rainforest covers nine nations."
+    tr = {"en": "Amazon rainforest cover number nation"}
+    assert translated_names(q, tr, [passage(closest)], closest) == ("amazon",)
+    assert translated_names(q, tr, [passage("amazon.com sells books.")], "amazon.com sells books.") == ()
+    assert translated_names(q, {"en": "team defend throw"}, [passage("The team lost.")], "The team lost.") == ()
+    assert translated_names("What covers it?", tr, [passage(closest)], closest) == ()  # same language
+    assert decide(E5.cross_names + 0.001, 0.0, True, E5, names=("amazon",))[0]
+    assert not decide(E5.cross_names - 0.001, 0.0, True, E5, names=("amazon",))[0]
+    assert not decide(E5.cross_names + 0.001, 0.0, True, E5)[0]
+
+
+def test_a_chinese_question_about_an_english_article_is_answered_by_a_name_of_its_translation(e5_engine, tmp_path):
+    """The bundled SQuAD article (English) and two Chinese questions: the one about it is answered
+    through "Amazon" of its translation; an off-topic one is not."""
+    from swr.engine import Engine
+    from swr.settings import Settings
+
+    data = json.loads((ROOT / "tests" / "data" / "squad_amazon_rainforest.json").read_text(encoding="utf-8"))
+    text = "\n\n".join(p["context"] for p in data["data"][0]["paragraphs"])
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path, sample_kb=""),
+                 embedder=e5_engine.embedder)
+    try:
+        assert eng.index_files("amazon", [("amazon.txt", text.encode())])[0].ok
+        r = eng.ask("亚马逊雨林覆盖多少个国家？", "amazon", llm=False)
+        assert r.answerable and "amazon" in r.answerability["reason"], r.answerability
+        r = eng.ask("法国的首都是哪里？", "amazon", llm=False)
+        assert r.answerable is False, r.answerability
+    finally:
+        eng.close()
+
+
 def test_only_cosines_that_vouch_for_the_question_count():
     """swr.answerable.counted: a hit's cosine counts when the question's own vector found it, or
     when its document is one the question names; a translation's cosine elsewhere never."""
