@@ -70,6 +70,8 @@ def rows_for(engine, arts) -> list[dict]:
                 # across languages: the names of the question's translation its passages write
                 row[f"names_{fusion}"] = list(an.translated_names(q, translations[fusion], ps, closest[""])) \
                     if row["cross"] else []
+            # the question's terms no document of the knowledge base uses
+            row["unknown"] = list(an.unknown_terms(engine, q, kb))
             rows.append(row)
         if n % 10 == 0:
             print(f"  {n}/{len(arts)} articles, {len(rows)} rows", file=sys.stderr, flush=True)
@@ -84,7 +86,9 @@ def decide(r, t, fusion) -> bool:
     cover = r.get(f"cover_{fusion}{tag}", r[f"cover_{fusion}"])  # rows before session 6: all passages
     return an.decide(r["cos" + tag], cover, r["cross" + tag], t, r.get("named" + tag, False), has_terms,
                      codes=tuple(r.get(f"codes_{fusion}", ())), missing=tuple(r.get(f"missing_{fusion}", ())),
-                     names=tuple(r.get(f"names_{fusion}", ())))[0]
+                     names=tuple(r.get(f"names_{fusion}", ())),
+                     unknown=tuple(r.get("unknown", ()) if not r["cross" + tag] else ()),
+                     n_terms=len(an.question_terms(r["q"])))[0]
 
 
 def scores(rows, t, fusion) -> dict:

@@ -585,7 +585,16 @@ class CrossLingual:
             return seen
         return known
 
-    def _probe(self, kb: str, lang: str, count, words) -> None:
+    def unknown(self, kb: str, words: list[str]) -> list[str]:
+        """Those of ``words`` that no sentence of ``kb`` uses, in any language (the BM25 probes of
+        :meth:`_probe`, cached with the translations' until the knowledge base changes)."""
+        if not words:
+            return []
+        _, version = self.kb_state(kb)
+        self._probe(kb, None, version, words)
+        return [w for w in words if self._vocab.get((kb, None, version, w.lower())) is False]
+
+    def _probe(self, kb: str, lang: str | None, count, words) -> None:
         """Learn whether ``kb``'s ``lang`` sentences use each of ``words`` (new ones only), with
         one batched store call (:meth:`swr.store.Store.sparse_any`)."""
         todo, vecs = [], []

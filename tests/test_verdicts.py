@@ -257,6 +257,22 @@ def test_a_chinese_question_about_an_english_article_is_answered_by_a_name_of_it
         eng.close()
 
 
+def test_a_question_most_of_whose_words_no_document_uses_is_not_answerable(sample):
+    """swr.answerable: in one language, more than half of the question's terms unknown to every
+    document of the knowledge base refuses above every bar; half or fewer do not (a paraphrase
+    keeps some words of its own); the unknown words are the knowledge base's, probed once."""
+    from swr.answerable import E5, decide, unknown_terms
+
+    assert not decide(0.95, 1.0, False, E5, unknown=("router", "firmware"), n_terms=3)[0]
+    assert decide(0.95, 1.0, False, E5, unknown=("router",), n_terms=2)[0]
+    assert decide(0.95, 1.0, True, E5, unknown=("router", "firmware"), n_terms=2, named=True)[0]  # across: no
+    eng, kb = sample
+    assert set(unknown_terms(eng, "How do I reset the firmware password of my router?", kb)) >= {"firmware", "router"}
+    assert unknown_terms(eng, "How do I descale the kettle?", kb) == ()
+    r = eng.ask("How do I reset the firmware password of my router?", kb, llm=False)
+    assert r.answerable is False and "router" in r.answerability["reason"], r.answerability
+
+
 def test_only_cosines_that_vouch_for_the_question_count():
     """swr.answerable.counted: a hit's cosine counts when the question's own vector found it, or
     when its document is one the question names; a translation's cosine elsewhere never."""
