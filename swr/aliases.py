@@ -115,6 +115,10 @@ class Subjects:
         """Source -> weight in (0, 1] for the documents whose subject the question names."""
         return self.match(kb, texts)[0]
 
+    def named(self, kb: str, text: str, version=None) -> set[str]:
+        """The sources of the documents ``text`` names (the documents of :meth:`match`)."""
+        return set(self.match(kb, [text], version=version)[0]) if text else set()
+
     def match(self, kb: str, texts: list[str], version=None) -> tuple[dict[str, float], set[str]]:
         """(source -> weight in (0, 1], the question's terms that named them).
 
@@ -134,3 +138,20 @@ class Subjects:
             return {}, set()
         named = {t for _, src in ranked for t in q & subjects[src]}
         return {src: s / best for s, src in ranked}, named
+
+
+def sources_named(engine, kb: str, text: str) -> set[str]:
+    """The sources of ``kb``'s documents that ``text`` names (:meth:`Subjects.match`, any language),
+    with the subjects the engine's search learned (its version): the one test behind "this question
+    names the air fryer's manual" (swr.answerable, swr.check) and "this FAQ sentence names it"
+    (swr.crosslingual's exempt sentences, swr.answerable's grounds). A hint only: empty when the
+    engine has no cross-lingual subjects or the match fails, never an error in a caller's answer."""
+    xl = getattr(engine, "crosslingual", None)
+    subjects = getattr(xl, "subjects", None)
+    if subjects is None or not kb or not text:
+        return set()
+    try:
+        return subjects.named(kb, text, version=xl.subject_version(kb))
+    except Exception:  # noqa: BLE001  (a hint only)
+        return set()
+

@@ -45,6 +45,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 
 from . import claims as cl
+from .aliases import sources_named
 from .store.base import sentence_id
 from .types import Passage
 
@@ -184,14 +185,7 @@ def counted(hit) -> bool:
 def names_one_of(engine, kb: str, text: str, named) -> bool:
     """Whether ``text`` (a sentence) itself names (swr.aliases, any language) one of the documents
     ``named`` ("On the AF-360 air fryer, E4 tells you ..." in an FAQ names the air fryer's manual)."""
-    subjects = getattr(getattr(engine, "crosslingual", None), "subjects", None)
-    if subjects is None or not named:
-        return False
-    try:
-        weights, _ = subjects.match(kb, [text], version=engine.crosslingual.subject_version(kb))
-    except Exception:  # noqa: BLE001  (a hint only: never fail an answer over it)
-        return False
-    return bool(set(weights) & set(named))
+    return bool(named) and bool(sources_named(engine, kb, text) & set(named))
 
 
 def _grounds(engine, kb: str, named, foreign):
@@ -253,15 +247,8 @@ def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = Non
 
 def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> bool:
     """Whether the question names (in any language: swr.aliases) a document the passages come from."""
-    subjects = getattr(getattr(engine, "crosslingual", None), "subjects", None)
-    if subjects is None:
-        return False
-    try:
-        version = engine.crosslingual.subject_version(kb)  # the search's own: its subjects are learned
-        weights, _ = subjects.match(kb, [question], version=version)
-    except Exception:  # noqa: BLE001  (a hint only: never fail an answer over it)
-        return False
-    return any(p.source in weights for p in passages)
+    named = sources_named(engine, kb, question) if passages else set()
+    return any(p.source in named for p in passages)
 
 
 def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import claims as cl, subjects as subj, verdict as vd
+from .aliases import sources_named
 from .lang import detect_lang, has_cjk
 from .split import split_spans
 from .types import Passage
@@ -241,13 +242,9 @@ def question_subjects(engine, kb: str | None, question: str, index: subj.Subject
     product's manual could contradict the answer ("E0 ..." of the rice cooker against the air
     fryer's "E2 表示风扇故障")."""
     found = index.mentioned(question)
-    aliases = getattr(getattr(engine, "crosslingual", None), "subjects", None)
-    if found or not kb or aliases is None:
+    if found or not kb:
         return found
-    try:
-        weights, _ = aliases.match(kb, [question], version=engine.crosslingual.subject_version(kb))
-    except Exception:  # noqa: BLE001  (a hint only: never fail a check over it)
-        return found
+    weights = sources_named(engine, kb, question)
     return {s.key for s in index.subjects.values() if any(n in weights for n in s.names)}
 
 

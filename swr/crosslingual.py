@@ -210,9 +210,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
                 lists.append(("translation" if lang != qlang else None, sub, True))
     exempt = None
     if foreign and subjects is not None:
-        def exempt(h: Hit) -> bool:  # the sentence names a named document itself
-            got, _ = subjects.match(req.kb, [h.sentence.text], version=version)
-            return bool(set(got) & set(weights))
+        def exempt(h: Hit) -> bool:  # the sentence names a named document itself (swr.aliases.sources_named)
+            return bool(subjects.named(req.kb, h.sentence.text, version=version) & set(weights))
     return fuse(lists, req.top_k, weights, bonus, foreign, exempt), plan
 
 
