@@ -107,21 +107,25 @@ def coverage(question: str, passages: list[Passage]) -> float:
     return len(cl.contained(terms, text)) / len(terms)
 
 
-def code_evidence(engine, question: str, kb: str, passages: list[Passage]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def code_evidence(engine, question: str, kb: str, passages: list[Passage],
+                  asked: set[str] | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The question's model numbers and error codes (``E2``, ``KX-2000``: :func:`swr.claims.codes`,
     written alike in Chinese and English) as :func:`decide` reads them: ``(codes, missing)``.
     ``codes``: all of them, when every one is held by a passage of a document the question names
     (else empty); ``missing``: those neither a passage holds nor a passage's document is named by
     (the AF-360 of "What should I do before using the AF-360 air fryer for the first time?" names
-    the manual whose first-use passages never repeat it)."""
+    the manual whose first-use passages never repeat it). ``asked``: the sources the question names
+    (:func:`swr.aliases.sources_named`), when the caller has them."""
     codes = tuple(cl.codes(question))
     if not codes:
         return (), ()
     held = set(cl.codes("\n".join(p.text for p in passages)))
     missing = tuple(c for c in codes if c not in held and not names_a_subject(engine, c, kb, passages))
-    holding = [p for p in passages if set(cl.codes(p.text)) & set(codes)]
-    if missing or not names_a_subject(engine, question, kb, holding):
+    if missing:
         return (), missing
+    asked = sources_named(engine, kb, question) if asked is None else asked
+    if not any(p.source in asked and set(cl.codes(p.text)) & set(codes) for p in passages):
+        return (), ()
     return codes, ()
 
 
@@ -136,9 +140,8 @@ def translated_names(question: str, translations: dict | None, passages: list[Pa
     capitalises (CC-CEDICT glosses names only; an LLM's translation also its first word, which
     :func:`question_terms` drops when it asks), found capitalised in a passage, by stem. English
     passages only: Chinese has no capitals."""
-    lang = "zh" if cl.has_cjk(closest) else "en"
-    text = (translations or {}).get(lang, "")
-    if lang != "en" or not text or cl.has_cjk(question) == cl.has_cjk(closest):
+    text = (translations or {}).get("en", "")
+    if not text or cl.has_cjk(closest) or not cl.has_cjk(question):  # a Chinese question, an English closest
         return ()
     capital = {w.lower() for w in _CAPITAL.findall(text)}
     names = [t for t in question_terms(text) if t in capital]
@@ -325,8 +328,9 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     cos, text = best
     cross = cl.has_cjk(question) != cl.has_cjk(text)
     cover = evidence_coverage(question, passages, text, cross)  # across languages: in the closest's
-    named = cross and names_a_subject(engine, question, kb, passages)
-    codes, missing = code_evidence(engine, question, kb, passages)
+    asked = sources_named(engine, kb, question) if passages else set()  # the documents it names, once
+    named = cross and any(p.source in asked for p in passages)
+    codes, missing = code_evidence(engine, question, kb, passages, asked)
     names = translated_names(question, translations, passages, text) if cross else ()
     terms = question_terms(question)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,

