@@ -28,6 +28,7 @@ _BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", 16)])  # block_q4_0: fp16 scale + 
 _META = "\u2581"
 _SPACES = re.compile(" {2,}")
 PREFIX = {True: "query: ", False: "passage: "}
+SCRIPTED = True  # run the pass compiled by TorchScript (swr.e5_script) when it matches the eager one
 
 
 @functools.lru_cache(maxsize=1)
@@ -226,6 +227,7 @@ class E5Torch:
             })
         self._word = packed.word  # the 250k x 384 table stays 4-bit: rows dequantized per batch
         self.prepacked = self._prepack()
+        self.scripted = self._script() if SCRIPTED else None
 
     def _prepack(self) -> bool:
         """Weights reordered once into oneDNN's blocked layout, when this torch can (CPU builds
@@ -249,6 +251,20 @@ class E5Torch:
                 ly[k] = (reorder(w, None), b)
         return True
 
+    def _script(self):
+        """The pass compiled by TorchScript (:mod:`swr.e5_script`: one GIL-free call), kept only
+        when it gives the eager pass's numbers to the bit on a test input (None: eager)."""
+        from .e5_script import compile_encoder
+
+        scripted = compile_encoder(self)
+        if scripted is None:
+            return None
+        torch = self.torch
+        emb, mask = torch.randn(2, 5, self.dim), torch.tensor([[1.0] * 5, [1.0] * 3 + [0.0] * 2])
+        with torch.inference_mode():
+            same = all(torch.equal(scripted(emb[:n], mask[:n], n > 1), self._eager(emb[:n], mask[:n])) for n in (1, 2))
+        return scripted if same else None
+
     def _linear(self, x, wb):
         """``x @ w.T + b`` with the layer's (prepacked or plain) weight."""
         if self.prepacked:
@@ -260,7 +276,14 @@ class E5Torch:
         return len(self.tokenizer.content_ids([PREFIX[is_query] + text])[0]) + 2
 
     def forward(self, emb, mask):
-        """Last hidden states (B, T, H) of word embeddings ``emb`` (B, T, H) under ``mask`` (B, T)."""
+        """Last hidden states (B, T, H) of word embeddings ``emb`` (B, T, H) under ``mask`` (B, T):
+        the scripted pass when there is one, else :meth:`_eager`."""
+        if self.scripted is not None:
+            return self.scripted(emb, mask, emb.shape[0] > 1 and not bool(mask.all()))
+        return self._eager(emb, mask)
+
+    def _eager(self, emb, mask):
+        """:meth:`forward` op by op from Python (each operation takes the GIL back)."""
         F = self._F
         B, T, H = emb.shape
         nh = self.heads

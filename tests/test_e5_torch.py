@@ -90,6 +90,41 @@ def test_the_forward_pass_is_berts(models):
     assert float((a * b).sum(1).min()) > 0.9999
 
 
+def test_the_scripted_pass_gives_the_eager_numbers_to_the_bit(models, monkeypatch):
+    """The pass runs as one TorchScript call (swr.e5_script: no GIL taken between operations)
+    and gives exactly what the op-by-op pass gives, one text or a padded batch."""
+    pytest.importorskip("torch")
+    mine, _ = models
+    assert mine.scripted is not None  # this torch scripts it: the app runs the GIL-free pass
+    long = " ".join(f"word{k} kettle" for k in range(400))
+    for texts in (TEXTS[:1], TEXTS, [long, "x"]):
+        for q in (True, False):
+            got = mine.encode(texts, q)
+            with monkeypatch.context() as m:
+                m.setattr(mine, "scripted", None)
+                ref = mine.encode(texts, q)
+            assert np.array_equal(got, ref), (texts[0][:20], q)
+    # forward goes to the scripted pass, not to the eager one
+    with monkeypatch.context() as m:
+        m.setattr(mine, "_eager", lambda *a: (_ for _ in ()).throw(AssertionError("eager pass ran")))
+        assert mine.encode(["kettle"], True).shape == (1, mine.dim)
+
+
+def test_where_torchscript_fails_the_eager_pass_runs(monkeypatch):
+    torch = pytest.importorskip("torch")
+
+    def fail(*a, **k):
+        raise RuntimeError("no TorchScript here")
+
+    monkeypatch.setattr(torch.jit, "script", fail)
+    m = e5_torch.E5Torch()
+    assert m.scripted is None
+    monkeypatch.setattr(e5_torch, "SCRIPTED", False)
+    assert e5_torch.E5Torch().scripted is None
+    v = m.encode(["kettle", "水壶"], True)
+    assert v.shape == (2, m.dim) and np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+
+
 def test_unknown_characters_count_one_token_each(models):
     mine, c = models
     text = "\U000e0100\U000e0101\U000e0102 kettle"  # variation selectors: no piece

@@ -48,6 +48,11 @@ from .edge_build import Builder, LiveShard, live_folder, remove_stale
 
 log = logging.getLogger("swr.store.edge")
 FLUSH_EVERY_S = 30.0
+# A flush holds the GIL (Qdrant Edge's binding) for a time that grows with what was written since
+# the last one: 774 ms for 100k sentences, the longest wait of a question during the HNSW build
+# (bench/concurrency.py, phase hnsw, session 9). Sentence writes flush every this many points, so
+# no flush has more to write (about 150 ms here; the total flushing work stays the same).
+FLUSH_EVERY_POINTS = 20_000
 # Below this many un-indexed points a search scans them (exact; dense top-50 over 20k: ~4 ms).
 OPTIMIZE_MIN_POINTS = 20_000
 # Qdrant's own rule for which segments optimize() gives an HNSW index (KB of vectors; None: its
@@ -70,6 +75,7 @@ class EdgeStore(Store):
         self._edge: LiveShard | None = None
         self._lock = threading.Lock()  # guards creation only; Edge itself is thread-safe
         self._flushed_at = time.monotonic()
+        self._unflushed = 0  # sentence points written since the last flush (FLUSH_EVERY_POINTS)
         self._optimize_from = 0  # un-indexed points below which optimize() is not worth a call
         self._build_started_with = 0
         self._points = 0  # points at the last count (open, or the last upsert): sets hnsw_ef
@@ -211,8 +217,7 @@ class EdgeStore(Store):
         if info.complete:
             self._maybe_optimize()
             if time.monotonic() - self._flushed_at > FLUSH_EVERY_S:
-                self._edge.flush()
-                self._flushed_at = time.monotonic()
+                self.flush()
 
     def _maybe_optimize(self) -> bool:
         """Start the HNSW build once enough points are un-indexed (bench/README.md, query latency).
@@ -299,6 +304,9 @@ class EdgeStore(Store):
         for kb in {s.kb for s in sentences}:
             self.wrote(kb)  # after the write: a question in between caches what it then saw
         self._points = self._edge.info().points_count  # once per batch, not per search (hnsw_ef)
+        self._unflushed += len(points)
+        if self._unflushed >= FLUSH_EVERY_POINTS:
+            self.flush()
 
     def get(self, ids: list[str]) -> list[Sentence]:
         if self._edge is None or not ids:
@@ -371,6 +379,7 @@ class EdgeStore(Store):
         if self._edge is not None:
             self._edge.flush()
             self._flushed_at = time.monotonic()
+            self._unflushed = 0
 
     def points_count(self) -> int:
         """Points of every kind (sentences and records) in the shard."""
