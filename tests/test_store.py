@@ -136,6 +136,27 @@ def test_edge_meta_survives_reopening(tmp_path):
         s.close()
 
 
+def test_edge_sentence_writes_flush_every_so_many_points(tmp_path, monkeypatch):
+    """No flush (which holds the GIL for as long as it has data to write) gathers more than
+    FLUSH_EVERY_POINTS sentences: a large upload flushes as it goes, not all at once later."""
+    import swr.store.edge as edge_mod
+
+    monkeypatch.setattr(edge_mod, "FLUSH_EVERY_POINTS", 4)
+    monkeypatch.setattr(edge_mod, "FLUSH_EVERY_S", 1e9)  # only the point count flushes here
+    s = make_store("edge", tmp_path)
+    s.ensure(META)
+    flushes = []
+    real = s._edge.flush
+    monkeypatch.setattr(s._edge, "flush", lambda: (flushes.append(s._unflushed), real())[1])
+    try:
+        for k in range(5):  # 5 documents of 3 sentences: 15 points
+            index(s, "a", f"d{k}", KETTLE[:3])
+        assert flushes == [6, 6] and s._unflushed == 3  # after the 2nd and the 4th document
+        assert s.count("a") == 15
+    finally:
+        s.close()
+
+
 # -- writes and reads ----------------------------------------------------------------------
 def test_upsert_is_idempotent(store):
     sents = index(store, "a", "d1", KETTLE)
