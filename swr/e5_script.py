@@ -73,8 +73,17 @@ class Encoder(torch.nn.Module):
 
 
 def compile_encoder(model):
-    """``Encoder(model)`` scripted (about 0.05 s), or None where this torch cannot script it."""
+    """``Encoder(model)`` scripted (about 0.05 s), or None where this torch cannot script it.
+
+    TorchScript, not ``torch.compile``: torch 2.13 marks ``torch.jit.script`` deprecated, but
+    ``torch.compile`` on a CPU generates and builds C++ at first use (a compiler at run time, tens
+    of seconds on two cores, again for new shapes), and ``torch.export`` needs the same to run
+    without Python. A torch without TorchScript gets None here, and so the eager pass."""
+    import warnings
+
     try:
-        return torch.jit.script(Encoder(model).eval())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return torch.jit.script(Encoder(model).eval())
     except Exception:  # noqa: BLE001 - any TorchScript failure: the eager pass is used instead
         return None
