@@ -1,5 +1,6 @@
-"""The forward pass of :class:`swr.e5_torch.E5Torch` compiled by TorchScript: one call that runs
-in C++ with the GIL released, instead of ~200 Python-dispatched operations that each take it.
+"""The forward pass of :class:`swr.e5_torch.E5Torch` (BERT's, written out by hand: why there),
+run op by op or compiled by TorchScript: one call that runs in C++ with the GIL released, instead
+of ~200 Python-dispatched operations that each take it.
 
 Why (issue #16): torch releases the GIL inside every operation but takes it back between them,
 so an eager pass in a busy process queues for the GIL about 200 times. On the 2-core AMD EPYC,
@@ -7,9 +8,8 @@ a question and its translation took 13 ms alone and 3.9 s beside three Python th
 pure Python; scripted, 12 ms and 68 ms (the CPU share of four threads on two cores). Under
 eight askers and an upload a question's pass took 61 ms of wall clock for 21 ms of CPU.
 
-The same operations in the same order with the same (prepacked) weights: the output equals the
-eager pass to the bit (tests/test_e5_torch.py). Imported by ``E5Torch`` after torch; written
-by hand because the pass it compiles is (see :mod:`swr.e5_torch`).
+One module for both ways: the scripted pass is used only when it equals the op-by-op one to the
+bit (checked at load; tests/test_e5_torch.py on real texts). Imported by ``E5Torch`` after torch.
 """
 from __future__ import annotations
 
@@ -72,8 +72,8 @@ class Encoder(torch.nn.Module):
         return x
 
 
-def compile_encoder(model):
-    """``Encoder(model)`` scripted (about 0.05 s), or None where this torch cannot script it.
+def compile_encoder(encoder: Encoder):
+    """``encoder`` scripted (about 0.05 s), or None where this torch cannot script it.
 
     TorchScript, not ``torch.compile``: torch 2.13 marks ``torch.jit.script`` deprecated, but
     ``torch.compile`` on a CPU generates and builds C++ at first use (a compiler at run time, tens
@@ -84,6 +84,6 @@ def compile_encoder(model):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            return torch.jit.script(Encoder(model).eval())
+            return torch.jit.script(encoder.eval())
     except Exception:  # noqa: BLE001 - any TorchScript failure: the eager pass is used instead
         return None

