@@ -23,7 +23,7 @@ _NO_SCALARS = List[Optional[Union[int, float, complex]]]
 
 
 class Layer(torch.nn.Module):
-    """One BERT layer: fused QKV, attention, output, feed-forward (E5Torch.forward's loop body)."""
+    """One BERT layer: fused QKV, attention, output, feed-forward."""
 
     def __init__(self, ly: dict, heads: int, eps: float, dtype, prepacked: bool) -> None:
         super().__init__()

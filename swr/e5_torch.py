@@ -204,7 +204,6 @@ class E5Torch:
         import torch
 
         self.torch = torch
-        self._F = torch.nn.functional
         packed = read(path or default_path())
         cfg = packed.config
         self.tokenizer = Tokenizer(packed)
@@ -246,11 +245,11 @@ class E5Torch:
         same numbers to the bit (checked here on a random input before they are used)."""
         torch = self.torch
         try:
-            reorder, self._pointwise = torch.ops.mkldnn._reorder_linear_weight, torch.ops.mkldnn._linear_pointwise
+            reorder, pointwise = torch.ops.mkldnn._reorder_linear_weight, torch.ops.mkldnn._linear_pointwise
             w, b = self.layers[0]["fi"]
             x = torch.randn(2, 3, w.shape[1]).to(self.dtype)
             with torch.inference_mode():
-                ok = torch.equal(self._pointwise(x, reorder(w, None), b, "none", [], ""), self._F.linear(x, w, b))
+                ok = torch.equal(pointwise(x, reorder(w, None), b, "none", [], ""), torch.nn.functional.linear(x, w, b))
         except (AttributeError, RuntimeError):
             return False
         if not ok:

@@ -276,7 +276,7 @@ class EdgeStore(Store):
         self.wrote(kb)
         n = self.count(kb)
         self._edge.update(q.UpdateOperation.delete_points_by_filter(match_filter(kb=kb)))
-        self._edge.flush()
+        self.flush()
         return n
 
     def delete_doc(self, kb: str, doc_id: str) -> int:
@@ -285,7 +285,7 @@ class EdgeStore(Store):
         self.wrote(kb)
         n = self._edge.count(q.CountRequest(filter=match_filter(type="s", kb=kb, doc_id=doc_id), exact=True))
         self._edge.update(q.UpdateOperation.delete_points_by_filter(match_filter(kb=kb, doc_id=doc_id)))
-        self._edge.flush()
+        self.flush()
         return n
 
     # -- sentences -------------------------------------------------------------------------
@@ -339,7 +339,7 @@ class EdgeStore(Store):
             points.append(q.Point(r["id"], vec, r["payload"]))
         for k in range(0, len(points), 512):
             self._edge.update(q.UpdateOperation.upsert_points(points[k:k + 512]))
-        self._edge.flush()
+        self.flush()
         for kb in {r["payload"].get("kb") for r in records}:
             self.wrote(kb)
         self._points = self._edge.info().points_count
