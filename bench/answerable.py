@@ -70,6 +70,8 @@ def rows_for(engine, arts) -> list[dict]:
                 # across languages: the names of the question's translation its passages write
                 row[f"names_{fusion}"] = list(an.translated_names(q, translations[fusion], ps, closest[""])) \
                     if row["cross"] else []
+                # the question's Chinese names neither the passages nor their documents write
+                row[f"absent_{fusion}"] = list(an.absent_names(engine, q, kb, ps))
             # the question's terms no document of the knowledge base uses
             row["unknown"] = list(an.unknown_terms(engine, q, kb))
             rows.append(row)
@@ -88,7 +90,8 @@ def decide(r, t, fusion) -> bool:
                      codes=tuple(r.get(f"codes_{fusion}", ())), missing=tuple(r.get(f"missing_{fusion}", ())),
                      names=tuple(r.get(f"names_{fusion}", ())),
                      unknown=tuple(r.get("unknown", ()) if not r["cross" + tag] else ()),
-                     n_terms=len(an.question_terms(r["q"])))[0]
+                     n_terms=len(an.question_terms(r["q"])),
+                     absent=tuple(r.get(f"absent_{fusion}", ()) if not r["cross" + tag] else ()))[0]
 
 
 def scores(rows, t, fusion) -> dict:

@@ -165,6 +165,50 @@ def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
         return ()
 
 
+# jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
+_NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
+NAME_DOCS = 3  # the passages' documents read for a name the passages do not write (the window may say 他)
+
+
+def question_names(question: str) -> tuple[str, ...]:
+    """The Chinese names a question asks about that jieba's dictionary does not know: words of two
+    or more Chinese characters that its HMM found and tagged as a name ("广茂" of "广茂铁路全长多少公里？",
+    "徐晓飞"). A known word ("华为", "空气炸锅") or a new word tagged otherwise ("晨川", the sample's
+    brand: a noun) is none: the rule reads only the names a passage about them must write."""
+    if not cl.has_cjk(question):
+        return ()
+    import jieba
+    import jieba.posseg as pseg
+
+    jieba.setLogLevel(60)
+    known = jieba.dt.FREQ
+    out = [w.word for w in pseg.cut(cl.norm(question)) if w.flag in _NAME_TAGS and len(w.word) >= 2
+           and not known.get(w.word) and all("\u3400" <= ch <= "\u9fff" for ch in w.word)]
+    return tuple(dict.fromkeys(out))
+
+
+def absent_names(engine, question: str, kb: str, passages: list[Passage]) -> tuple[str, ...]:
+    """The question's names (:func:`question_names`) that neither a passage nor the passages'
+    documents (the first :data:`NAME_DOCS`) write: the passages are about someone or something else
+    (bench/answerable.py: "徐晓飞现在效力于哪个球队？" against another Chinese knowledge base, cosine
+    0.880 with half its terms in the passages, was answered). Only read when the other rules would
+    answer (:func:`assess`); a store failure reads as no absent name (a hint never fails an answer)."""
+    names = question_names(question)
+    if not names or not passages:
+        return ()
+    text = cl.norm("\n".join(p.text for p in passages))
+    absent = [n for n in names if n not in text]
+    try:
+        for doc in list(dict.fromkeys(p.doc_id for p in passages))[:NAME_DOCS]:
+            if not absent:
+                break
+            body = cl.norm("\n".join(s.text for s in engine.store.scroll_doc(kb, doc)))
+            absent = [n for n in absent if n not in body]
+    except Exception:  # noqa: BLE001
+        return ()
+    return tuple(absent)
+
+
 def evidence_coverage(question: str, passages: list[Passage], closest: str, cross: bool) -> float:
     """:func:`coverage` as :func:`assess` counts it: across languages (``cross``: the closest
     sentence, ``closest``, is in the other language than the question) only in the passages of
@@ -256,19 +300,26 @@ def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> 
 
 def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,
            has_terms: bool = True, codes: tuple = (), missing: tuple = (), names: tuple = (),
-           unknown: tuple = (), n_terms: int = 0) -> tuple[bool, str]:
+           unknown: tuple = (), n_terms: int = 0, absent: tuple = ()) -> tuple[bool, str]:
     """The decision on the figures, and why. ``has_terms``: the question has content terms (a
     question of only a code, "E4是什么意思？", has none: its cosine decides alone). ``codes``: the
     question's model numbers and error codes (:func:`swr.claims.codes`) when a passage of a document
     the question names holds them all (else empty), ``missing``: those no passage holds;
     ``names``: the names of the question's translation its passages hold (:func:`translated_names`);
     ``unknown``: those of the question's ``n_terms`` content terms no document of the knowledge base
-    uses (:func:`unknown_terms`)."""
+    uses (:func:`unknown_terms`); ``absent``: the question's Chinese names that neither the passages
+    nor their documents write (:func:`absent_names`)."""
     # a code says exactly what is asked about, in either language: when the passages lack one,
     # they are about something else, however close ("What does E9 mean on the air fryer?": no
     # manual lists an E9, and its closest sentences are the other codes' rows)
     if missing:
         return False, (f"cosine {cos:.3f}, but the question's {', '.join(missing)} is in none of the passages")
+    # in one language, a name the question asks about (a person, a railway) that neither the passages
+    # nor their documents write: they are about someone else, however close (e5's Chinese cosines
+    # run high: "广茂铁路全长多少公里？" scored 0.895 against another railway's article)
+    if not cross and absent:
+        return False, (f"cosine {cos:.3f}, but the question's {', '.join(absent)} is in none of the passages "
+                       "or their documents")
     # in one language, a question most of whose words no document uses asks about something else
     # ("How do I reset the firmware password of my router?" against the sample manuals). On
     # bench/answerable.py no answered question of its own knowledge base had more than half of its
@@ -339,7 +390,8 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
         # (under eight askers beside an upload the probes of every question were an eighth of the
         # time the process held the GIL: py-spy, bench/README.md §9, session 8)
         ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing,
-                         names=names, unknown=unknown_terms(engine, question, kb), n_terms=len(terms))
+                         names=names, unknown=unknown_terms(engine, question, kb), n_terms=len(terms),
+                         absent=absent_names(engine, question, kb, passages))
     return Answerability(ok, round(cos, 6), round(cover, 4), why, t.to_dict())
 
 

@@ -281,6 +281,45 @@ def test_a_question_most_of_whose_words_no_document_uses_is_not_answerable(sampl
     assert r.answerable is False and "descale" in r.answerability["reason"], r.answerability
 
 
+def test_a_chinese_name_neither_the_passages_nor_their_documents_write_is_not_answerable(e5_engine, tmp_path):
+    """swr.answerable.absent_names: in one language, a name the question asks about (a railway, a
+    person: new to jieba's dictionary, tagged a name) that no passage and no passage's document
+    writes refuses; one the window leaves out ("他") but its document writes does not."""
+    from swr.answerable import E5, absent_names, decide, question_names
+    from swr.engine import Engine
+    from swr.settings import Settings
+    from swr.types import Passage
+
+    assert question_names("广茂铁路全长多少公里？") == ("广茂",)
+    assert question_names("徐晓飞现在效力于哪个球队？") == ("徐晓飞",)
+    assert question_names("晨川电饭煲保修多久？") == ()  # the sample's brand: a new word, not a name
+    assert question_names("空气炸锅烤鸡翅用多少度？") == () and question_names("How long is the railway?") == ()
+    assert not decide(0.95, 1.0, False, E5, absent=("广茂",))[0]
+    assert decide(0.95, 1.0, False, E5)[0] and decide(0.95, 1.0, True, E5, absent=("广茂",), named=True)[0]
+    railway = ("大莱龙铁路是山东省的一条地方铁路。大莱龙铁路全长175公里，东起龙口，西至大家洼。"
+               "该铁路于2006年建成通车，是山东半岛北部重要的货运通道。")
+    player = "徐晓飞是中国职业足球运动员，司职后卫。他曾经效力于天津泰达队。他现在效力于北京国安队。"
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path, sample_kb=""),
+                 embedder=e5_engine.embedder)
+    try:
+        assert all(r.ok for r in eng.index_files("zh", [("railway.txt", railway.encode()),
+                                                        ("player.txt", player.encode())]))
+        r = eng.ask("大莱龙铁路全长多少公里？", "zh", llm=False)
+        assert r.answerable, r.answerability
+        r = eng.ask("广茂铁路全长多少公里？", "zh", llm=False)
+        assert r.answerable is False and "广茂" in r.answerability["reason"], r.answerability
+        doc = {d.source: d.doc_id for d in eng.docs("zh")}
+        he = next(s for s in eng.doc_sentences("zh", doc["player.txt"]) if s.text.startswith("他现在"))
+        window = Passage(doc_id=he.doc_id, source=he.source, first=he.i, last=he.i, text=he.text, hits=[], score=1.0)
+        assert absent_names(eng, "徐晓飞现在效力于哪个球队？", "zh", [window]) == ()  # its document writes it
+        other = eng.doc_sentences("zh", doc["railway.txt"])[0]
+        window = Passage(doc_id=other.doc_id, source=other.source, first=0, last=0, text=other.text, hits=[],
+                         score=1.0)
+        assert absent_names(eng, "徐晓飞现在效力于哪个球队？", "zh", [window]) == ("徐晓飞",)
+    finally:
+        eng.close()
+
+
 def test_only_cosines_that_vouch_for_the_question_count():
     """swr.answerable.counted: a hit's cosine counts when the question's own vector found it, or
     when its document is one the question names; a translation's cosine elsewhere never."""
