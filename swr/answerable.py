@@ -167,6 +167,7 @@ def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
 
 # jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
 _NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
+_ALL_CJK = re.compile(f"[{cl.CJK}]+")  # the Chinese characters swr.claims reads terms by
 NAME_DOCS = 3  # the passages' documents read for a name the passages do not write (the window may say 他)
 
 
@@ -183,7 +184,7 @@ def question_names(question: str) -> tuple[str, ...]:
     jieba.setLogLevel(60)
     known = jieba.dt.FREQ
     out = [w.word for w in pseg.cut(cl.norm(question)) if w.flag in _NAME_TAGS and len(w.word) >= 2
-           and not known.get(w.word) and all("\u3400" <= ch <= "\u9fff" for ch in w.word)]
+           and not known.get(w.word) and _ALL_CJK.fullmatch(w.word)]
     return tuple(dict.fromkeys(out))
 
 
