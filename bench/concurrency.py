@@ -23,6 +23,9 @@ answer) of a distinct real SQuAD question (no query-cache hits) on the ``sample`
 - eight: eight askers (each a question every ``--interval`` s) while one upload runs.
 - hnsw: ``--build-points`` synthetic points written into ``bulk`` (real SQuAD texts and BM25, random
   dense vectors), then the document completion that triggers the HNSW build, with the asker running.
+- hnsw-cold / hnsw-cold-nowarm (optional, root on Linux): "hnsw" with the page cache dropped once
+  the child has built the copy, so the swap loads it from disk: with the built copy read first
+  outside the GIL (``swr.store.edge_build.warm``, as the app does), and without (as before).
 
 ``--baseline`` adds the old behaviour as rows of its own (one model lock held across a whole
 passage call, as before issue #16), measured in the same run.
@@ -190,7 +193,23 @@ def phase_index(files, qs, args, *, askers: int = 0, tag: str, baseline=False, o
             "askers": askers, "load": round(max(load0, os.getloadavg()[0]), 1)}
 
 
-def phase_hnsw(qs, args) -> dict:
+def _cold_swap(warmed: bool):
+    """Drop the page cache when the built copy is about to be loaded (``edge_build.warm`` is
+    called first); ``warmed`` False skips the warm-up. Returns the undo."""
+    import swr.store.edge_build as eb
+
+    orig = eb.warm
+
+    def hook(folder):
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return orig(folder) if warmed else 0
+    eb.warm = hook
+    return lambda: setattr(eb, "warm", orig)
+
+
+def phase_hnsw(qs, args, cold: str | None = None) -> dict:
     import numpy as np
 
     from swr.types import DocInfo
@@ -210,6 +229,7 @@ def phase_hnsw(qs, args) -> dict:
     stop = threading.Event()
     a = Asker(eng, qs, args.interval, stop)
     before = eng.store.indexed_vectors()
+    undo = _cold_swap(cold == "warm") if cold else (lambda: None)
     a.start()
     time.sleep(1.0)
     t0 = time.perf_counter()
@@ -223,9 +243,13 @@ def phase_hnsw(qs, args) -> dict:
     time.sleep(1.0)
     stop.set()
     a.join()
+    undo()
     indexed = eng.store.indexed_vectors()
+    last = dict(getattr(getattr(eng.store, "_builder", None), "last", None) or {})
     eng.close()
-    return {"row": "hnsw build", **stats(a.ms), "points": args.build_points, "write_s": round(write_s, 1),
+    row = {None: "hnsw build", "warm": "hnsw build, cold cache", "nowarm": "hnsw build, cold cache, no warm-up"}[cold]
+    return {"row": row, **stats(a.ms), "points": args.build_points, "write_s": round(write_s, 1),
+            "swap_load_s": last.get("load_s"), "warm_s": last.get("warm_s"), "warmed_mb": last.get("warmed_mb"),
             "trigger_s": round(trigger_s, 2), "build_s": round(build_s, 1), "indexed_vectors": indexed,
             "load": round(os.getloadavg()[0], 1)}
 
@@ -297,11 +321,15 @@ def main() -> None:
                 rows.append(phase_index(upload, qs, args, askers=8, tag="eight", baseline=base))
             elif ph == "hnsw":
                 rows.append(phase_hnsw(qs, args))
+            elif ph == "hnsw-cold":
+                rows.append(phase_hnsw(qs, args, cold="warm"))
+            elif ph == "hnsw-cold-nowarm":
+                rows.append(phase_hnsw(qs, args, cold="nowarm"))
             print(json.dumps(rows[-1]), file=__import__("sys").stderr, flush=True)
     print(f"omp wait policy {omp.wait_policy()}, OMP_NUM_THREADS {os.environ.get('OMP_NUM_THREADS')}, "
           f"load {os.getloadavg()[0]:.1f}\n")
     print(C.table(rows, ["row", "n", "p50", "p95", "max", "askers", "sentences", "index_s", "sentences_per_s",
-                         "points", "build_s", "load"]))
+                         "points", "build_s", "swap_load_s", "warm_s", "load"]))
     by = {r["row"]: r for r in rows}
     if "alone" in by and "busy" in by:
         print(f"\nthroughput busy / alone: {by['busy']['sentences_per_s'] / by['alone']['sentences_per_s']:.3f} "
@@ -311,7 +339,8 @@ def main() -> None:
         print(f"throughput busy (asker on a one-language KB) / alone: "
               f"{one['sentences_per_s'] / by['alone']['sentences_per_s']:.3f}")
     checks = [("busy p95 <= 300 ms", "busy", "p95", 300), ("busy max <= 1000 ms", "busy", "max", 1000),
-              ("eight p95 <= 500 ms", "eight", "p95", 500), ("hnsw build max <= 1000 ms", "hnsw build", "max", 1000)]
+              ("eight p95 <= 500 ms", "eight", "p95", 500), ("hnsw build max <= 1000 ms", "hnsw build", "max", 1000),
+              ("hnsw build (cold cache) max <= 1000 ms", "hnsw build, cold cache", "max", 1000)]
     for name, row, col, lim in checks:
         if row in by and by[row].get(col) is not None:
             v = by[row][col]

@@ -697,11 +697,17 @@ def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_ali
     un-indexed points reach the threshold and the indexed ones; hits, filters and deletes agree
     with the scanned store before it."""
     import swr.store.edge as edge
+    import swr.store.edge_build as edge_build
 
     monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
     monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)  # 8-d vectors: 32 per KB
+    steps = []  # the built copy is read through (GIL free) before the load that holds the GIL
+    warm = edge_build.warm
+    monkeypatch.setattr(edge_build, "warm", lambda folder: steps.append(("warm", folder)) or warm(folder))
     st_ = make_store("edge", tmp_path)
     st_.ensure(META)
+    load = st_._builder._load
+    st_._builder._load = lambda folder: steps.append(("load", folder)) or load(folder)
     rng = np.random.default_rng(0)
     texts = [f"sentence number {k} about {w}" for k, w in enumerate(["kettles", "lamps", "filters", "rice"] * 15)]
     vecs = rng.normal(size=(len(texts), DIM)).astype(np.float32)
@@ -712,6 +718,8 @@ def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_ali
     assert st_.wait_for_build(120), "the background build ended"
     assert st_.last_build and "error" not in st_.last_build, st_.last_build
     assert st_.indexed_vectors() == 2 * 69, st_.last_build  # "all 69 dense vectors got their HNSW index (sparse: 69)"
+    assert steps and steps == [(s, f) for (_, f) in steps[::2] for s in ("warm", "load")], steps  # per build
+    assert st_.last_build["warmed_mb"] > 0, st_.last_build
     unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
     for qv in vecs[[3, 17, 42, 59]]:  # the HNSW answer is the exact cosine top 5 of kb "a"
         exact = np.argsort(-(unit @ (qv / np.linalg.norm(qv))))[:5]
@@ -722,6 +730,19 @@ def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_ali
     assert all(h.sentence.doc_id == "d1" for h in ask(st_, "a", "about rice", vec=vecs[40], top_k=10))
     assert {h.sentence.kb for h in ask(st_, "b", "kettle", mode="hybrid")} == {"b"}
     st_.close()
+
+
+def test_warm_reads_every_file_of_a_folder_once(tmp_path):
+    """edge_build.warm reads each file under the folder through (nested ones too) and returns
+    the bytes read; an unreadable entry is skipped, not an error."""
+    from swr.store.edge_build import WARM_CHUNK, warm
+
+    (tmp_path / "segments" / "a").mkdir(parents=True)
+    (tmp_path / "segments" / "a" / "big.dat").write_bytes(b"x" * (WARM_CHUNK + 123))
+    (tmp_path / "wal.log").write_bytes(b"y" * 10)
+    (tmp_path / "empty").write_bytes(b"")
+    (tmp_path / "dangling").symlink_to(tmp_path / "missing")
+    assert warm(tmp_path) == WARM_CHUNK + 133
 
 
 def test_edge_hnsw_beam_widens_with_the_store(tmp_path, monkeypatch):
