@@ -13,7 +13,10 @@ bundled sample knowledge base, a warm-up question, then ``--questions`` distinct
 (the list ``bench/concurrency.py`` asks), one every ``--interval`` s, each
 ``Engine.ask(q, kb, llm=False)``. Rounds go then, now, then, now... so that a drift of the
 machine's speed falls on both. ``--kb sample_en`` asks a knowledge base of the sample's English
-files only (one language: no translation to embed).
+files only (one language: no translation to embed). ``--same-work`` adds a third version to the
+rounds: the code now with ``SWR_CROSSLINGUAL=off``, on the same knowledge base: the work of the
+issue's day (one list per question, nothing translated) done by the code now, so that what the
+concurrency changes cost a quiet question is told apart from what issue #20's translation adds.
 """
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ root, home, kb, interval, qfile = sys.argv[1], Path(sys.argv[2]), sys.argv[3], f
 sys.path.insert(0, root)
 from swr.engine import SAMPLE_DIR, Engine
 from swr.settings import Settings
-env = {k: v for k, v in __import__("os").environ.items() if k.startswith("SWR_EMBED")}
+env = {k: v for k, v in __import__("os").environ.items() if k.startswith(("SWR_EMBED", "SWR_CROSSLINGUAL"))}
 eng = Engine(Settings.from_env(env=env, secrets_path=home / "none.toml", home=home, sample_kb="sample"))
 eng.ensure_sample()
 if kb != "sample":
@@ -69,12 +72,12 @@ def export(rev: str) -> Path:
     return dest
 
 
-def one_round(root: Path, tag: str, args, qfile: Path) -> dict:
+def one_round(root: Path, tag: str, args, qfile: Path, env: dict | None = None) -> dict:
     home = WORK / f"home-{tag}"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
     out = subprocess.run([sys.executable, "-c", CHILD, str(root), str(home), args.kb, str(args.interval), str(qfile)],
-                         capture_output=True, text=True, cwd=str(root), env=dict(os.environ))
+                         capture_output=True, text=True, cwd=str(root), env={**os.environ, **(env or {})})
     if out.returncode != 0:
         raise SystemExit(f"{tag}: child failed\n{out.stderr[-3000:]}")
     shutil.rmtree(home, ignore_errors=True)
@@ -88,6 +91,8 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=100)
     ap.add_argument("--interval", type=float, default=0.2)
     ap.add_argument("--kb", default="sample", choices=["sample", "sample_en"])
+    ap.add_argument("--same-work", action="store_true",
+                    help="also the code now with SWR_CROSSLINGUAL=off (the issue's day's work) in the rounds")
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     qs = C.squad_questions()
@@ -95,26 +100,31 @@ def main() -> None:
     qfile = WORK / "questions.json"
     qfile.write_text(json.dumps(qs[: args.questions]))
     then = export(args.then)
-    res: dict[str, list] = {"then": [], "now": []}
+    versions = [("then", then, {}), ("now", C.ROOT, {})]
+    if args.same_work:
+        versions.append(("now-same", C.ROOT, {"SWR_CROSSLINGUAL": "off"}))
+    res: dict[str, list] = {tag: [] for tag, _, _ in versions}
     info: dict[str, dict] = {}
     for r in range(args.rounds):
-        for tag, root in (("then", then), ("now", C.ROOT)):
+        for tag, root, env in versions:
             print(f"[quiet_then_now] round {r + 1} {tag} ...", file=sys.stderr, flush=True)
-            got = one_round(root, tag, args, qfile)
+            got = one_round(root, tag, args, qfile, env)
             res[tag].append(got["ms"])
             info[tag] = {"runtime": got.get("runtime"), "device": got.get("device")}
     rows = []
-    for tag in ("then", "now"):
+    names = {"then": args.then, "now": "working tree", "now-same": "working tree, SWR_CROSSLINGUAL=off"}
+    for tag, _, _ in versions:
         ms = [m for rnd in res[tag] for m in rnd]
-        rows.append({"row": f"{tag} ({args.then if tag == 'then' else 'working tree'}, {info[tag]['runtime']})",
+        rows.append({"row": f"{tag} ({names[tag]}, {info[tag]['runtime']})",
                      "n": len(ms), "p50": C.pct(ms, 50), "p95": C.pct(ms, 95), "max": max(ms),
                      "round p50s": " / ".join(f"{C.pct(rnd, 50):.1f}" for rnd in res[tag])})
     print(f"kb {args.kb}, a question every {args.interval} s, {args.questions} questions x {args.rounds} rounds, "
           f"load {os.getloadavg()[0]:.1f}\n")
     print(C.table(rows, ["row", "n", "p50", "p95", "max", "round p50s"]))
-    ratio = rows[1]["p50"] / rows[0]["p50"]
-    verdict = "holds" if ratio <= 1.0 else "FAILS"
-    print(f"\nquiet p50 now / then: {ratio:.3f} -> {verdict} (no worse than the issue's day)")
+    for row, (tag, _, _) in zip(rows[1:], versions[1:]):
+        ratio = row["p50"] / rows[0]["p50"]
+        verdict = "holds" if ratio <= 1.0 else "FAILS"
+        print(f"quiet p50 {tag} / then: {ratio:.3f} -> {verdict} (no worse than the issue's day)")
     (WORK / "rows.json").write_text(json.dumps({"args": vars(args), "rows": rows, "ms": res}, indent=1))
 
 

@@ -734,7 +734,7 @@ def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_ali
 
 def test_warm_reads_every_file_of_a_folder_once(tmp_path):
     """edge_build.warm reads each file under the folder through (nested ones too) and returns
-    the bytes read; an unreadable entry is skipped, not an error."""
+    the bytes read; an unreadable entry is skipped, not an error; a cap stops it."""
     from swr.store.edge_build import WARM_CHUNK, warm
 
     (tmp_path / "segments" / "a").mkdir(parents=True)
@@ -743,6 +743,7 @@ def test_warm_reads_every_file_of_a_folder_once(tmp_path):
     (tmp_path / "empty").write_bytes(b"")
     (tmp_path / "dangling").symlink_to(tmp_path / "missing")
     assert warm(tmp_path) == WARM_CHUNK + 133
+    assert warm(tmp_path, limit=10) <= WARM_CHUNK, "a cap stops the reads (a shard larger than memory)"
 
 
 def test_edge_hnsw_beam_widens_with_the_store(tmp_path, monkeypatch):

@@ -245,28 +245,40 @@ class Builder:
             self.last = {"error": str(exc)}
 
 
-def warm(folder: Path) -> int:
+def warm(folder: Path, limit: int | None = None) -> int:
     """Read every file under ``folder`` once and return the bytes read, so that loading the
     built copy finds its pages in memory.
 
     ``EdgeShard.load`` holds the GIL while it reads the shard: 200-490 ms with the files in the
     page cache, 0.9-1.0 s after ``drop_caches`` (bench/README.md §9, session 10), every question
     of the process waiting meanwhile. Plain reads release the GIL, so the disk time moves here,
-    to the builder's thread, and the load pays only its in-memory work. (``posix_fadvise``'s
+    to the builder's thread, and the load pays only its in-memory work: 0.29 s instead of 0.60 s
+    for a 100k-point copy read from disk (session 13, ``bench/concurrency.py --phases hnsw-cold
+    hnsw-cold-nowarm``). (``posix_fadvise``'s
     WILLNEED would only start the reads, not wait for them.) A file that cannot be read is
-    skipped: the load reads it and reports the error.
+    skipped: the load reads it and reports the error. At most ``limit`` bytes are read (default:
+    half the machine's memory).
     """
-    total = 0
+    total, cap = 0, limit if limit is not None else _half_memory()
     buf = bytearray(WARM_CHUNK)
     for dirpath, _, files in os.walk(folder):
         for name in files:
             try:
                 with open(os.path.join(dirpath, name), "rb", buffering=0) as f:
-                    while n := f.readinto(buf):
+                    while total < cap and (n := f.readinto(buf)):
                         total += n
             except OSError:
                 continue
     return total
+
+
+def _half_memory() -> int:
+    """Half the machine's memory in bytes (a shard larger than that is warmed only that far:
+    the page cache would drop the first pages before the load reads them)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
 
 
 def main(argv: list[str]) -> int:
