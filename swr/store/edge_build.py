@@ -214,8 +214,8 @@ class Builder:
             out, err = self._proc.communicate()
             if self._proc.returncode != 0 or self._closing:
                 raise RuntimeError(f"the build process exited with {self._proc.returncode}: {err.strip()[-500:]}")
-            t_build = time.monotonic() - t0 - t_copy
             t1 = time.monotonic()
+            t_build = t1 - t0 - t_copy
             warmed = warm(target)  # before the load, outside the write pause
             t2 = time.monotonic()
             with live.writes:
@@ -254,15 +254,16 @@ def warm(folder: Path, limit: int | None = None) -> int:
     of the process waiting meanwhile. Plain reads release the GIL, so the disk time moves here,
     to the builder's thread, and the load pays only its in-memory work: 0.29 s instead of 0.60 s
     for a 100k-point copy read from disk (session 13, ``bench/concurrency.py --phases hnsw-cold
-    hnsw-cold-nowarm``). (``posix_fadvise``'s
-    WILLNEED would only start the reads, not wait for them.) A file that cannot be read is
-    skipped: the load reads it and reports the error. At most ``limit`` bytes are read (default:
-    half the machine's memory).
+    hnsw-cold-nowarm``). ``posix_fadvise``'s WILLNEED would only start the reads, not wait for
+    them. A file that cannot be read is skipped: the load reads it and reports the error. At most
+    ``limit`` bytes are read (default: half the machine's memory).
     """
     total, cap = 0, limit if limit is not None else _half_memory()
     buf = bytearray(WARM_CHUNK)
     for dirpath, _, files in os.walk(folder):
         for name in files:
+            if total >= cap:
+                return total
             try:
                 with open(os.path.join(dirpath, name), "rb", buffering=0) as f:
                     while total < cap and (n := f.readinto(buf)):
