@@ -2,7 +2,7 @@
 against their own knowledge base (positives) and against the wrong one (negatives: the other
 knowledge base of the same language, and one of the other language). Data: bench/qa_kbs.py.
 
-    .venv/bin/python bench/answerable.py            # report the thresholds in swr/answerable.py
+    .venv/bin/python bench/answerable.py            # report the thresholds in swr/answer/answerable.py
     .venv/bin/python bench/answerable.py --tune     # also grid-search them on the tuning half
 
 Per fusion (dbsf, rrf): the decision uses the dense cosine (never the fused score) and the
@@ -27,8 +27,8 @@ def xquad_zh() -> dict:
 def rows_for(engine, arts) -> list[dict]:
     """Per (question, knowledge base): the dense best cosine, its language, and the question
     terms found in the passages of each fusion."""
-    from swr import answerable as an
-    from swr.claims import has_cjk
+    import swr.answer.answerable as an
+    from swr.text.claims import has_cjk
 
     other_lang = {"en": "zh", "zh": "en"}
     zh_of = xquad_zh()
@@ -59,7 +59,7 @@ def rows_for(engine, arts) -> list[dict]:
                         row["cos" + tag] = best[0] if best else 0.0
                         row["cross" + tag] = bool(best) and has_cjk(q) != has_cjk(best[1])
                         closest[tag] = best[1] if best else ""
-                        # across languages: does the question name a document of the passages (swr.aliases)?
+                        # across languages: does the question name a document of the passages (swr.retrieve.aliases)?
                         row["named" + tag] = bool(row["cross" + tag] and an.names_a_subject(engine, q, kb, ps))
             for fusion, ps in by_fusion.items():  # as assess counts it (across languages: the closest's)
                 for tag, text in closest.items():
@@ -81,7 +81,7 @@ def rows_for(engine, arts) -> list[dict]:
 
 
 def decide(r, t, fusion) -> bool:
-    from swr import answerable as an
+    import swr.answer.answerable as an
 
     has_terms = bool(an.question_terms(r["q"]))
     tag = COSINE if "cos" + COSINE in r else ""
@@ -103,7 +103,7 @@ def scores(rows, t, fusion) -> dict:
 
 def tune(rows, fusion):
     """The thresholds with the best balanced accuracy on ``rows`` (the tuning half)."""
-    from swr.answerable import AnswerThresholds
+    from swr.answer.answerable import AnswerThresholds
 
     best = None
     for hi in [x / 1000 for x in range(860, 941, 5)]:
@@ -139,7 +139,7 @@ def report(rows, t, label, fusion) -> list[str]:
 
 
 def has_cjk_q(r) -> bool:
-    from swr.claims import has_cjk
+    from swr.text.claims import has_cjk
 
     return has_cjk(r["q"])
 
@@ -180,9 +180,9 @@ def main() -> int:
                          "retrieval (before issue #16)")
     ap.add_argument("--replay", action="store_true", help="re-decide the rows of the last run (no retrieval)")
     a = ap.parse_args()
-    from swr import answerable as an
+    import swr.answer.answerable as an
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
 
     global COSINE
     COSINE = {"pool": "", "own": "_own", "search": "_search"}[a.cosine]

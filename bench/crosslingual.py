@@ -8,7 +8,7 @@ Methods (one engine, one store; only ``SWR_CROSSLINGUAL`` and its parts change):
 - ``lists``: one hybrid search per document language, fused by the per-list (DBSF) scores;
 - ``translate``: ``lists`` plus the question translated into each other language present
   (CC-CEDICT word glosses offline: no LLM here) and searched in that language;
-- ``on``: ``translate`` plus document subjects (swr/aliases.py: the product a question names
+- ``on``: ``translate`` plus document subjects (swr/retrieve/aliases.py: the product a question names
   selects its documents): the default.
 
 Sets:
@@ -40,14 +40,13 @@ from pathlib import Path
 
 from intervals import wilson
 
-import swr.crosslingual
-from swr.answer import LLMConfig
-from swr.crosslingual import SUBJECT_BONUS, Translator
+import swr.retrieve.crosslingual
+from swr.answer.llm import LLMConfig
+from swr.core.settings import DEMO_GGUF, SMALL_GGUF, Settings
 from swr.engine import Engine
 from swr.evaluate import judge, load_set, normalize
-from swr.llm_local import DEMO_GGUF, SMALL_GGUF
-from swr.questions import load_squad
-from swr.settings import Settings
+from swr.evaluate.questions import load_squad
+from swr.retrieve.crosslingual import SUBJECT_BONUS, Translator
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -256,7 +255,7 @@ def pretranslate(methods: list[str], picked: list[dict], sample: bool = True) ->
     the cache file (the LLM rows then cost no model time on a rerun)."""
     qs = [(q["q"], "en" if q["qlang"] == "zh" else "zh") for q in picked]
     for path in (GOLDEN, XL_QUESTIONS) if sample else ():
-        qs += [(q.question, "en" if swr.crosslingual.detect_lang(q.question) == "zh" else "zh")
+        qs += [(q.question, "en" if swr.retrieve.crosslingual.detect_lang(q.question) == "zh" else "zh")
                for q in load_set(path)[1]]
     for m in methods:
         t, t0 = translator(m), time.perf_counter()
@@ -294,19 +293,19 @@ def main() -> None:
                     help="only fill the local models' translation cache for the picked XQuAD questions")
     ap.add_argument("--json", default=str(ROOT / "bench" / "out" / "crosslingual.json"))
     args = ap.parse_args()
-    import swr.glossary
+    import swr.text.glossary
 
     if args.mix is not None:
-        swr.crosslingual.DENSE_MIX = args.mix
+        swr.retrieve.crosslingual.DENSE_MIX = args.mix
     if args.senses is not None:
-        swr.crosslingual.SPARSE_SENSES = args.senses
+        swr.retrieve.crosslingual.SPARSE_SENSES = args.senses
     if args.long_first:
-        swr.glossary.SHORT_FIRST = False
+        swr.text.glossary.SHORT_FIRST = False
     if args.first_list:
-        swr.crosslingual.BETTER_FIRST = swr.crosslingual.EMPTY_LAST = False
-    print(f"DENSE_MIX={swr.crosslingual.DENSE_MIX} SPARSE_SENSES={swr.crosslingual.SPARSE_SENSES} "
-          f"SHORT_FIRST={swr.glossary.SHORT_FIRST} BETTER_FIRST={swr.crosslingual.BETTER_FIRST} "
-          f"EMPTY_LAST={swr.crosslingual.EMPTY_LAST}", file=sys.stderr)
+        swr.retrieve.crosslingual.BETTER_FIRST = swr.retrieve.crosslingual.EMPTY_LAST = False
+    print(f"DENSE_MIX={swr.retrieve.crosslingual.DENSE_MIX} SPARSE_SENSES={swr.retrieve.crosslingual.SPARSE_SENSES} "
+          f"SHORT_FIRST={swr.text.glossary.SHORT_FIRST} BETTER_FIRST={swr.retrieve.crosslingual.BETTER_FIRST} "
+          f"EMPTY_LAST={swr.retrieve.crosslingual.EMPTY_LAST}", file=sys.stderr)
 
     engines: dict[str, tuple[Engine, Counter]] = {}
 

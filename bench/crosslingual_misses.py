@@ -5,7 +5,7 @@
 
 The knowledge base and questions are bench/crosslingual.py's (same seed, same groups, a prefix
 of each group's seeded order). For each question whose top 3 holds no answer sentence, the lists
-the fusion saw (``swr.crosslingual.fuse`` is wrapped, nothing else changes) say why:
+the fusion saw (``swr.retrieve.crosslingual.fuse`` is wrapped, nothing else changes) say why:
 
 - *answer in no candidate list*: no list (the question's own language, the other language
   searched with the question's vectors, the translation's) holds an answer sentence in its pool:
@@ -25,9 +25,9 @@ import random
 
 import crosslingual as B
 
-import swr.crosslingual as X
+import swr.retrieve.crosslingual as X
+from swr.core.settings import Settings
 from swr.engine import Engine
-from swr.settings import Settings
 
 
 def _gold(q: dict, source: str, text: str) -> bool:

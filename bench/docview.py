@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from swr.embed import Embedder  # noqa: E402
+from swr.core.settings import Settings  # noqa: E402
+from swr.embed.embedder import Embedder  # noqa: E402
 from swr.engine import Engine  # noqa: E402
-from swr.settings import Settings  # noqa: E402
 
 WORDS = ("kettle filter water boil descale valve lid handle base cord plug switch light steam spout "
          "scale vinegar rinse clean dry cloth warranty service model power heat safety children").split()

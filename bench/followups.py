@@ -13,8 +13,8 @@ written after that, before any run on it, never tuned on). Search questions:
 
 - **alone**: the follow-up as typed;
 - **prepend**: the previous question, then the follow-up;
-- **offline**: :func:`swr.condense.condense` without an LLM (the offline fallback);
-- **llm**: :func:`swr.condense.condense` with the local model (the offline fallback when its
+- **offline**: :func:`swr.answer.condense.condense` without an LLM (the offline fallback);
+- **llm**: :func:`swr.answer.condense.condense` with the local model (the offline fallback when its
   output is unusable: how often is printed, with the refused reply);
 - **fused**: both the LLM's and the offline question searched (top 10 each), hits fused by
   reciprocal rank (k=60), top 3 (equal to offline where the LLM's rewrite was refused or equal).
@@ -36,10 +36,10 @@ from pathlib import Path
 
 from intervals import wilson
 
-from swr.condense import condense, embed_similarity
+from swr.answer.condense import condense, embed_similarity
+from swr.answer.llm_local import DEFAULT_GGUF
+from swr.core.settings import Settings
 from swr.engine import Engine
-from swr.llm_local import DEFAULT_GGUF
-from swr.settings import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,7 @@ VARIANTS = ("alone", "prepend", "offline", "llm", "fused")
 
 
 class CachedChat:
-    """An LLM :class:`swr.condense.Chat` whose replies are kept in a JSON file by model and messages."""
+    """An LLM :class:`swr.answer.condense.Chat` whose replies are kept in a JSON file by model and messages."""
 
     def __init__(self, llm, model: str, path: Path):
         """Wrap ``llm``; ``model`` is part of the key; ``path`` the cache file (created)."""

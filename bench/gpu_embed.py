@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def corpus(n: int) -> list[str]:
-    from swr.questions import load_squad
-    from swr.split import split_sentences
+    from swr.evaluate.questions import load_squad
+    from swr.text.split import split_sentences
 
     docs, _ = load_squad(ROOT / "tests" / "data" / "squad_amazon_rainforest.json")
     base = [s.strip() for _, t in docs for s in split_sentences(t) if s.strip()]
@@ -69,7 +69,7 @@ def main() -> None:
         m16 = SentenceTransformer(args.model, device=device, model_kwargs={"torch_dtype": torch.float16})
         for bs in (128, 512):
             rows.append((f"fp16, sorted, batch {bs}", timed(lambda t, bs=bs: m16.encode(t, batch_size=bs), texts)))
-    from swr.embed import TorchEmbedder  # the engine's own path: fp16 on CUDA, token-sorted batches
+    from swr.embed.embedder import TorchEmbedder  # the engine's own path: fp16 on CUDA, token-sorted batches
 
     te = TorchEmbedder(args.model, device)
     rows.append((f"swr TorchEmbedder ({'fp16' if device == 'cuda' else 'fp32'}, token-sorted, batch "

@@ -33,10 +33,10 @@ def main() -> None:
     args = ap.parse_args()
 
 
-    from swr.settings import Settings
-    from swr.sparse import SparseEncoder
+    from swr.core.settings import Settings
     from swr.store import SearchRequest, edge
     from swr.store.edge import EdgeStore
+    from swr.text.sparse import SparseEncoder
 
     docs, per_doc, svecs, qtexts, qvecs = C.corpus_vectors(model="e5")
     home = WORK / f"n{args.points}"

@@ -19,9 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from swr.core.settings import Settings  # noqa: E402
 from swr.engine import Engine  # noqa: E402
-from swr.questions import load_squad  # noqa: E402
-from swr.settings import Settings  # noqa: E402
+from swr.evaluate.questions import load_squad  # noqa: E402
 
 SETS = {"cmrc2018": ROOT.parent / "shared/data/cmrc2018/cmrc2018_dev.json",
         "squad": ROOT.parent / "shared/data/squad_v1.1/dev-v1.1.json"}

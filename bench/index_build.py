@@ -17,7 +17,7 @@ other, after one warm-up encode; model loading is not timed.
   on a CPU with AMX its matmuls run under bfloat16 autocast (``SWR_EMBED_DTYPE=auto``).
 - swr-fp32 (optional row): the same in float32 (``SWR_EMBED_DTYPE=float32``), as stock runs.
 
-``--overlap on|off`` forces swr's overlapped pipeline (``swr.indexer.OVERLAP``: BM25, upsert and
+``--overlap on|off`` forces swr's overlapped pipeline (``swr.ingest.indexer.OVERLAP``: BM25, upsert and
 splitting in a background thread while the next chunk embeds) on or off; by default it is chosen
 by the embedder's device. With it on, the stages' times overlap and no longer sum to the wall time.
 
@@ -62,9 +62,9 @@ def row_limit(args) -> dict:
 def row_swr(args, dtype: str = "auto") -> dict:
     """swr's pipeline; ``dtype`` float32: no bfloat16 autocast on a CPU with AMX (row swr-fp32)."""
     C.torch_threads()
-    from swr import indexer
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
+    from swr.ingest import indexer
 
     if os.environ.get("SWR_BENCH_OVERLAP") in ("on", "off"):
         indexer.OVERLAP = os.environ["SWR_BENCH_OVERLAP"] == "on"

@@ -14,9 +14,9 @@ import os
 import time
 from pathlib import Path
 
+from swr.core.settings import Settings
+from swr.core.tokens import count_tokens
 from swr.engine import Engine
-from swr.settings import Settings
-from swr.tokens import count_tokens
 
 QUESTIONS = [
     "电热水壶第一次使用前要做什么？",

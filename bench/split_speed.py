@@ -1,8 +1,8 @@
 """Splitter speed on the 1 MB lines of tests/test_bad_input.py (and a line of flags), optionally
-side by side with another version of swr/split.py (say the one before a change):
+side by side with another version of swr/text/split.py (say the one before a change):
 
     python bench/split_speed.py                      # this tree's splitter
-    git show REV:swr/split.py > /tmp/split_old.py && python bench/split_speed.py /tmp/split_old.py
+    git show REV:swr/text/split.py > /tmp/split_old.py && python bench/split_speed.py /tmp/split_old.py
 
 Best of 5 runs per case (wall time; noisy on a shared machine), sentences per case.
 """
@@ -12,7 +12,7 @@ import importlib.util
 import sys
 import time
 
-from swr import split as current
+from swr.text import split as current
 
 LONG_LINE = " ".join(f"word{k % 997}" for k in range(130_000))[:1_000_000]
 _ZH = "电热水壶第一次使用前请将壶内装满水至刻度煮沸后倒掉重复两到三次以去除异味"

@@ -37,7 +37,7 @@ def payload_bytes(payloads) -> int:
 
 
 def swr_row(docs, source_bytes: int) -> dict:
-    from swr.embed import CachedEmbedder
+    from swr.embed.embedder import CachedEmbedder
     from swr.engine import Engine
 
     _, per_doc, svecs, _, _ = C.corpus_vectors()
@@ -106,16 +106,16 @@ def rss_child(home: str, with_model: bool) -> dict:
     """Run in a fresh process: open the store, answer 100 questions, report RSS."""
     import numpy as np
 
-    from swr.sparse import SparseEncoder
     from swr.store.base import SearchRequest
     from swr.store.edge import EdgeStore
+    from swr.text.sparse import SparseEncoder
 
     _, _, _, qtexts, qvecs = C.corpus_vectors()
     base = C.rss_mb()[0]
     emb = None
     if with_model:
         C.torch_threads()
-        from swr.embed import TorchEmbedder
+        from swr.embed.embedder import TorchEmbedder
 
         emb = TorchEmbedder(C.minilm_path(), "cpu")
         emb.encode_query("warm up")

@@ -89,7 +89,7 @@ def change_unit(s: str) -> str | None:
 
 
 def flip(s: str, lang: str) -> str | None:
-    from swr.claims import negated
+    from swr.text.claims import negated
 
     if lang == "en":
         padded = f" {s} "
@@ -113,7 +113,7 @@ def flip(s: str, lang: str) -> str | None:
 
 def change_code(s: str) -> str | None:
     """A model number, flight or catalogue code with its number changed (LC-34 -> LC-45, B-52 -> B-68)."""
-    from swr.claims import codes
+    from swr.text.claims import codes
 
     for m in re.finditer(r"(?<![\w-])([A-Z][A-Za-z]{0,4})-?(\d{1,4})(?![\w.,]\d)", s):
         if not codes(m.group(0)):
@@ -174,10 +174,10 @@ def build_claims(arts, per_article: int, seed: int) -> list[dict]:
 
 
 def gather(engine, claims, cache_path) -> list[list]:
-    """Every candidate window of every claim (swr.verify.WindowView: sentences and cosines), read
+    """Every candidate window of every claim (swr.verify.verify.WindowView: sentences and cosines), read
     from ``cache_path`` when a run already retrieved and embedded them (keyed by claim and
     knowledge base): re-judging after a change of the verdict rules needs no retrieval."""
-    from swr import verify as vf
+    import swr.verify.verify as vf
 
     cache = pickle.loads(cache_path.read_bytes()) if cache_path.is_file() else {}
     todo: dict[str, list[int]] = {}
@@ -196,9 +196,10 @@ def gather(engine, claims, cache_path) -> list[list]:
 
 
 def measure(engine, claims, views) -> list[list]:
-    """Every window's swr.verdict.Measure per claim, with the verdict rules as they are now
+    """Every window's swr.verify.verdict.Measure per claim, with the verdict rules as they are now
     (thresholds are applied afterwards, by replay)."""
-    from swr import subjects as sj, verdict as vd
+    import swr.verify.verdict as vd
+    from swr.retrieve import subjects as sj
 
     out = []
     for c, vs in zip(claims, views):
@@ -210,7 +211,7 @@ def measure(engine, claims, views) -> list[list]:
 
 
 def replay(measures, t) -> list[str]:
-    from swr import verdict as vd
+    import swr.verify.verdict as vd
 
     return [vd.decide([vd.classify(m, t) for m in ms])[0] for ms in measures]
 
@@ -260,10 +261,12 @@ def sample(claims, per_lang: int | None, max_claims: int | None, seed: int) -> l
 
 
 def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[dict], list[str], list[str]]:
-    """The LLM judge (swr.verify.llm_verdict) on a seeded sample of ``n`` claims: the claims, the
+    """The LLM judge (swr.verify.verify.llm_verdict) on a seeded sample of ``n`` claims: the claims, the
     verdicts with the LLM (rules, then the LLM may take a support away: what ``verify --llm``
     does) and the LLM's own verdict on the rules' deciding window (asked for every claim)."""
-    from swr import subjects as sj, verdict as vd, verify as vf
+    import swr.verify.verdict as vd
+    import swr.verify.verify as vf
+    from swr.retrieve import subjects as sj
 
     answerer = engine.answerer
     if not answerer.configured:
@@ -296,9 +299,9 @@ def main() -> int:
     ap.add_argument("--llm", type=int, default=0, help="also judge a seeded sample of N claims with the LLM")
     ap.add_argument("--show", default="", help="print the claims of this split falsely supported (dev|test)")
     a = ap.parse_args()
-    from swr import verdict as vd
+    import swr.verify.verdict as vd
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
 
     t0 = time.time()
     engine = Engine(Settings.from_env())

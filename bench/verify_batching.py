@@ -1,7 +1,7 @@
 """Batched window encoding against one window per call, on the same claims, in one run.
 
 The claims are the WiCE dev sample of ``bench/verify_wice.py`` (same seed; their documents are
-indexed into SWR_HOME by that script, or here when missing). ``swr.verify.verify_many`` runs
+indexed into SWR_HOME by that script, or here when missing). ``swr.verify.verify.verify_many`` runs
 twice with the embedding cache bypassed (``engine.embedder.inner``, so every window really goes
 through the model): once as shipped, every window of every claim in one ``encode_passages`` call,
 and once with ``per_window_calls=True``, one call per window. Retrieval, windows and scoring are
@@ -36,9 +36,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=vw.ROOT / "bench" / "out" / "verify_batching.json")
     a = ap.parse_args()
 
-    from swr import verify as vf
+    import swr.verify.verify as vf
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
 
     rows = vw.load_claims(a.sample or None, a.seed)[:a.claims]
     engine = Engine(Settings.from_env())

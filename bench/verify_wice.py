@@ -5,7 +5,7 @@ cited document (its ``evidence`` sentences, one per line) is indexed into its ow
 ``wice-<id>``; swr's sentence numbers are mapped back to evidence indices by line. Then, per
 claim, every method returns ranked units (sets of evidence lines):
 
-- ``verify``: :func:`swr.verify.verify_many` (hybrid candidates, sliding windows, literal path,
+- ``verify``: :func:`swr.verify.verify.verify_many` (hybrid candidates, sliding windows, literal path,
   merged), its entries' *windows*, threshold ignored (ranking quality);
 - ``sentences``: plain swr sentence retrieval (hybrid; and dense), one sentence per unit;
 - ``chunks-C``: fixed-size chunks of C consecutive sentences of the same document, each embedded
@@ -111,10 +111,10 @@ def main() -> None:
 
     import numpy as np
 
-    from swr import verify as vf
+    import swr.verify.verify as vf
+    from swr.core.ids import sentence_id
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
-    from swr.store.base import sentence_id
 
     rows = load_claims(a.claims or None, a.seed)
     engine = Engine(Settings.from_env())

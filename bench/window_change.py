@@ -98,7 +98,7 @@ def stock(args) -> dict:
 
 def swr(args) -> dict:
     from swr.engine import Engine
-    from swr.questions import load_squad
+    from swr.evaluate.questions import load_squad
 
     C.torch_threads()
     home = WORK / "swr_home"

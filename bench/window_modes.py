@@ -32,11 +32,11 @@ from pathlib import Path
 
 from intervals import wilson
 
+from swr.core.settings import Settings
 from swr.engine import Engine
 from swr.evaluate import budget_table, sweep
-from swr.questions import load_squad
-from swr.settings import Settings
-from swr.split import split_spans
+from swr.evaluate.questions import load_squad
+from swr.text.split import split_spans
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"

@@ -12,23 +12,33 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import answerable, expand, golden, rerank, window as win
-from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer, not_found_message
-from .crosslingual import CrossLingual
-from .docview import DocViewer, files as kept
-from .embed import Embedder, make_embedder
-from .errors import BadRequest, LLMUnavailable, NotFound
-from .feedback import FeedbackLog
-from .indexer import EMBED_CHUNK, Indexer  # noqa: F401  (EMBED_CHUNK: its old home)
-from .load import SUPPORTED
-from .params import MAX_TOP_K, RetrievalParams
-from .settings import Settings
-from .sparse import SparseEncoder
-from .split import SPLITTER_VERSION
-from .store import SearchRequest, Store, open_store
-from .structure import STRUCTURE_VERSION
-from .trash import Trash, drop_kb_files
-from .types import DocInfo, FileResult, Hit, Passage, Sentence
+import swr.answer.answerable as answerable
+from swr.answer.llm import (
+    Answerer,
+    LLMConfig,
+    context_text,
+    count_tokens,
+    extractive_answer,
+    not_found_message,
+)
+from swr.core.errors import BadRequest, LLMUnavailable, NotFound
+from swr.core.params import MAX_TOP_K, RetrievalParams
+from swr.core.settings import Settings
+from swr.core.types import DocInfo, FileResult, Hit, Passage, Sentence
+from swr.embed.embedder import Embedder, make_embedder
+from swr.ingest import originals as kept
+from swr.ingest.indexer import Indexer
+from swr.ingest.load import SUPPORTED
+from swr.manage import golden
+from swr.manage.docview import DocViewer
+from swr.manage.feedback import FeedbackLog
+from swr.manage.trash import Trash, drop_kb_files
+from swr.retrieve import expand, rerank, window as win
+from swr.retrieve.crosslingual import CrossLingual
+from swr.store import SearchRequest, Store, open_store
+from swr.text.sparse import SparseEncoder
+from swr.text.split import SPLITTER_VERSION
+from swr.text.structure import STRUCTURE_VERSION
 
 log = logging.getLogger("swr.engine")
 
@@ -88,11 +98,11 @@ class AskResult:
     created_at: str = ""
     standalone_question: str | None = None  # what was searched for (a follow-up rewritten)
     condense: dict | None = None  # how: {"method": "none"|"llm"|"offline", "llm_error": ...}
-    answerable: bool = True  # swr.answerable: does the evidence answer the question at all?
+    answerable: bool = True  # swr.answer.answerable: does the evidence answer the question at all?
     answerable_score: float | None = None  # the cosine that decided it
     answerability: dict = field(default_factory=dict)  # its figures and reason
     query_tokens: list[str] | None = None  # the question's BM25 terms (each hit has its matched_tokens)
-    check: dict | None = None  # swr.check: each answer sentence against the passages (Engine.check)
+    check: dict | None = None  # swr.verify.check: each answer sentence against the passages (Engine.check)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -105,8 +115,8 @@ class Engine:
     use, and nothing else:
 
     - attributes: ``settings``; ``store`` (:class:`swr.store.Store`); ``embedder``
-      (:class:`swr.embed.Embedder`: ``encode_query``, ``encode_passages``, ``name``, ``dim``;
-      cached on disk); ``sparse`` (:class:`swr.sparse.SparseEncoder`); ``answerer``; ``reranker``
+      (:class:`swr.embed.embedder.Embedder`: ``encode_query``, ``encode_passages``, ``name``, ``dim``;
+      cached on disk); ``sparse`` (:class:`swr.text.sparse.SparseEncoder`); ``answerer``; ``reranker``
       (None unless ``SWR_RERANK_MODEL``);
     - :meth:`default_params`, :meth:`retrieve`, :meth:`passages`, :meth:`fetch_sentences`,
       :meth:`ask` / :meth:`ask_stream` / :meth:`finish`, :meth:`check` (each answer sentence);
@@ -114,9 +124,9 @@ class Engine:
       :meth:`doc_sentences`, :meth:`index_files`, :meth:`delete_kb`, :meth:`delete_doc`;
     - :meth:`golden`, :meth:`add_golden`, :meth:`delete_golden`, :meth:`record_feedback`,
       :meth:`feedback`: the golden questions and the feedback of a knowledge base;
-    - :meth:`open_document`: a hit in its document (:mod:`swr.docview`);
-    - :meth:`as_user`: the checked view (:mod:`swr.access`) the app and ``swr users`` use.
-    - ``trash`` (:class:`swr.trash.Trash`: ``entries``, ``restore``, ``purge``): what
+    - :meth:`open_document`: a hit in its document (:mod:`swr.manage.docview`);
+    - :meth:`as_user`: the checked view (:mod:`swr.manage.access`) the app and ``swr users`` use.
+    - ``trash`` (:class:`swr.manage.trash.Trash`: ``entries``, ``restore``, ``purge``): what
       :meth:`delete_kb` / :meth:`delete_doc` moved there, restorable without re-embedding.
     """
 
@@ -134,7 +144,7 @@ class Engine:
             **{"timeout_s": settings.llm_timeout_s, **local}))
         self.indexer = Indexer(self)
         self.trash = Trash(settings, self.store)
-        self.docview = DocViewer(settings, self.store)  # swr.docview: renders cached per process
+        self.docview = DocViewer(settings, self.store)  # swr.manage.docview: renders cached per process
         self._meta = {"model": self.embedder.name, "runtime": self.embedder.runtime, "dim": self.embedder.dim,
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version, "structure": STRUCTURE_VERSION}
         self._checked = False
@@ -162,9 +172,9 @@ class Engine:
         self.store.close()
 
     def as_user(self, actor, **kw):
-        """The checked view of this engine for ``actor`` (:class:`swr.access.GuardedEngine`): what
+        """The checked view of this engine for ``actor`` (:class:`swr.manage.access.GuardedEngine`): what
         the app and the CLI hold; every call checks the actor's role and knowledge-base grants."""
-        from .access import GuardedEngine
+        from swr.manage.access import GuardedEngine
 
         return GuardedEngine(self, actor, **kw)
 
@@ -222,7 +232,7 @@ class Engine:
 
     def open_document(self, kb: str, doc_id: str, *, hit: int, first: int | None = None, last: int | None = None,
                       others=(), page: int | None = None, zoom: float | None = None):
-        """Document ``doc_id`` of ``kb`` opened at sentence ``hit`` (:mod:`swr.docview`): PDF page
+        """Document ``doc_id`` of ``kb`` opened at sentence ``hit`` (:mod:`swr.manage.docview`): PDF page
         images with the hit's character boxes painted, or the whole text marked."""
         self.require_kb(kb)
         return self.docview.open(kb, doc_id, hit=hit, first=first, last=last, others=others, page=page, zoom=zoom)
@@ -252,7 +262,7 @@ class Engine:
         """Index files (paths, or ``(name, bytes)`` pairs) into ``kb``; one result per file.
 
         A bad file gets an error result naming it; the other files are still indexed (see
-        :class:`swr.indexer.Indexer`).
+        :class:`swr.ingest.indexer.Indexer`).
         """
         kb = _kb_name(kb)
         self.ensure_collection()
@@ -276,7 +286,7 @@ class Engine:
         """Search ``kb`` for ``question``: the hits, no windows yet.
 
         ``params`` (default: :meth:`default_params`) with ``changes`` applied (any
-        :class:`swr.params.RetrievalParams` field: ``top_k``, ``mode``, ``fusion``, ...).
+        :class:`swr.core.params.RetrievalParams` field: ``top_k``, ``mode``, ``fusion``, ...).
         ``stages`` are the post-fusion stages in order (``cutoff`` by ``min_score``, ``rerank``
         with the cross-encoder); by default a cutoff runs when ``min_score`` is given.
         """
@@ -296,7 +306,7 @@ class Engine:
         pool = min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None
         req = SearchRequest.from_params(kb, dense, sparse, rp, top_k=pool)
         hits = self.crosslingual.search(req, question) if self.crosslingual.enabled else self.store.search(req)
-        # answerability's best cosine (swr.answerable): the question's own vector and its translations'
+        # answerability's best cosine (swr.answer.answerable): the question's own vector and its translations'
         pool, translated = list(getattr(hits, "dense_pool", ())), list(getattr(hits, "translated_pool", ()))
         named, foreign = frozenset(getattr(hits, "named", ())), frozenset(getattr(hits, "foreign", ()))
         translations = dict(getattr(hits, "translations", {}))
@@ -323,9 +333,9 @@ class Engine:
         without its question vector gets it from the query cache for budget windows).
 
         ``window_mode`` (``fixed`` ±``window_size``, ``section``, ``budget`` within
-        ``budget_chars``; see :mod:`swr.expand`) defaults to the retrieval's request, then the
+        ``budget_chars``; see :mod:`swr.retrieve.expand`) defaults to the retrieval's request, then the
         settings. ``section`` on documents indexed before structure was stored raises
-        :class:`swr.errors.ReindexNeeded`.
+        :class:`swr.core.errors.ReindexNeeded`.
         """
         w = self.settings.window_size if window_size is None else window_size
         if not 0 <= w <= win.MAX_WINDOW:
@@ -349,17 +359,17 @@ class Engine:
         return self.store.fetch_sentences(kb, keys)
 
     def condense(self, question: str, history: list[dict] | None, *, llm: bool = True):
-        """The standalone search question of a follow-up (:func:`swr.condense.condense`): the LLM
+        """The standalone search question of a follow-up (:func:`swr.answer.condense.condense`): the LLM
         rewrites it when one is configured, else the previous question's subject is carried."""
-        from .condense import condense, embed_similarity
+        from swr.answer.condense import condense, embed_similarity
 
         return condense(_clean_question(question), history,
                         llm=self.answerer if llm and self.answerer.configured else None,
                         similarity=embed_similarity(self.embedder.encode_query))
 
-    # -- golden questions and feedback (swr.golden, swr.feedback) -------------------------------
+    # -- golden questions and feedback (swr.manage.golden, swr.manage.feedback) -------------------------------
     def golden(self, kb: str) -> list[dict]:
-        """The golden (preset) questions of ``kb`` as rows with their ``id`` (:mod:`swr.golden`)."""
+        """The golden (preset) questions of ``kb`` as rows with their ``id`` (:mod:`swr.manage.golden`)."""
         self.require_kb(kb)
         return golden.list_golden(self.settings, kb)
 
@@ -374,7 +384,7 @@ class Engine:
         return golden.delete_golden(self.settings, kb, ids)
 
     def record_feedback(self, kb: str, kind: str, **fields) -> dict:
-        """Record feedback on an answer or a hit (:meth:`swr.feedback.FeedbackLog.record`); a
+        """Record feedback on an answer or a hit (:meth:`swr.manage.feedback.FeedbackLog.record`); a
         not-helpful answer with its right sentence becomes a golden question (``golden`` set)."""
         self.require_kb(kb)
         return FeedbackLog(self.settings, kb).record(kind, **fields)
@@ -460,10 +470,10 @@ class Engine:
         return result.answer
 
     def check(self, result: AskResult) -> dict | None:
-        """Check each sentence of ``result``'s answer against its passages (:mod:`swr.check`), kept
+        """Check each sentence of ``result``'s answer against its passages (:mod:`swr.verify.check`), kept
         as ``result.check`` (its JSON form) and returned; None for a not-found answer or one with
         no passages. An extractive answer is checked without its label line."""
-        from .check import check_answer, checkable
+        from swr.verify.check import check_answer, checkable
 
         result.check = None
         if not result.answerable or not result.passages or not (result.answer or "").strip():

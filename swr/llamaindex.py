@@ -4,7 +4,7 @@
   one node per merged window passage.
 - :class:`MergingWindowPostprocessor` is the ``MetadataReplacementPostProcessor`` idea done at
   query time, with merging: given sentence nodes (from any retriever over swr's nodes, e.g.
-  :func:`swr.nodes.build_nodes` + ``VectorStoreIndex``), it replaces them by their windows at the
+  :func:`swr.ingest.nodes.build_nodes` + ``VectorStoreIndex``), it replaces them by their windows at the
   chosen size, fetched from the swr store, merging hits whose windows overlap or touch so no
   sentence is sent twice. The stock postprocessor only swaps each hit for its own baked-in window.
 """
@@ -17,9 +17,9 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from . import expand, window as win
-from .params import RetrievalParams
-from .types import Hit, Passage, Sentence
+from swr.core.params import RetrievalParams
+from swr.core.types import Hit, Passage, Sentence
+from swr.retrieve import expand, window as win
 
 
 def passage_node(p: Passage) -> TextNode:
@@ -37,7 +37,7 @@ class SentenceWindowRetriever(BaseRetriever):
     """Retrieve merged sentence windows from an swr knowledge base.
 
     ``params`` (default ``engine.default_params()``: the chat's) with ``window_size`` and
-    ``knobs`` (any :class:`swr.params.RetrievalParams` field) applied; kept as :attr:`params`.
+    ``knobs`` (any :class:`swr.core.params.RetrievalParams` field) applied; kept as :attr:`params`.
     """
 
     def __init__(self, engine, kb: str, params: RetrievalParams | None = None, *, window_size: int | None = None,
@@ -56,7 +56,7 @@ class SentenceWindowRetriever(BaseRetriever):
 class MergingWindowPostprocessor(BaseNodePostprocessor):
     """Replace sentence nodes by their merged windows: ``window_mode`` ``fixed`` (``window_size``
     sentences each side), ``section`` or ``budget`` (within ``budget_chars``; see
-    :mod:`swr.expand`). ``budget`` needs ``embedder`` (the swr embedder the store was built with)
+    :mod:`swr.retrieve.expand`). ``budget`` needs ``embedder`` (the swr embedder the store was built with)
     to embed the question; ``section`` reads the hits' structure from the store."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)

@@ -1,4 +1,4 @@
-"""Who may do what (swr.access): the users file, the checked engine view, the audit trail, limits,
+"""Who may do what (swr.manage.access): the users file, the checked engine view, the audit trail, limits,
 the bind rule and ``python -m swr users``. A property test draws random users, roles and grants and
 checks that no call of the checked view returns another knowledge base's text or performs a write
 the role does not allow (fast fake embedder on the real Qdrant Edge store), and one case on the real
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from conftest import FakeEmbedder
-from swr import cli
-from swr.access import Actor, AuditLog, Limits, UserStore, is_loopback, open_mode_refusal
-from swr.access.limits import LimitReached, SignInThrottle
-from swr.errors import Forbidden, NotFound, SwrError
-from swr.settings import Settings
+import swr.cli.main as cli
+from swr.core.errors import Forbidden, NotFound, SwrError
+from swr.core.settings import Settings
+from swr.manage.access import Actor, AuditLog, Limits, UserStore, is_loopback, open_mode_refusal
+from swr.manage.access.limits import LimitReached, SignInThrottle
 
 KBS = ("alpha", "beta", "gamma")
 MARK = {kb: f"zq{kb}mark" for kb in KBS}  # a token only that knowledge base's text contains
@@ -237,7 +237,7 @@ def test_editor_writes_where_granted_and_the_audit_has_names_not_text(world, tmp
 
 
 def test_viewer_asks_presets_with_default_knobs_only(world):
-    from swr.app import presets
+    from swr.manage import presets
 
     admin = _view(world, Actor("root", "admin"))
     admin.save_golden("alpha", pd.DataFrame({"question": ["How to descale the kettle?"],
@@ -337,7 +337,7 @@ def test_no_call_leaks_another_kbs_text_or_writes_beyond_the_role(world, tmp_pat
 
 
 def _check(world, v, actor, op, kb, question):
-    from swr.chunks import ensure_chunks
+    from swr.evaluate.chunks import ensure_chunks
     from swr.store import SearchRequest
 
     readable, editable = _readable(actor), _editable(actor)
@@ -364,7 +364,7 @@ def _check(world, v, actor, op, kb, question):
             out = v.system_info()
         elif op == "store_get":
             hits = world.retrieve(question, kb, top_k=10).hits
-            from swr.store.base import sentence_id
+            from swr.core.ids import sentence_id
 
             out = v.store.get([sentence_id(h.sentence.kb, h.sentence.doc_id, h.sentence.i) for h in hits])
         elif op == "store_docs":

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, FakeEmbedder
-from swr.access import UserStore
-from swr.settings import Settings
+from swr.core.settings import Settings
+from swr.manage.access import UserStore
 
 APP = str(ROOT / "app.py")
 
@@ -141,7 +141,7 @@ def test_users_page_is_for_admins_only(app_engine):
 
 
 def test_admin_manages_users_in_the_app_and_every_change_is_audited(app_engine):
-    from swr.access import AuditLog
+    from swr.manage.access import AuditLog
 
     users = UserStore.for_settings(app_engine.settings)
     users.add("root", "admin", "admin-passw0rd")
@@ -201,8 +201,8 @@ def test_admin_manages_users_in_the_app_and_every_change_is_audited(app_engine):
 
 
 def test_question_limit_in_the_chat_says_so_and_answers_nothing(app_engine, monkeypatch):
-    from swr.access import Limits
     from swr.app import base as ui
+    from swr.manage.access import Limits
 
     limits = Limits(questions_per_min=2)
     monkeypatch.setattr(ui, "_limits", lambda settings: limits)
@@ -218,8 +218,8 @@ def test_question_limit_in_the_chat_says_so_and_answers_nothing(app_engine, monk
 
 
 def test_upload_limit_on_the_kb_page_says_so_and_indexes_nothing(app_engine, monkeypatch):
-    from swr.access import Limits
     from swr.app import base as ui
+    from swr.manage.access import Limits
 
     limits = Limits(upload_mb_per_hour=0.001)  # about 1 KB an hour
     monkeypatch.setattr(ui, "_limits", lambda settings: limits)

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from swr import answer as answer_mod
-from swr.answer import (
+import swr.answer.llm as answer_mod
+from swr.answer.llm import (
     KIND_EXTRACTIVE,
     KIND_LLM,
     SYSTEM_PROMPT,
@@ -22,8 +22,8 @@ from swr.answer import (
     fit_passages,
     heuristic_tokens,
 )
-from swr.errors import LLMUnavailable
-from swr.types import Passage, PassageHit
+from swr.core.errors import LLMUnavailable
+from swr.core.types import Passage, PassageHit
 
 try:  # works with or without a tests/__init__.py
     from tests.fake_llm import FakeLLM, fake_llm, free_port  # noqa: F401
@@ -285,7 +285,7 @@ def test_key_not_in_messages_or_logs(fake_llm, passages, caplog, mode):
     assert KEY not in caplog.text
     assert all(KEY not in str(r.args) for r in caplog.records)
     if mode != "ok":
-        assert any(r.name == "swr.answer" and r.levelno == logging.WARNING for r in caplog.records)
+        assert any(r.name == "swr.answer.llm" and r.levelno == logging.WARNING for r in caplog.records)
     assert fake_llm.requests[-1]["headers"]["Authorization"] == f"Bearer {KEY}"
 
 
@@ -345,7 +345,7 @@ def test_fake_server_completions_and_models(fake_llm):
 
 # -- the per-sentence answer check in the engine, the chat, the evidence card (issue #13 §3) ----------
 def test_engine_check_keeps_each_sentence_and_rejects_a_wrong_number(e5_engine):
-    from swr import render
+    from swr.manage import render
 
     eng, kb = e5_engine, e5_engine.settings.sample_kb
     r = eng.ask("电热水壶整机保修多久？", kb, llm=False)
@@ -385,7 +385,7 @@ def test_an_extractive_answer_is_checked_without_its_label(e5_engine):
 def test_an_extractive_answer_is_checked_on_its_marked_hits(e5_engine):
     """The passage around the hit is quoted context: "E1 means overheating." beside the marked
     "E2 means fan fault." is no answer to E2's question and must not reject the answer."""
-    from swr.check import checkable
+    from swr.verify.check import checkable
 
     label = "Extractive answer (no LLM configured): the most relevant passage, from [1] a.md:"
     body = "E1 means overheating.\n【E2 means fan fault.】 The motor stops.\n【E3 means open.】"
@@ -402,7 +402,7 @@ def test_an_extractive_answer_is_checked_on_its_marked_hits(e5_engine):
 
 
 def test_checked_answer_html_escapes_everything():
-    from swr import render
+    from swr.manage import render
 
     evil = "<img src=x onerror=alert(1)> [click](javascript:alert(2))"
     ck = {"sentences": [{"text": evil + "。", "statement": evil, "supported": False, "verdict": "not found",
@@ -476,8 +476,8 @@ def test_another_products_manual_never_contradicts_an_answer_about_the_product_a
     contradict a right Chinese answer ("code: the claim says E2, the window says E0"), rejecting
     it; they are another product's facts. A wrong answer is still contradicted by the air fryer's
     own lines."""
-    from swr.check import check_answer, question_subjects
-    from swr.subjects import for_kb
+    from swr.retrieve.subjects import for_kb
+    from swr.verify.check import check_answer, question_subjects
 
     eng, kb = e5_engine, e5_engine.settings.sample_kb
     q = "空气炸锅显示E2是什么意思？"
@@ -506,7 +506,7 @@ def test_across_languages_an_answers_own_number_is_its_evidence(e5_engine):
     across the languages, but the answer's number can. The window stating it supports (it was "not
     found", rejecting a right answer); one stating another value contradicts. The question's own
     numbers and codes are no evidence: any window about E2 holds "E2"."""
-    from swr.check import check_answer
+    from swr.verify.check import check_answer
 
     eng, kb = e5_engine, e5_engine.settings.sample_kb
     q = "空气炸锅的容量是多少？"
@@ -526,7 +526,7 @@ def test_a_sentence_in_the_other_language_is_checked_through_the_llms_translatio
     other language is translated into it by that LLM and checked there: the right Chinese E2 answer
     from the English manual is supported, a wrong one contradicted; a translation that changes a
     code is no translation (the sentence stays "not confirmed")."""
-    from swr.check import check_answer
+    from swr.verify.check import check_answer
 
     eng, kb = e5_engine, e5_engine.settings.sample_kb
     q = "空气炸锅显示E2是什么意思？"

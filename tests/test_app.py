@@ -257,7 +257,7 @@ def test_demo_mode_hides_knobs_and_preset_asks(engine):
 
 
 def test_llm_answer_streams_and_failure_falls_back(engine, fake_llm):  # noqa: F811
-    from swr.answer import Answerer, LLMConfig
+    from swr.answer.llm import Answerer, LLMConfig
 
     saved = engine.answerer, engine.settings
     engine.answerer = Answerer(LLMConfig(base_url=fake_llm.base_url, api_key="sk-test", model="fake-model",

@@ -25,8 +25,8 @@ from streamlit.testing.v1 import AppTest
 
 from _files import LATIN, ZH_SIMPLIFIED, ZH_TRADITIONAL, make_docx, make_encrypted_pdf, make_pdf
 from conftest import ROOT, FakeEmbedder
+from swr.core.settings import Settings
 from swr.engine import Engine
-from swr.settings import Settings
 
 APP = str(ROOT / "app.py")
 KB_PAGE = "pages/1_Knowledge_bases.py"
@@ -402,7 +402,7 @@ def server(settings):
 def test_query_after_qdrant_went_away_raises_store_unavailable(server):
     from qdrant_client.http.exceptions import ResponseHandlingException
 
-    from swr.errors import StoreUnavailable
+    from swr.core.errors import StoreUnavailable
 
     eng, down, up, url = server
     assert "three years" in eng.ask(Q1, "kb").answer
@@ -487,7 +487,7 @@ QUESTIONS = [  # (id, question, words the error must hold; () = a fine question:
 
 @pytest.mark.parametrize("qid,question,error", QUESTIONS, ids=[q[0] for q in QUESTIONS])
 def test_question_backend(qid, question, error, engine):
-    from swr.errors import BadRequest
+    from swr.core.errors import BadRequest
 
     assert engine.index_files("A", [GOOD])[0].ok
     if error:

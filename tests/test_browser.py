@@ -149,7 +149,7 @@ def test_ask_and_resize_window_in_chromium(server, capsys):
     around it; then budget mode (issue #17) gives an asymmetric window with its stop reasons."""
     from playwright.sync_api import sync_playwright
 
-    from swr.split import split_spans
+    from swr.text.split import split_spans
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
@@ -263,8 +263,8 @@ _INJECTED = """() => ({
 def hostile_server(tmp_path):
     """A server whose only knowledge base holds a document full of markup and script (indexed
     before the server starts, with the same default engine)."""
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
 
     home = tmp_path / "home"
     eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "no-secrets.toml", home=home, sample_kb=""))
@@ -332,7 +332,7 @@ def test_local_model_gives_a_written_streamed_answer_offline_in_chromium(tmp_pat
     local model (no server, no key), streamed, with its evidence beside it."""
     from playwright.sync_api import sync_playwright
 
-    from swr.llm_local import SMALL_GGUF
+    from swr.core.settings import SMALL_GGUF
 
     if not SMALL_GGUF.is_file():
         msg = f"{SMALL_GGUF} is missing: run scripts/setup.sh --test"
@@ -407,8 +407,8 @@ BIG_SENTENCES = 320
 @pytest.fixture
 def team_server(tmp_path):
     """Two small knowledge bases (alpha, beta; no sample) indexed before the server starts."""
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
 
     home = tmp_path / "home"
     eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "no-secrets.toml", home=home, sample_kb=""))

@@ -18,9 +18,9 @@ ADMIN, AGENT = ("root", "admin-passw0rd"), ("ann", "agent-passw0rd")
 
 @pytest.fixture
 def team_server(tmp_path):
-    from swr.access import UserStore
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
+    from swr.manage.access import UserStore
 
     home = tmp_path / "home"
     eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "no-secrets.toml", home=home, sample_kb=""))

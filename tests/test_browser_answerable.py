@@ -38,7 +38,7 @@ def _ask(page, question: str, n: int):
 def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
     from playwright.sync_api import sync_playwright
 
-    from swr.extractive import not_found_message
+    from swr.answer.extractive import not_found_message
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:

@@ -34,7 +34,7 @@ ANSWER_TIMEOUT_MS = 600_000  # one answer of the 0.5B on 1 thread of a busy 2-co
 @pytest.fixture
 def llm_server(tmp_path):
     """The app on a fresh SWR_HOME with the embedded 0.5B model on 1 thread."""
-    from swr.llm_local import SMALL_GGUF
+    from swr.core.settings import SMALL_GGUF
 
     if not SMALL_GGUF.is_file():
         msg = f"{SMALL_GGUF} is missing: run scripts/setup.sh --test"

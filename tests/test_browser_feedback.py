@@ -53,8 +53,8 @@ def make_pdf() -> bytes:
 def feedback_server(tmp_path):
     """One small knowledge base (no sample) indexed before the server starts; the PDF is uploaded
     through the page."""
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
 
     home = tmp_path / "home"
     eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "no-secrets.toml", home=home, sample_kb=""))
@@ -99,7 +99,7 @@ def _document_view(page) -> dict:
     boxes = json.loads(pg.get_attribute("data-boxes"))
     hit = [r for b in boxes if b["kind"] == "hit" for r in b["rects"]]
     assert hit, boxes
-    # the share of the hit's orange (swr.docview.pdf FILL["hit"] over white paper) among the pixels
+    # the share of the hit's orange (swr.manage.docview.pdf FILL["hit"] over white paper) among the pixels
     # inside the first hit box, and inside the same box moved 300 px down (blank paper there)
     share = page.evaluate("""([sel, r]) => { const img = document.querySelector(sel);
         const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;

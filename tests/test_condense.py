@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from fake_llm import fake_llm  # noqa: F401 - fixture
-from swr.answer import Answerer, LLMConfig
-from swr.condense import (
+from swr.answer.condense import (
     METHOD_LLM,
     METHOD_NONE,
     METHOD_OFFLINE,
@@ -24,8 +23,9 @@ from swr.condense import (
     substitute,
     terms,
 )
-from swr.errors import BadRequest
-from swr.tokens import count_tokens
+from swr.answer.llm import Answerer, LLMConfig
+from swr.core.errors import BadRequest
+from swr.core.tokens import count_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 E4 = [{"role": "user", "content": "电饭煲显示E4是什么意思？"},
@@ -157,7 +157,7 @@ def test_an_llm_echoing_the_previous_question_is_refused(fake_llm):  # noqa: F81
 
 
 def test_a_rewrite_sharing_the_subject_with_the_question_and_its_answer_is_kept_and_its_reply_recorded():
-    from swr.condense import clean_llm_output
+    from swr.answer.condense import clean_llm_output
 
     hist = [{"role": "user", "content": "电热水壶的保温时间最长多久？"},
             {"role": "assistant", "content": "保温时间最长为 12 小时，到时自动关闭。"}]
@@ -174,7 +174,7 @@ def test_the_llm_reply_is_kept_also_when_refused(fake_llm):  # noqa: F811
 
 
 def test_the_draft_is_the_offline_question_and_the_examples_carry_theirs():
-    from swr.condense import condense_messages
+    from swr.answer.condense import condense_messages
 
     plain = condense_messages("保修多久？", POWER)
     assert not any("Draft:" in m["content"] for m in plain)
@@ -191,7 +191,7 @@ POWER = [{"role": "user", "content": "电热水壶的额定功率是多少？"},
 
 
 def test_a_rewrite_may_carry_the_subject_of_an_older_turn_or_a_code_the_answer_named():
-    from swr.condense import clean_llm_output, context_terms, mentions
+    from swr.answer.condense import clean_llm_output, context_terms, mentions
 
     three = [{"role": "user", "content": "吸尘器的滤网多久换一次？"}, {"role": "assistant", "content": "三个月。"},
              {"role": "user", "content": "官方商城有卖吗？"}, {"role": "assistant", "content": "有。"}]
@@ -212,7 +212,7 @@ def test_a_rewrite_may_carry_the_subject_of_an_older_turn_or_a_code_the_answer_n
 
 
 def test_an_english_term_sharing_a_word_with_the_follow_up_still_carries_its_other_words():
-    from swr.condense import clean_llm_output
+    from swr.answer.condense import clean_llm_output
 
     hist = [{"role": "user", "content": "The blender shows F4 but the jug is on. What now?"},
             {"role": "assistant", "content": "Check that nothing is caught under the jug."}]

@@ -20,7 +20,7 @@ try:  # works with or without a tests/__init__.py
     from tests.fake_llm import fake_llm  # noqa: F401  (fixture)
 except ImportError:  # pragma: no cover
     from fake_llm import fake_llm  # noqa: F401
-from swr.errors import BadRequest
+from swr.core.errors import BadRequest
 from swr.evaluate import normalize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +98,7 @@ def test_a_single_language_kb_gets_the_plain_hits(e5_engine):
 def test_kb_languages_are_cached_and_an_index_or_delete_of_another_language_invalidates_them(e5_engine,
                                                                                              monkeypatch):
     kb, cl, store = "langs_cache", e5_engine.crosslingual, e5_engine.store
-    monkeypatch.setattr("swr.crosslingual.STATE_TTL_S", 1e9)  # only a write may refresh them here
+    monkeypatch.setattr("swr.retrieve.crosslingual.STATE_TTL_S", 1e9)  # only a write may refresh them here
     e5_engine.index_files(kb, [ROOT / "samples" / "kb" / "kettle_manual_zh.md"])
     e5_engine.retrieve("电热水壶的容量是多少？", kb)  # learns the knowledge base's languages
     calls = []
@@ -136,7 +136,7 @@ def test_filters_still_apply(e5_engine):
 
 # -- the parts -----------------------------------------------------------------------------
 def test_glossary_translates_product_words_both_ways():
-    from swr.glossary import glossary
+    from swr.text.glossary import glossary
 
     g = glossary()
     assert "air fryer" in g.translate("空气炸锅显示E2是什么意思？", "en")
@@ -156,7 +156,7 @@ def test_subjects_are_learned_from_the_documents(e5_engine):
 
 
 def test_bad_setting_is_a_clear_error(settings):
-    from swr.crosslingual import CrossLingual
+    from swr.retrieve.crosslingual import CrossLingual
 
     with pytest.raises(BadRequest, match="SWR_CROSSLINGUAL"):
         CrossLingual(settings.with_(crosslingual="maybe"), None, None, None)
@@ -165,8 +165,8 @@ def test_bad_setting_is_a_clear_error(settings):
 
 
 def test_llm_translation_is_used_and_its_failure_falls_back(fake_llm):  # noqa: F811
-    from swr.answer import LLMConfig
-    from swr.crosslingual import Translator
+    from swr.answer.llm import LLMConfig
+    from swr.retrieve.crosslingual import Translator
 
     fake_llm.reply = "空气炸锅的额定功率是多少？"
     t = Translator(LLMConfig(base_url=fake_llm.base_url, model="fake-model", timeout_s=5))
@@ -194,7 +194,7 @@ def test_cli_ask_json_shows_via(tmp_path):
 
 
 def test_a_reply_that_is_no_translation_is_refused():
-    from swr.crosslingual import check_translation
+    from swr.retrieve.crosslingual import check_translation
 
     q = "What is the rated power of the air fryer?"
     assert check_translation(q, "空气炸锅的额定功率是多少？\n(translation)", "zh") == "空气炸锅的额定功率是多少？"
@@ -204,8 +204,8 @@ def test_a_reply_that_is_no_translation_is_refused():
 
 
 def test_modes_choose_the_translator(settings):
-    from swr.answer import LLMConfig
-    from swr.crosslingual import CrossLingual
+    from swr.answer.llm import LLMConfig
+    from swr.retrieve.crosslingual import CrossLingual
 
     local = LLMConfig(gguf="/models/x.gguf")
     remote = LLMConfig(base_url="http://127.0.0.1:9/v1", model="m")
@@ -216,9 +216,9 @@ def test_modes_choose_the_translator(settings):
 
 
 def test_the_embedded_model_translates_questions_both_ways():
-    from swr.answer import LLMConfig
-    from swr.crosslingual import Translator
-    from swr.llm_local import SMALL_GGUF
+    from swr.answer.llm import LLMConfig
+    from swr.core.settings import SMALL_GGUF
+    from swr.retrieve.crosslingual import Translator
 
     if not SMALL_GGUF.is_file():
         if os.environ.get("CI"):
@@ -236,8 +236,8 @@ def test_the_embedded_model_translates_questions_both_ways():
 
 
 def test_the_evidence_says_how_a_cross_lingual_hit_was_found():
-    from swr.render import hit_title, passage_html
-    from swr.types import Passage, PassageHit
+    from swr.core.types import Passage, PassageHit
+    from swr.manage.render import hit_title, passage_html
 
     h = PassageHit(i=3, sentence="E2 means fan fault.", score=1.2, start=0, end=19, rank=1,
                    via="translation+alias")

@@ -1,6 +1,6 @@
 """The cross-lingual fusion and the dictionary's English lookups (issue #20, 2026-12-01 session 4).
 
-Pure functions on hand-built hits (``swr.crosslingual.fuse``) and the real CC-CEDICT glossary:
+Pure functions on hand-built hits (``swr.retrieve.crosslingual.fuse``) and the real CC-CEDICT glossary:
 what each test pins down was measured on the XQuAD dev half or the sample manuals
 (bench/README.md §8).
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from swr import crosslingual
-from swr.crosslingual import fuse
-from swr.types import Hit, Sentence
+from swr.core.types import Hit, Sentence
+from swr.retrieve import crosslingual
+from swr.retrieve.crosslingual import fuse
 
 
 def test_the_measured_rules_are_the_defaults():
@@ -120,7 +120,7 @@ def test_another_products_sentence_never_outranks_the_named_products_best():
 # -- the dictionary's English side ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def g():
-    from swr.glossary import glossary
+    from swr.text.glossary import glossary
 
     return glossary()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from conftest import ROOT
-from swr.settings import ENV_VARS
+from swr.core.settings import ENV_VARS
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

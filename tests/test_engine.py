@@ -11,9 +11,9 @@ import textwrap
 import pytest
 
 from conftest import ROOT, SAMPLES, FakeEmbedder
+from swr.core.errors import BadRequest, ModelMismatch, NotFound
 from swr.engine import Engine
-from swr.errors import BadRequest, ModelMismatch, NotFound
-from swr.questions import load_squad
+from swr.evaluate.questions import load_squad
 
 GOLDEN = list(csv.DictReader(open(ROOT / "samples" / "golden.csv", encoding="utf-8")))
 
@@ -149,8 +149,8 @@ def test_second_process_gets_a_clear_message(fake_engine, settings):
     fake_engine.index_files("kb", [("a.txt", b"Alpha one.")])
     code = textwrap.dedent(f"""
         from swr.store.edge import EdgeStore
-        from swr.settings import Settings
-        from swr.errors import StoreLocked
+        from swr.core.settings import Settings
+        from swr.core.errors import StoreLocked
         try:
             EdgeStore(Settings(home={str(settings.home)!r}))
         except StoreLocked as e:
@@ -173,7 +173,7 @@ def test_llm_answer_is_streamed_from_the_windows(settings):
         s = settings.with_(llm_base_url=server.base_url, llm_model="fake-model", llm_api_key="sk-test-secret")
         eng = Engine(s, embedder=FakeEmbedder())
         eng.index_files("kb", [("k.txt", "首次使用前，请将水壶装满水，煮沸后倒掉。清洁前请拔下插头。".encode())])
-        # a question the fake embedder finds answerable (swr.answerable: an unanswerable one gets
+        # a question the fake embedder finds answerable (swr.answer.answerable: an unanswerable one gets
         # no LLM call), worded unlike the sentence it retrieves
         q = "首次使用前，水壶装满水以后要做什么？"
         r = eng.ask(q, "kb")
@@ -234,7 +234,7 @@ def test_sparse_and_hybrid_find_a_model_number_question_at_least_as_high_as_dens
 
 
 def test_empty_sample_kb_variable_turns_the_sample_off(tmp_path):
-    from swr.settings import Settings
+    from swr.core.settings import Settings
 
     assert Settings.from_env(env={"SWR_SAMPLE_KB": ""}, secrets_path=tmp_path / "x.toml").sample_kb == ""
     assert Settings.from_env(env={}, secrets_path=tmp_path / "x.toml").sample_kb == "sample"
@@ -244,7 +244,7 @@ def test_empty_sample_kb_variable_turns_the_sample_off(tmp_path):
 def test_a_known_kb_is_not_listed_per_question_and_a_delete_is_seen_at_once(fake_engine):
     """require_kb remembers a knowledge base it found (no store scroll per question, issue #16)
     until this process writes to it: a deleted one is refused on the next question."""
-    from swr.errors import NotFound
+    from swr.core.errors import NotFound
 
     fake_engine.index_files("kb", [("a.txt", "The kettle boils water. It has a filter.".encode())])
     calls = {"n": 0}

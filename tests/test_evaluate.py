@@ -9,11 +9,11 @@ import sys
 import pytest
 
 from conftest import ROOT, FakeEmbedder
-from swr.answer import context_text, count_tokens
-from swr.chunks import chunk_kb_name, ensure_chunks, split_chunks
-from swr.embed import CachedEmbedder
+from swr.answer.llm import context_text, count_tokens
+from swr.core.errors import BadRequest, NotFound
+from swr.core.types import Passage
+from swr.embed.embedder import CachedEmbedder
 from swr.engine import Engine
-from swr.errors import BadRequest, NotFound
 from swr.evaluate import (
     ROW_KEYS,
     Config,
@@ -26,8 +26,8 @@ from swr.evaluate import (
     probe,
     sweep,
 )
-from swr.questions import Question, load_table
-from swr.types import Passage
+from swr.evaluate.chunks import chunk_kb_name, ensure_chunks, split_chunks
+from swr.evaluate.questions import Question, load_table
 
 S = ["Alpha apples grow in orchards. ", "The harvest happens in October. ", "Bananas need tropical heat. ",
      "Plantations ship them worldwide. ", "Cherries bloom in spring."]

@@ -1,4 +1,4 @@
-"""Section and budget windows (swr/expand.py): pure tests on stored-like sentences, the engine on a
+"""Section and budget windows (swr/retrieve/expand.py): pure tests on stored-like sentences, the engine on a
 real Qdrant Edge store, and the kettle question on the real e5 engine."""
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from conftest import SAMPLES
-from swr import expand
-from swr.errors import ReindexNeeded
-from swr.split import split_spans
-from swr.structure import annotate
-from swr.types import Hit, Sentence
+from swr.core.errors import ReindexNeeded
+from swr.core.types import Hit, Sentence
+from swr.retrieve import expand
+from swr.text.split import split_spans
+from swr.text.structure import annotate
 
 KETTLE = (SAMPLES / "kettle_manual_zh.md").read_text(encoding="utf-8")
 
@@ -161,14 +161,14 @@ def test_engine_section_on_an_old_collection_says_reindex(fake_engine):
 
 
 def test_settings_choose_the_default_window_mode(settings):
-    from swr.params import RetrievalParams
-    from swr.settings import Settings
+    from swr.core.params import RetrievalParams
+    from swr.core.settings import Settings
 
     s = Settings.from_env(env={"SWR_WINDOW_MODE": "budget", "SWR_WINDOW_BUDGET": "700"},
                           secrets_path=settings.home / "none.toml")
     p = RetrievalParams.from_settings(s)
     assert (p.window_mode, p.budget_chars) == ("budget", 700)
-    from swr.errors import BadRequest
+    from swr.core.errors import BadRequest
 
     with pytest.raises(BadRequest):
         p.with_(window_mode="sideways").validate()
@@ -191,7 +191,7 @@ def test_kettle_question_in_section_mode_returns_the_whole_first_use_list(e5_eng
 
 def test_eval_sweeps_the_window_modes_at_their_budgets(fake_engine):
     from swr.evaluate import budget_table, format_rows, sweep
-    from swr.questions import Question
+    from swr.evaluate.questions import Question
 
     eng = fake_engine
     eng.index_files("kb", [SAMPLES / "kettle_manual_zh.md"])

@@ -15,12 +15,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT, FakeEmbedder
-from swr import evaluate, golden
-from swr.access import Actor, AuditLog
-from swr.app import presets
-from swr.errors import BadRequest, Forbidden, NotFound
-from swr.feedback import FeedbackLog, feedback_path
-from swr.settings import Settings
+from swr import evaluate
+from swr.core.errors import BadRequest, Forbidden, NotFound
+from swr.core.settings import Settings
+from swr.manage import golden, presets
+from swr.manage.access import Actor, AuditLog
+from swr.manage.feedback import FeedbackLog, feedback_path
 
 DOC = ("The QX-5 kettle has a 1.7 litre jug and a 2200 W heater.\n"
        "Descale the QX-5 kettle every month with white vinegar.\n"
@@ -216,7 +216,7 @@ def test_roles_agent_gives_feedback_editor_edits_viewer_writes_nothing(eng):
 # -- §3: the BM25 terms -------------------------------------------------------------------------
 
 def test_retrieval_carries_the_questions_bm25_terms_and_each_hits_matched_terms(eng):
-    from swr.sparse import SparseEncoder
+    from swr.text.sparse import SparseEncoder
 
     r = eng.retrieve("What does E4 mean on the QX-5?", "faq", top_k=3, mode="sparse")
     assert r.query_tokens == ["e4", "mean", "qx-5"]  # the code kept whole, stop words gone, stemmed
@@ -239,8 +239,8 @@ def test_retrieval_carries_the_questions_bm25_terms_and_each_hits_matched_terms(
 
 def test_terms_are_escaped_in_the_header_and_on_the_badges():
     from swr.app.components.evidence import head
-    from swr.render import passage_html
-    from swr.types import Passage, PassageHit
+    from swr.core.types import Passage, PassageHit
+    from swr.manage.render import passage_html
 
     hit = PassageHit(i=0, sentence="x <b>y</b>", score=1.0, start=0, end=10, matched_tokens=["<b>y</b>"])
     p = Passage(doc_id="d", source="s.txt", first=0, last=0, text="x <b>y</b>", hits=[hit], score=1.0)

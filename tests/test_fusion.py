@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from test_store import BACKENDS, DIM, META, ask, index, make_store
 
-from swr.settings import Settings
+from swr.core.settings import Settings
 from swr.store.base import RRF_K
 
 # A: far ahead on the dense side (an outlier), last of the sparse matches.

@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 from conftest import ROOT
-from swr import golden
-from swr.settings import Settings
+from swr.core.settings import Settings
+from swr.manage import golden
 
 
 def _swr(home, *args, ok: bool = True) -> dict:

@@ -1,4 +1,4 @@
-"""No sentence boundary or length-cap cut of swr.split falls inside a grapheme cluster.
+"""No sentence boundary or length-cap cut of swr.text.split falls inside a grapheme cluster.
 
 The reference is Unicode's own segmentation (UAX #29) as the ``regex`` module's ``\\X`` implements
 it, over the whole text: the test does not share the splitter's shortcuts (slices, pair rules).
@@ -10,7 +10,7 @@ import time
 import regex
 from hypothesis import given, settings, strategies as st
 
-from swr.split import split_spans
+from swr.text.split import split_spans
 
 CLUSTER = regex.compile(r"\X")
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 
-from swr import lang, window as win
+from swr.core import lang
+from swr.core.redact import redact, safe_url
+from swr.core.types import Hit, PassageHit, Sentence
 from swr.evaluate import normalize
-from swr.redact import redact, safe_url
-from swr.sparse import SparseEncoder
-from swr.split import detect_lang as split_detect_lang
+from swr.retrieve import window as win
 from swr.store.server import safe_url as server_safe_url
-from swr.types import Hit, PassageHit, Sentence
+from swr.text.sparse import SparseEncoder
 
 
 def test_one_cjk_table_answers_for_every_stage():
@@ -19,7 +19,6 @@ def test_one_cjk_table_answers_for_every_stage():
     assert lang.question_lang("How?") == "en"
     assert lang.detect_lang("电热水壶 kettle") == "zh" and lang.detect_lang("a kettle 壶") == "en"
     assert lang.detect_lang("𠀀𠀁 x") == "zh", "supplementary ideographs count for the document tag"
-    assert split_detect_lang is lang.detect_lang, "the splitter re-exports the one guess"
     # evaluate's whitespace rule and the BM25 tokenizer use the same table
     assert normalize("电热\n水壶 kettle  base") == "电热水壶kettle base"
     assert normalize("カタ カナ") == "カタカナ"

@@ -7,9 +7,9 @@ from llama_index.core.llms import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import MetadataMode
 
+from swr.ingest.load import load_bytes
+from swr.ingest.nodes import build_nodes
 from swr.llamaindex import MergingWindowPostprocessor, SentenceWindowRetriever
-from swr.load import load_bytes
-from swr.nodes import build_nodes
 
 TEXT = ("The kettle is the KX-2000. Fill it to MAX before first use. Boil the water and pour it away. "
         "Repeat two times. Then it is ready. Descale it monthly. Use citric acid. Rinse well.")

@@ -6,11 +6,11 @@ import time
 
 from conftest import FakeEmbedder
 from fake_llm import fake_llm  # noqa: F401  (the fixture)
-from swr.answer import Answerer, LLMConfig
+from swr.answer.llm import Answerer, LLMConfig
+from swr.core.errors import LLMUnavailable
+from swr.core.settings import Settings
+from swr.core.types import Passage, PassageHit
 from swr.engine import Engine
-from swr.errors import LLMUnavailable
-from swr.settings import Settings
-from swr.types import Passage, PassageHit
 
 PASSAGE = Passage(doc_id="d", source="manual.txt", first=0, last=1,
                   text="Hold the reset button for 10 s. The light turns red.",

@@ -1,4 +1,4 @@
-"""Tests of swr.load: every format, every encoding path, every error."""
+"""Tests of swr.ingest.load: every format, every encoding path, every error."""
 from __future__ import annotations
 
 import io
@@ -8,8 +8,8 @@ import random
 import pytest
 
 from _files import LATIN, ZH_SIMPLIFIED, ZH_TRADITIONAL, make_docx, make_encrypted_pdf, make_pdf
-from swr.errors import EmptyDocument, FileTooLarge, NotFound, Undecodable, UnsupportedFile
-from swr.load import SUPPORTED, html_to_text, load_bytes, load_path, make_doc_id, safe_name
+from swr.core.errors import EmptyDocument, FileTooLarge, NotFound, Undecodable, UnsupportedFile
+from swr.ingest.load import SUPPORTED, html_to_text, load_bytes, load_path, make_doc_id, safe_name
 
 # --- basics --------------------------------------------------------------------------------------
 
@@ -214,7 +214,7 @@ def test_html_visible_text():
     assert d.format == "html" and d.encoding == "utf-8"
     lines = d.text.split("\n")
     assert lines[0] == "My Page"
-    assert "# Heading" in lines  # Markdown-like marks for swr/structure.py
+    assert "# Heading" in lines  # Markdown-like marks for swr/text/structure.py
     assert "First paragraph spans two source lines." in lines
     assert "Second & block here" in lines
     assert "- one" in lines and "- two" in lines
@@ -321,7 +321,7 @@ def test_docx_with_table():
     )
     d = load_bytes("report.docx", data)
     assert d.format == "docx" and d.page_starts == []
-    assert d.text.split("\n") == [  # a row is one line, cells tab-separated (swr/structure.py), each with its header
+    assert d.text.split("\n") == [  # a row is one line, cells tab-separated (swr/text/structure.py), each with its header
         "Intro paragraph.",
         "Name\tPrice",
         "Name: Apple\tPrice: 3",

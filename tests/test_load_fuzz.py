@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, example, given, settings as hsettings, strategies as st
 
-from swr.errors import SwrError
-from swr.load import load_bytes, safe_name
+from swr.core.errors import SwrError
+from swr.ingest.load import load_bytes, safe_name
 
 FUZZ = hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXTENSIONS = [".txt", ".md", ".html", ".pdf", ".docx", ".exe", "", ".TXT", ".tar.gz"]

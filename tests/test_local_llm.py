@@ -1,4 +1,4 @@
-"""The embedded LLM (swr/llm_local.py): typed errors for bad model files, and the real 0.5B model
+"""The embedded LLM (swr/answer/llm_local.py): typed errors for bad model files, and the real 0.5B model
 answering and condensing through xllamacpp's OpenAI-compatible server.
 
 The real-model tests need models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf, which
@@ -11,12 +11,13 @@ import os
 
 import pytest
 
-from swr.answer import Answerer, LLMConfig
-from swr.condense import METHOD_LLM, condense
+from swr.answer.condense import METHOD_LLM, condense
+from swr.answer.llm import Answerer, LLMConfig
+from swr.answer.llm_local import check_file, server_for
+from swr.core.errors import LocalModelError
+from swr.core.lang import has_cjk
+from swr.core.settings import SMALL_GGUF
 from swr.engine import Engine
-from swr.errors import LocalModelError
-from swr.lang import has_cjk
-from swr.llm_local import SMALL_GGUF, check_file, server_for
 
 
 def _need_model():

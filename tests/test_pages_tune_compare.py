@@ -341,7 +341,7 @@ def _hits_of(passages) -> list[tuple]:
 
 
 def test_chat_compare_probe_and_sweep_use_the_sidebars_params(engine, monkeypatch):
-    from swr.params import RetrievalParams
+    from swr.core.params import RetrievalParams
 
     at = page("app.py")
     at.radio(key="w_fusion").set_value("rrf").run()
@@ -420,7 +420,7 @@ def test_verify_page_limits_claims_by_verify_params(engine, monkeypatch):
     from dataclasses import dataclass
 
     from swr.app import verify as page_module
-    from swr.params import VerifyParams
+    from swr.core.params import VerifyParams
 
     @dataclass(frozen=True)
     class TwoClaims(VerifyParams):

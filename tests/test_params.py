@@ -8,13 +8,22 @@ import inspect
 import pytest
 
 from conftest import FakeEmbedder
-from swr import cli, evaluate, verify as vf
+import swr.cli.main as cli
+import swr.verify.verify as vf
+from swr import evaluate
+from swr.core.params import (
+    SWEEP_BUDGETS,
+    SWEEP_MODES,
+    SWEEP_TOP_KS,
+    SWEEP_WINDOWS,
+    RetrievalParams,
+    VerifyParams,
+)
+from swr.core.settings import Settings
 from swr.engine import Engine
 from swr.evaluate import Config, context_for, probe, probe_params, sweep
+from swr.evaluate.questions import Question
 from swr.llamaindex import SentenceWindowRetriever
-from swr.params import SWEEP_BUDGETS, SWEEP_MODES, SWEEP_TOP_KS, SWEEP_WINDOWS, RetrievalParams, VerifyParams
-from swr.questions import Question
-from swr.settings import Settings
 from swr.store.base import SearchRequest
 
 # every retrieval default changed from the built-in one, so an entry point that builds its own

@@ -1,4 +1,4 @@
-"""The overlapped indexing pipeline (swr/indexer.py, issue #16): while a chunk is embedded, the
+"""The overlapped indexing pipeline (swr/ingest/indexer.py, issue #16): while a chunk is embedded, the
 chunk before it is written (BM25, upsert) and the next files are split in one background thread;
 every guarantee of the sequential order holds (a bad file fails alone, locks released once,
 documents complete only when written, progress in order, the same points).
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from conftest import FakeEmbedder
-from swr import indexer
+from swr.core.settings import Settings
 from swr.engine import Engine
-from swr.settings import Settings
+from swr.ingest import indexer
 
 DATA = Path(__file__).resolve().parent / "data" / "squad_amazon_rainforest.json"
 

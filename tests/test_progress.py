@@ -1,4 +1,4 @@
-"""Indexing progress within one file (swr/indexer.py): per embedder batch, with sentences/s and
+"""Indexing progress within one file (swr/ingest/indexer.py): per embedder batch, with sentences/s and
 the time left."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def test_progress_within_one_large_file(fake_engine):
     assert done == sorted(done) and done[-1] == 300 and all(p["total"] == 300 for p in seen)
     assert all(p["sentences_per_s"] for p in seen)
     assert seen[0]["eta_s"] > 0 and seen[-1]["eta_s"] == 0
-    from swr.store.base import sentence_id
+    from swr.core.ids import sentence_id
 
     ids = [sentence_id("big", r.doc_id, i) for i in (0, 150, 299)]
     got = fake_engine.store.vectors(ids)

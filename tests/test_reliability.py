@@ -21,7 +21,7 @@ def test_sigkill_mid_indexing_then_reindex_completes_without_duplicates(settings
         import time
         from conftest import FakeEmbedder
         from swr.engine import Engine
-        from swr.settings import Settings
+        from swr.core.settings import Settings
 
         class Slow(FakeEmbedder):
             def _encode(self, texts, is_query):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from swr import rerank
-from swr.errors import BadRequest
-from swr.types import Hit, Sentence
+from swr.core.errors import BadRequest
+from swr.core.types import Hit, Sentence
+from swr.retrieve import rerank
 
 
 def _hits(scores):

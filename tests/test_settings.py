@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from swr.errors import BadRequest
-from swr.settings import Settings
+from swr.core.errors import BadRequest
+from swr.core.settings import Settings
 
 
 def test_precedence_overrides_then_env_then_secrets_then_defaults(tmp_path):

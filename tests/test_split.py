@@ -1,4 +1,4 @@
-"""Tests of swr.split: the boundary rules, the length cap, and lossless tiling on random text."""
+"""Tests of swr.text.split: the boundary rules, the length cap, and lossless tiling on random text."""
 from __future__ import annotations
 
 import time
@@ -7,7 +7,8 @@ import pytest
 import regex
 from hypothesis import given, settings, strategies as st
 
-from swr.split import SPLITTER_VERSION, detect_lang, split_sentences, split_spans
+from swr.core.lang import detect_lang
+from swr.text.split import SPLITTER_VERSION, split_sentences, split_spans
 
 
 def check_tiling(text: str, spans: list[tuple[int, int]], max_chars: int) -> None:

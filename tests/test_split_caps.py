@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from swr.split import split_spans
+from swr.text.split import split_spans
 
 LONG_LINE = " ".join(f"word{k % 997}" for k in range(130_000))[:1_000_000]  # as in test_bad_input.py
 

@@ -1,6 +1,6 @@
 """Store conformance: the embedded Qdrant Edge store and the Qdrant server store (here over
 qdrant-client's in-memory mode, ``QDRANT_URL=:memory:``) must behave alike, down to the order of
-the hits. Small hand-made 8-d vectors; real client-side BM25 vectors (``swr.sparse``).
+the hits. Small hand-made 8-d vectors; real client-side BM25 vectors (``swr.text.sparse``).
 
 The server-only parts (payload indexes, custom sharding with one shard key per knowledge base) are
 checked with a recording client over the in-memory mode: that the right calls and keyword
@@ -19,14 +19,15 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from swr.errors import BadRequest, ModelMismatch, StoreUnavailable
-from swr.settings import Settings
-from swr.sparse import TOKENIZERS, SparseEncoder
+from swr.core.errors import BadRequest, ModelMismatch, StoreUnavailable
+from swr.core.ids import sentence_id
+from swr.core.settings import Settings
+from swr.core.types import DocInfo, Sentence
 from swr.store import open_store
-from swr.store.base import RRF_K, SearchRequest, sentence_id
+from swr.store.base import RRF_K, SearchRequest
 from swr.store.edge import EdgeStore
 from swr.store.server import META_SHARD, ServerStore, safe_url
-from swr.types import DocInfo, Sentence
+from swr.text.sparse import TOKENIZERS, SparseEncoder
 
 DIM = 8
 BACKENDS = ("edge", "server")
@@ -682,7 +683,7 @@ def test_server_refuses_a_dense_only_collection(tmp_path):
     """An existing collection without swr's BM25 vector is refused with the way out."""
     from qdrant_client import models
 
-    from swr.errors import ModelMismatch
+    from swr.core.errors import ModelMismatch
 
     store = make_store("server", tmp_path)
     store._client.create_collection(store.collection, vectors_config={

@@ -1,11 +1,11 @@
-"""Document structure (swr/structure.py): property tests on generated documents, and the plain-text
+"""Document structure (swr/text/structure.py): property tests on generated documents, and the plain-text
 patterns one by one."""
 from __future__ import annotations
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from swr.split import split_spans
-from swr.structure import analyze, classify
+from swr.text.split import split_spans
+from swr.text.structure import analyze, classify
 
 
 def _of(text: str):

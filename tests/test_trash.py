@@ -1,4 +1,4 @@
-"""The trash (swr/trash.py): deleted knowledge bases and documents are restorable for
+"""The trash (swr/manage/trash.py): deleted knowledge bases and documents are restorable for
 SWR_TRASH_DAYS, from the engine and the command line, without re-embedding anything."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from conftest import ROOT
-from swr.errors import BadRequest, NotFound
-from swr.settings import Settings
+from swr.core.errors import BadRequest, NotFound
+from swr.core.settings import Settings
 
 A = b"The E4 code means the basket is out. Put it back. Descale monthly with vinegar."
 B = b"Beta one. Beta two is here."

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from swr.access import UserStore
+from swr.manage.access import UserStore
 
 PASSWORDS = ("first-passw0rd-17", "second-passw0rd-42")
 

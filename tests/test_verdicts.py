@@ -2,7 +2,7 @@
 
 The examples are the issue's, on the bundled sample manuals, with the real engine (bundled
 multilingual-e5-small + Qdrant Edge, the session's ``e5_engine``); the text rules of
-swr.claims and swr.subjects are also tested alone.
+swr.text.claims and swr.retrieve.subjects are also tested alone.
 """
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from swr import claims as cl, subjects as sj
-from swr.answerable import substantive_text
-from swr.check import answer_sentences, check_answer, statement
+from swr.answer.answerable import substantive_text
+from swr.retrieve import subjects as sj
+from swr.text import claims as cl
+from swr.verify.check import answer_sentences, check_answer, statement
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,7 +90,7 @@ VERDICTS = [
 
 
 def test_the_issues_claims_get_the_right_verdict_with_reasons(sample):
-    from swr import verify as vf
+    import swr.verify.verify as vf
 
     eng, kb = sample
     results = vf.verify_many(eng, [c for c, _, _ in VERDICTS], kb)
@@ -105,7 +106,7 @@ def test_the_issues_claims_get_the_right_verdict_with_reasons(sample):
 
 
 def test_another_products_fact_does_not_support(sample):
-    from swr import verify as vf
+    import swr.verify.verify as vf
 
     eng, kb = sample
     r = vf.verify(eng, "电热水壶的发热盘保修三年", kb, top_k=5)
@@ -122,8 +123,8 @@ def test_the_llm_judge_may_take_a_support_away_never_give_one(sample):
     'supported' is put to the LLM; its NO makes it contradicted, its YES keeps it; a failing LLM
     leaves the rules' verdict, with the failure among the reasons."""
     from fake_llm import FakeLLM
-    from swr import verify as vf
-    from swr.answer import Answerer, LLMConfig
+    import swr.verify.verify as vf
+    from swr.answer.llm import Answerer, LLMConfig
 
     eng, kb = sample
     true_claim, false_claim = "AF-360 drawer holds 4.2 L", "AF-360 is covered for five years"
@@ -186,9 +187,9 @@ def test_the_sample_questions_stay_answerable(sample):
 
 
 def test_a_code_no_passage_holds_refuses_and_codes_a_named_document_holds_answer_at_the_low_bar():
-    """swr.answerable.decide on the figures: a missing code refuses above every bar; codes held in a
+    """swr.answer.answerable.decide on the figures: a missing code refuses above every bar; codes held in a
     document the question names answer from the low bar (below it they do not)."""
-    from swr.answerable import E5, decide
+    from swr.answer.answerable import E5, decide
 
     ok, why = decide(0.95, 1.0, False, E5, codes=(), missing=("E9",))
     assert not ok and "E9" in why
@@ -217,11 +218,11 @@ def test_codes_in_sample_questions(sample):
 
 
 def test_a_name_of_the_translation_answers_across_languages_only_where_the_passages_write_it():
-    """swr.answerable.translated_names / decide: a Chinese question about an English article has
+    """swr.answer.answerable.translated_names / decide: a Chinese question about an English article has
     no word to find there; a name of its dictionary translation, written as a name in the English
     passages, is its shared term (from the cross_names bar); a lower-case gloss is none."""
-    from swr.answerable import E5, decide, translated_names
-    from swr.types import Passage
+    from swr.answer.answerable import E5, decide, translated_names
+    from swr.core.types import Passage
 
     def passage(text):
         return Passage(doc_id="d", source="a.txt", first=0, last=0, text=text, hits=[], score=1.0)
@@ -240,8 +241,8 @@ def test_a_name_of_the_translation_answers_across_languages_only_where_the_passa
 def test_a_chinese_question_about_an_english_article_is_answered_by_a_name_of_its_translation(e5_engine, tmp_path):
     """The bundled SQuAD article (English) and two Chinese questions: the one about it is answered
     through "Amazon" of its translation; an off-topic one is not."""
+    from swr.core.settings import Settings
     from swr.engine import Engine
-    from swr.settings import Settings
 
     data = json.loads((ROOT / "tests" / "data" / "squad_amazon_rainforest.json").read_text(encoding="utf-8"))
     text = "\n\n".join(p["context"] for p in data["data"][0]["paragraphs"])
@@ -258,10 +259,10 @@ def test_a_chinese_question_about_an_english_article_is_answered_by_a_name_of_it
 
 
 def test_a_question_most_of_whose_words_no_document_uses_is_not_answerable(sample, monkeypatch):
-    """swr.answerable: in one language, more than half of the question's terms unknown to every
+    """swr.answer.answerable: in one language, more than half of the question's terms unknown to every
     document of the knowledge base refuses above every bar; half or fewer do not (a paraphrase
     keeps some words of its own); the unknown words are the knowledge base's, probed once."""
-    from swr.answerable import E5, decide, unknown_terms
+    from swr.answer.answerable import E5, decide, unknown_terms
 
     assert not decide(0.95, 1.0, False, E5, unknown=("router", "firmware"), n_terms=3)[0]
     assert decide(0.95, 1.0, False, E5, unknown=("router",), n_terms=2)[0]
@@ -272,7 +273,7 @@ def test_a_question_most_of_whose_words_no_document_uses_is_not_answerable(sampl
     r = eng.ask("How do I reset the firmware password of my router?", kb, llm=False)
     assert r.answerable is False, r.answerability
     # the probe runs only for a question the other rules answer, and its verdict is the last word
-    from swr import answerable as an
+    import swr.answer.answerable as an
 
     q = "How do I descale the kettle?"
     assert eng.ask(q, kb, llm=False).answerable
@@ -282,13 +283,13 @@ def test_a_question_most_of_whose_words_no_document_uses_is_not_answerable(sampl
 
 
 def test_a_chinese_name_neither_the_passages_nor_their_documents_write_is_not_answerable(e5_engine, tmp_path):
-    """swr.answerable.absent_names: in one language, a name the question asks about (a railway, a
+    """swr.answer.answerable.absent_names: in one language, a name the question asks about (a railway, a
     person: new to jieba's dictionary, tagged a name) that no passage and no passage's document
     writes refuses; one the window leaves out ("他") but its document writes does not."""
-    from swr.answerable import E5, absent_names, decide, question_names
+    from swr.answer.answerable import E5, absent_names, decide, question_names
+    from swr.core.settings import Settings
+    from swr.core.types import Passage
     from swr.engine import Engine
-    from swr.settings import Settings
-    from swr.types import Passage
 
     assert question_names("广茂铁路全长多少公里？") == ("广茂",)
     assert question_names("徐晓飞现在效力于哪个球队？") == ("徐晓飞",)
@@ -321,10 +322,10 @@ def test_a_chinese_name_neither_the_passages_nor_their_documents_write_is_not_an
 
 
 def test_only_cosines_that_vouch_for_the_question_count():
-    """swr.answerable.counted: a hit's cosine counts when the question's own vector found it, or
+    """swr.answer.answerable.counted: a hit's cosine counts when the question's own vector found it, or
     when its document is one the question names; a translation's cosine elsewhere never."""
-    from swr.answerable import counted
-    from swr.types import Hit, Sentence
+    from swr.answer.answerable import counted
+    from swr.core.types import Hit, Sentence
 
     def hit(via, dense=0.9):
         text = "E4 means the basket is not inserted."
@@ -340,8 +341,8 @@ def test_a_translations_cosine_in_a_document_the_question_does_not_name_never_an
     """"What is 24 hours in minutes?" names no product and the manuals do not convert units; its
     dictionary translation ("24 小时 ...") finds the rice cooker's "最长预约时间：24 小时" at a
     cosine above the high bar, and the question has no content term, so that cosine alone
-    answered it (swr.answerable before session 7). Its own vector's closest sentence is below it."""
-    from swr import answerable as an
+    answered it (swr.answer.answerable before session 7). Its own vector's closest sentence is below it."""
+    import swr.answer.answerable as an
 
     eng, kb = sample
     q = "What is 24 hours in minutes?"
@@ -359,8 +360,8 @@ def test_another_products_sentence_is_no_ground_unless_it_names_the_product(samp
     vouch for it ("空气炸锅的容量是多少？"'s own vector is closest to a Chinese sentence of the kettle
     or rice cooker), but a sentence of such a document that names the product does (the FAQ's
     "What does E4 mean on the AF-360?")."""
-    from swr import answerable as an
-    from swr.claims import has_cjk
+    import swr.answer.answerable as an
+    from swr.text.claims import has_cjk
 
     eng, kb = sample
     q = "空气炸锅的容量是多少？"
@@ -453,9 +454,9 @@ def test_cli_check_and_ask_json(tmp_path):
 
 
 def test_borders_and_bare_headings_are_never_the_extractive_answer():
-    from swr.answer import extractive_answer
-    from swr.answerable import substantive
-    from swr.types import Passage, PassageHit
+    from swr.answer.answerable import substantive
+    from swr.answer.llm import extractive_answer
+    from swr.core.types import Passage, PassageHit
 
     def passage(text, score):
         return Passage(doc_id="d", source="m.md", first=0, last=0, text=text, score=score,

@@ -1,4 +1,4 @@
-"""Claim verification (swr.verify): windows, one batched embedding call, stored vectors reused,
+"""Claim verification (swr.verify.verify): windows, one batched embedding call, stored vectors reused,
 the literal path, the merge, the verdict, the CLI and the Verify page.
 
 Most tests use the fast fake embedder on the real Qdrant Edge store; the CLI test runs the real
@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swr import verify as vf
-from swr.errors import BadRequest
+import swr.text.claims as cl
+import swr.verify.verify as vf
+from swr.core.errors import BadRequest
+from swr.core.ids import sentence_id
+from swr.core.types import Sentence
 from swr.store import open_store
-from swr.store.base import sentence_id
-from swr.types import Sentence
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,7 +106,7 @@ def test_single_sentence_windows_reuse_stored_vectors_without_embedding(fake_eng
 
 
 def test_store_returns_the_stored_dense_vectors_on_both_backends(tmp_path, settings):
-    from swr.sparse import SparseEncoder
+    from swr.text.sparse import SparseEncoder
 
     for kind in ("edge", "server"):
         s = settings.with_(home=tmp_path / kind, qdrant_url=":memory:" if kind == "server" else None)
@@ -124,12 +125,12 @@ def test_store_returns_the_stored_dense_vectors_on_both_backends(tmp_path, setti
 
 # -- paths, merge, verdict ------------------------------------------------------------------
 def test_key_terms_and_containment():
-    terms = vf.key_terms("The warranty covers the heating element of the KX-2000 for two years")
+    terms = cl.key_terms("The warranty covers the heating element of the KX-2000 for two years")
     assert terms == ["warranty", "covers", "heating", "element", "kx-2000", "two", "years"]
-    assert vf.contained(["warranty", "covers", "kx-2000"], "Warranty: it will cover the KX-2000.") == \
+    assert cl.contained(["warranty", "covers", "kx-2000"], "Warranty: it will cover the KX-2000.") == \
         ["warranty", "covers", "kx-2000"]
-    assert vf.contained(["保修期", "两年"], "本产品保修期为两年。") == ["保修期", "两年"]
-    assert vf.negated("Never use it empty.") and vf.negated("请勿空烧") and not vf.negated("Use it with water.")
+    assert cl.contained(["保修期", "两年"], "本产品保修期为两年。") == ["保修期", "两年"]
+    assert cl.negated("Never use it empty.") and cl.negated("请勿空烧") and not cl.negated("Use it with water.")
 
 
 def test_literal_path_finds_the_sentence_holding_the_key_terms(fake_engine, kb):
@@ -172,7 +173,7 @@ def test_merge_keeps_one_entry_per_chunk_with_its_highest_scoring_path(fake_engi
 
 
 def test_verdict_follows_the_threshold(fake_engine, kb):
-    from swr import verdict as vd
+    import swr.verify.verdict as vd
 
     # "Its jar holds 1.5 litres." states jar and holds (two thirds of the claim's facts, "blender" names
     # the subject) but not half its key terms: it supports exactly when its cosine reaches the threshold

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from swr import window as win
-from swr.types import Hit, Sentence
+from swr.core.types import Hit, Sentence
+from swr.retrieve import window as win
 
 
 def _doc(doc_id: str, n: int) -> list[Sentence]:

@@ -7,6 +7,6 @@ pieces: :mod:`.base` (page setup, the cached engine), :mod:`.state` (the session
 preset questions of a knowledge base), :mod:`.probe` ("why not retrieved?"), :mod:`.tune_charts`.
 
 Document text, file names, knowledge-base names, questions and answers are untrusted: they reach
-the page only as escaped HTML from :mod:`swr.render` (``st.html``), through
+the page only as escaped HTML from :mod:`swr.manage.render` (``st.html``), through
 :func:`.components.errors.md` (escaped Markdown) or as plain widget/table text.
 """

@@ -1,11 +1,11 @@
 """The audit trail for admins (a tab of the Knowledge bases page): who uploaded, deleted, changed
-preset questions or users, when, in which knowledge base. Names and counts only (swr.access.audit)."""
+preset questions or users, when, in which knowledge base. Names and counts only (swr.manage.access.audit)."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from swr.access import AuditLog, GuardedEngine
+from swr.manage.access import AuditLog, GuardedEngine
 
 AUDIT_ROWS = 200
 COLUMNS = ["time", "user", "role", "action", "kb", "object", "doc_id", "count", "ok", "detail"]

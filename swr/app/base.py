@@ -6,12 +6,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from .components import signin
-from swr import render
-from swr.access import GuardedEngine, Limits
+from swr.app.components import signin
+from swr.core.errors import SwrError
+from swr.core.settings import Settings
 from swr.engine import Engine
-from swr.errors import SwrError
-from swr.settings import Settings
+from swr.manage import render
+from swr.manage.access import GuardedEngine, Limits
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 CSS_FILE = Path(__file__).with_name("style.css")
@@ -77,7 +77,7 @@ def _limits(settings: Settings) -> Limits:
 def engine_or_stop() -> GuardedEngine:
     """The checked engine view for the signed-in user (the sign-in form, and stop, when nobody is);
     or a clear error on the page (store locked, model missing) and stop. Pages hold only this view:
-    every call checks the user's role and knowledge-base grants (:mod:`swr.access`)."""
+    every call checks the user's role and knowledge-base grants (:mod:`swr.manage.access`)."""
     try:
         engine = get_engine()
     except SwrError as exc:

@@ -8,18 +8,19 @@ from dataclasses import dataclass, fields
 
 import streamlit as st
 
-from . import base, feedback as fb, history, presets, state
-from .components import docview, evidence as ev, passages as cards
-from .components.answer import answer_card, short_value
-from .components.errors import errors_shown, md
-from .components.searched import conversation, searched_for
-from .components.sidebar import Controls, require_kb, sidebar
-from swr.answer import context_text, count_tokens
+from swr.answer.llm import context_text, count_tokens
+from swr.app import base, feedback as fb, history, state
+from swr.app.components import docview, evidence as ev, passages as cards
+from swr.app.components.answer import answer_card, short_value
+from swr.app.components.errors import errors_shown, md
+from swr.app.components.searched import conversation, searched_for
+from swr.app.components.sidebar import Controls, require_kb, sidebar
+from swr.core.errors import LLMUnavailable, NotFound, StoreUnavailable, SwrError
+from swr.core.params import RetrievalParams
+from swr.core.types import Passage
 from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine, Retrieval
-from swr.errors import LLMUnavailable, NotFound, StoreUnavailable, SwrError
-from swr.params import RetrievalParams
-from swr.render import esc, esc_md_lines
-from swr.types import Passage
+from swr.manage import presets
+from swr.manage.render import esc, esc_md_lines
 
 _PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_weight": "dense weight",
                  "dense_k": "dense candidates", "sparse_k": "sparse candidates", "sources": "files",

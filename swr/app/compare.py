@@ -1,25 +1,26 @@
 """The Compare page: one question, two configurations side by side (answers and evidence, the
 sentences only one side sent marked), and the probe that says why a sentence was not retrieved.
 
-Both sides start from the chat's :class:`swr.params.RetrievalParams` and change only window,
+Both sides start from the chat's :class:`swr.core.params.RetrievalParams` and change only window,
 top-k, mode, fusion and dense weight; candidates, filters, cutoff and reranker stay the chat's.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from . import base, presets, probe, state
-from .components import docview, evidence as ev
-from .components.answer import answer_card, mode_text
-from .components.errors import md
-from .components.passages import EMPTY, anchor
-from .components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
-from .state import COMPARE, KEYS
+from swr.app import base, probe, state
+from swr.app.components import docview, evidence as ev
+from swr.app.components.answer import answer_card, mode_text
+from swr.app.components.errors import md
+from swr.app.components.passages import EMPTY, anchor
+from swr.app.components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
+from swr.app.state import COMPARE, KEYS
+from swr.core.errors import SwrError
+from swr.core.params import FUSIONS, MAX_WINDOW, RetrievalParams
+from swr.core.types import Passage
 from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine
-from swr.errors import SwrError
-from swr.params import FUSIONS, MAX_WINDOW, RetrievalParams
-from swr.render import esc, passage_html
-from swr.types import Passage
+from swr.manage import presets
+from swr.manage.render import esc, passage_html
 
 SIDE_FIELDS = ("window_size", "top_k", "mode", "fusion", "dense_weight")  # what a side may change
 PRESETS = {
@@ -161,7 +162,7 @@ def ranges(ns: list[int]) -> str:
 
 
 def marked_cards(passages: list[Passage], other: set[tuple[str, int]], side: str, other_side: str) -> str:
-    """Passage cards (escaped by :func:`swr.render.passage_html`); a card holding sentences the other
+    """Passage cards (escaped by :func:`swr.manage.render.passage_html`); a card holding sentences the other
     side did not send gets a coloured border and a badge naming them (and its hits the other side missed)."""
     if not passages:
         return EMPTY

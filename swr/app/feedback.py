@@ -4,7 +4,7 @@ knowledge base (``pages/5_Feedback.py``: counts, the answers marked not helpful 
 they were made with, CSV export).
 
 Everything is written through the checked view (``record_feedback``: agents and up; viewers write
-nothing) into :mod:`swr.feedback`; a not-helpful answer with its right sentence becomes a golden
+nothing) into :mod:`swr.manage.feedback`; a not-helpful answer with its right sentence becomes a golden
 question there (origin ``feedback``), which the preset-questions panel shows and Tune sweeps at once.
 The document view ("open in document", :mod:`.components.docview`) offers the same "right sentence"
 choice on the sentences it shows (:func:`document_feedback`).
@@ -14,15 +14,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import base, history, state
-from .components.answer import mode_text
-from .components.errors import errors_shown, md
-from .components.sidebar import require_kb, sidebar
-from .state import KEYS
-from swr.access import GuardedEngine as Engine  # pages hold the checked view
-from swr.errors import SwrError
-from swr.render import esc
-from swr.types import Passage, Sentence
+from swr.app import base, history, state
+from swr.app.components.answer import mode_text
+from swr.app.components.errors import errors_shown, md
+from swr.app.components.sidebar import require_kb, sidebar
+from swr.app.state import KEYS
+from swr.core.errors import SwrError
+from swr.core.types import Passage, Sentence
+from swr.manage.access import GuardedEngine as Engine  # pages hold the checked view
+from swr.manage.render import esc
 
 MAX_LABEL = 110
 

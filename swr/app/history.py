@@ -22,10 +22,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import state
+from swr.app import state
+from swr.core.params import RetrievalParams
+from swr.core.types import Passage, PassageHit
 from swr.engine import AskResult
-from swr.params import RetrievalParams
-from swr.types import Passage, PassageHit
 
 log = logging.getLogger("swr.app.history")
 QUERY_KEY = "s"

@@ -7,17 +7,18 @@ import time
 import pandas as pd
 import streamlit as st
 
-from . import base, presets, state
-from .audit import audit_panel
-from .components.errors import errors_shown, flash, md, show_flash
-from .components.llm_status import llm_status_line
-from .components.sidebar import sidebar
-from .state import CHAT, KEYS
-from swr.access import GuardedEngine as Engine  # pages hold the checked view
-from swr.errors import SwrError
-from swr.load import SUPPORTED, safe_name
-from swr.render import esc, split_preview_html
-from swr.types import FileResult
+from swr.app import base, state
+from swr.app.audit import audit_panel
+from swr.app.components.errors import errors_shown, flash, md, show_flash
+from swr.app.components.llm_status import llm_status_line
+from swr.app.components.sidebar import sidebar
+from swr.app.state import CHAT, KEYS
+from swr.core.errors import SwrError
+from swr.core.types import FileResult
+from swr.ingest.load import SUPPORTED, safe_name
+from swr.manage import presets
+from swr.manage.access import GuardedEngine as Engine  # pages hold the checked view
+from swr.manage.render import esc, split_preview_html
 
 MAX_PREVIEW_SENTENCES = 400
 UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import state
-from .components.errors import md
-from .state import COMPARE, KEYS
 from swr import evaluate
+from swr.app import state
+from swr.app.components.errors import md
+from swr.app.state import COMPARE, KEYS
+from swr.core.errors import SwrError
+from swr.core.params import RetrievalParams
 from swr.engine import Engine
-from swr.errors import SwrError
-from swr.params import RetrievalParams
-from swr.render import esc
+from swr.manage.render import esc
 
 CUT_LABELS = {None: "nothing (retrieved)", "top_k": "top-k", "candidates": "candidate pool", "filter": "filter",
               "no_shared_terms": "no shared term (BM25)", "missing": "not in the KB", "cutoff": "score cutoff"}

@@ -8,7 +8,7 @@ Two kinds of entries:
   and store what the widget returned with :meth:`Kept.keep`.
 - :class:`Slot`: a plain value of this session (history, results of the last sweep or compare...).
 
-The chat's retrieval knobs (:data:`CHAT`) turn into one :class:`swr.params.RetrievalParams` with
+The chat's retrieval knobs (:data:`CHAT`) turn into one :class:`swr.core.params.RetrievalParams` with
 :func:`chat_params`, and back with :func:`apply_params`: the chat, Tune, Compare and the probe all
 start from that one object, so the settings a page tests are the chat's by construction.
 """
@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 import streamlit as st
 
-from swr.params import RetrievalParams
+from swr.core.params import RetrievalParams
 
 T = TypeVar("T")
 _MISSING = object()

@@ -1,7 +1,7 @@
 """The Tune page: sweep windows x top-k x modes (and the plain-chunk baseline) over a question set
 with expected answers, see hit rate against context size, and apply a configuration to the chat.
 
-The sweep runs with the chat's own :class:`swr.params.RetrievalParams` (``Controls.params``), only
+The sweep runs with the chat's own :class:`swr.core.params.RetrievalParams` (``Controls.params``), only
 window, top-k and mode varied (and the reranker left out); applying a row writes those very params
 back to the sidebar (:func:`swr.app.state.apply_params`).
 """
@@ -12,16 +12,21 @@ import time
 import pandas as pd
 import streamlit as st
 
-from . import base, presets, state
-from .components.answer import short_value
-from .components.errors import flash, md, show_flash
-from .components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
-from .state import KEYS, TUNE
-from .tune_charts import TUNE_METRICS, best_window_row, frontier_chart, heatmap_chart, tune_frame
 from swr import evaluate
-from swr.engine import Engine
-from swr.errors import SwrError
-from swr.params import (
+from swr.app import base, state
+from swr.app.components.answer import short_value
+from swr.app.components.errors import flash, md, show_flash
+from swr.app.components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
+from swr.app.state import KEYS, TUNE
+from swr.app.tune_charts import (
+    TUNE_METRICS,
+    best_window_row,
+    frontier_chart,
+    heatmap_chart,
+    tune_frame,
+)
+from swr.core.errors import SwrError
+from swr.core.params import (
     MAX_WINDOW,
     SWEEP_BUDGETS,
     SWEEP_TOP_KS,
@@ -30,7 +35,9 @@ from swr.params import (
     WINDOW_MODES,
     RetrievalParams,
 )
-from swr.render import esc
+from swr.engine import Engine
+from swr.manage import presets
+from swr.manage.render import esc
 
 TUNE_BUDGETS = (300, 600, 1200, 2000)
 

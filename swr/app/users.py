@@ -1,6 +1,6 @@
 """The users page (admins only): add a user with a role, reset a password, change a role, remove a
 user, grant read or edit access per knowledge base. Every change goes through the checked engine
-view (:class:`swr.access.GuardedEngine`, which refuses non-admins itself and writes the audit trail);
+view (:class:`swr.manage.access.GuardedEngine`, which refuses non-admins itself and writes the audit trail);
 a generated password is shown once to the admin (from session state, popped when shown) and never
 logged or audited."""
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import base
-from .components.errors import errors_shown, flash, md, show_flash
-from .components.sidebar import sidebar
-from .state import Slot
-from swr.access import ROLES, GuardedEngine
-from swr.errors import SwrError
+from swr.app import base
+from swr.app.components.errors import errors_shown, flash, md, show_flash
+from swr.app.components.sidebar import sidebar
+from swr.app.state import Slot
+from swr.core.errors import SwrError
+from swr.manage.access import ROLES, GuardedEngine
 
 ADMINS_ONLY = (":material/group: Users are managed by admins only: ask an admin to add users, change roles or "
                "grant access.")

@@ -1,9 +1,9 @@
 """The Verify page: check claims against the selected knowledge base. Paste one claim (or one per
 line) or upload a list; each gets a verdict (supported / contradicted / not found, with reasons) and its
-best windows, highlighted inside their chunks. The work is :func:`swr.verify.verify_many` (the
-windows of every claim embedded in one batched call), its knobs a :class:`swr.params.VerifyParams`.
+best windows, highlighted inside their chunks. The work is :func:`swr.verify.verify.verify_many` (the
+windows of every claim embedded in one batched call), its knobs a :class:`swr.core.params.VerifyParams`.
 
-Document text and claims are untrusted: they reach the page only escaped (swr.render) or as
+Document text and claims are untrusted: they reach the page only escaped (swr.manage.render) or as
 plain table text.
 """
 from __future__ import annotations
@@ -13,15 +13,15 @@ import json
 import pandas as pd
 import streamlit as st
 
-from . import base, state
-from .components.errors import md
-from .components.sidebar import MODES, require_kb, sidebar
-from .state import VERIFY
-from swr import verify as vf
+import swr.verify.verify as vf
+from swr.app import base, state
+from swr.app.components.errors import md
+from swr.app.components.sidebar import MODES, require_kb, sidebar
+from swr.app.state import VERIFY
+from swr.core.errors import SwrError
+from swr.core.params import VerifyParams
 from swr.engine import Engine
-from swr.errors import SwrError
-from swr.params import VerifyParams
-from swr.render import esc, passage_html
+from swr.manage.render import esc, passage_html
 
 
 def render() -> None:
@@ -81,7 +81,7 @@ def settings_panel(engine: Engine) -> VerifyParams:
 
 
 def verify_claims(engine: Engine, claims: list[str], kb: str, p: VerifyParams):
-    """:func:`swr.verify.verify_many` with these params."""
+    """:func:`swr.verify.verify.verify_many` with these params."""
     return vf.verify_many(engine, claims, kb, candidates=p.candidates, use_top=p.use_top, window=p.window,
                           step=p.step, passage_window=p.passage_window, threshold=p.threshold, top_k=p.top_k,
                           mode=p.mode, fusion=p.fusion)

@@ -6,7 +6,7 @@ in the context that would be sent to the LLM: the concatenated passage texts. It
 rank is 1/n for the first passage (in the order sent to the LLM) containing an answer. Evidence
 recall is the share of its expected evidence sentences contained in the context. Context size is
 the mean of the passages' characters and of the tokens of the numbered context block
-(:func:`swr.answer.context_text`, cl100k). Latency is the p50 of search + window building per
+(:func:`swr.answer.llm.context_text`, cl100k). Latency is the p50 of search + window building per
 question (the query embedding, identical for every configuration and cached after the first, is
 excluded).
 """
@@ -17,9 +17,9 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from ..answer import context_text, count_tokens
-from ..lang import drop_cjk_spaces
-from ..questions import Question
+from swr.answer.llm import context_text, count_tokens
+from swr.core.lang import drop_cjk_spaces
+from swr.evaluate.questions import Question
 
 METHODS = ("window", "chunks")
 ROW_KEYS = ("method", "mode", "window_size", "top_k", "chunk_size", "hit_rate", "mrr", "evidence_recall",
@@ -36,7 +36,7 @@ class Config:
     top_k: int = 3
     chunk_size: int | None = None  # None for windows
     chunk_overlap: int | None = None
-    window_mode: str | None = "fixed"  # windows: fixed | section | budget (swr/expand.py); None for chunks
+    window_mode: str | None = "fixed"  # windows: fixed | section | budget (swr/retrieve/expand.py); None for chunks
     budget_chars: int | None = None  # section and budget windows: their context budget
 
     def label(self) -> str:

@@ -1,10 +1,10 @@
 """Why was this sentence (not) retrieved? :func:`probe` ranks one sentence under the chat's own
-:class:`swr.params.RetrievalParams` and names the limit that cut it."""
+:class:`swr.core.params.RetrievalParams` and names the limit that cut it."""
 from __future__ import annotations
 
 from dataclasses import fields
 
-from ..params import MAX_TOP_K, RetrievalParams
+from swr.core.params import MAX_TOP_K, RetrievalParams
 
 PROBE_LIMIT = MAX_TOP_K  # deepest rank a probe looks at (the store's top_k limit)
 _FIELDS = {f.name for f in fields(RetrievalParams)}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .metrics import Row
+from swr.evaluate.metrics import Row
 
 
 def _f(v, nd=3) -> str:

@@ -6,8 +6,8 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import BadRequest
-from ..questions import Question, load_squad, load_table
+from swr.core.errors import BadRequest
+from swr.evaluate.questions import Question, load_squad, load_table
 
 
 def guess_format(path: str | Path) -> str:

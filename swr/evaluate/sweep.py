@@ -6,9 +6,9 @@ top-k list is a prefix of the top-K list), so a grid of 5 windows x 5 top_ks cos
 per question and mode, and no embedding: windows never embed, the question's vector is cached in
 memory and passage vectors on disk.
 
-The chunk baseline (:mod:`swr.chunks`) runs in the same loop on a hidden chunk knowledge base
+The chunk baseline (:mod:`swr.evaluate.chunks`) runs in the same loop on a hidden chunk knowledge base
 with the same embedder, store and metrics. Every search starts from the same
-:class:`swr.params.RetrievalParams` as the chat (``params``, default the engine's), changing only
+:class:`swr.core.params.RetrievalParams` as the chat (``params``, default the engine's), changing only
 the swept fields.
 """
 from __future__ import annotations
@@ -16,9 +16,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from ..chunks import chunk_passages, ensure_chunks
-from ..errors import BadRequest
-from ..params import (
+from swr.core.errors import BadRequest
+from swr.core.params import (
     MAX_BUDGET_CHARS,
     MAX_TOP_K,
     MAX_WINDOW,
@@ -31,8 +30,9 @@ from ..params import (
     WINDOW_MODES,
     RetrievalParams,
 )
-from ..questions import Question
-from .metrics import METHODS, Config, Outcome, Row, judge, make_row, normalize
+from swr.evaluate.chunks import chunk_passages, ensure_chunks
+from swr.evaluate.metrics import METHODS, Config, Outcome, Row, judge, make_row, normalize
+from swr.evaluate.questions import Question
 
 DEFAULT_WINDOWS = SWEEP_WINDOWS
 DEFAULT_TOP_KS = SWEEP_TOP_KS
@@ -67,7 +67,7 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
 
     One search per question, mode and method at ``max(top_ks)``; every smaller top_k is a prefix
     of it. ``params`` (default ``engine.default_params()``) with ``knobs`` (further
-    :class:`~swr.params.RetrievalParams` fields: fusion, dense_k, sources, ...) are the knobs of
+    :class:`~swr.core.params.RetrievalParams` fields: fusion, dense_k, sources, ...) are the knobs of
     every search besides the swept mode and top_k. ``details=True`` keeps every question's
     outcome in ``Row.outcomes`` (for the app's drill-down).
     """

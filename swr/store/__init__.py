@@ -1,17 +1,17 @@
 """The store: one interface (`base.Store`), two backends (Qdrant Edge embedded, Qdrant server)."""
 from __future__ import annotations
 
-from ..settings import Settings
-from .base import SearchRequest, Store
+from swr.core.settings import Settings
+from swr.store.base import SearchRequest, Store
 
 
 def open_store(settings: Settings) -> Store:
     """Qdrant server when ``QDRANT_URL`` is set, else the embedded Qdrant Edge shard."""
     if settings.qdrant_url:
-        from .server import ServerStore
+        from swr.store.server import ServerStore
 
         return ServerStore(settings)
-    from .edge import EdgeStore
+    from swr.store.edge import EdgeStore
 
     return EdgeStore(settings)
 

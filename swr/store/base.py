@@ -2,7 +2,7 @@
 
 One collection holds every knowledge base (tenant). Points:
 - one per sentence (``type="s"``): id uuid5(kb, doc_id, i), dense vector ``dense``, sparse ``bm25``,
-  payload = :class:`swr.types.Sentence` fields;
+  payload = :class:`swr.core.types.Sentence` fields;
 - one per document (``type="d"``), written after all its sentences, so a document interrupted
   mid-indexing is never listed as complete;
 - one per knowledge base (``type="k"``), so an empty knowledge base exists;
@@ -12,48 +12,33 @@ Every query filters by ``kb`` (a keyword payload index marked as tenant) and ``t
 from __future__ import annotations
 
 import itertools
-import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelMismatch
-from ..params import FUSIONS, MAX_TOP_K, MODES, RetrievalParams, check_search  # noqa: F401  (re-exported names)
-from ..sparse import SparseVec
-from ..types import DocInfo, Hit, Hits, Sentence
+from swr.core.errors import ModelMismatch
+from swr.core.ids import sentence_id
+from swr.core.params import RetrievalParams, check_search
+from swr.core.types import DocInfo, Hit, Hits, Sentence
+from swr.text.sparse import SparseVec
 
-NS = uuid.UUID("5b7f1f0e-3c1d-4f0e-9a59-2f6f6c0c5a11")
 DENSE, SPARSE = "dense", "bm25"
 RRF_K = 60
 SENTENCE_FIELDS = set(Sentence.__dataclass_fields__)
 
 
-def sentence_id(kb: str, doc_id: str, i: int) -> str:
-    """Stable point id of sentence ``i`` of a document in a knowledge base."""
-    return str(uuid.uuid5(NS, f"s\x1f{kb}\x1f{doc_id}\x1f{i}"))
 
 
-def doc_record_id(kb: str, doc_id: str) -> str:
-    return str(uuid.uuid5(NS, f"d\x1f{kb}\x1f{doc_id}"))
-
-
-def kb_record_id(kb: str) -> str:
-    return str(uuid.uuid5(NS, f"k\x1f{kb}"))
-
-
-META_ID = str(uuid.uuid5(NS, "meta"))
-
-
-_D = RetrievalParams()  # the defaults are written once, in swr/params.py
+_D = RetrievalParams()  # the defaults are written once, in swr/core/params.py
 
 
 @dataclass
 class SearchRequest:
     """One retrieval: vectors of the question, mode, sizes, fusion and filters.
 
-    Build it with :meth:`from_params`; the field defaults are :class:`swr.params.RetrievalParams`'
+    Build it with :meth:`from_params`; the field defaults are :class:`swr.core.params.RetrievalParams`'
     (tests and benchmarks that build one by hand get the same ones as the chat).
     """
 
@@ -187,7 +172,7 @@ class Store(ABC):
     def generation(self, kb: str) -> int:
         """A number that changes whenever this process writes to ``kb`` through this store (an
         index, a delete, a restore): caches of what a knowledge base holds key on it instead of
-        asking the store per question (swr/crosslingual.py). Another process's writes to a shared
+        asking the store per question (swr/retrieve/crosslingual.py). Another process's writes to a shared
         server are not seen, so such caches also expire."""
         return self.__dict__.get("_generations", {}).get(kb, 0)
 
@@ -237,7 +222,7 @@ class Store(ABC):
 
     def search_many(self, reqs: list[SearchRequest]) -> list[list[Hit]]:
         """:meth:`search` of each request, in order. A backend answers them all in one batched
-        call (a cross-lingual question's lists, swr/crosslingual.py); this default searches one
+        call (a cross-lingual question's lists, swr/retrieve/crosslingual.py); this default searches one
         by one."""
         return [self.search(req) for req in reqs]
 
@@ -254,13 +239,13 @@ class Store(ABC):
 
     def fetch_sentences(self, kb: str, keys) -> dict[tuple[str, int], Sentence]:
         """Sentences of ``kb`` by ``(doc_id, i)``, keyed so (missing ones are skipped): the
-        neighbour fetch of window building (:func:`swr.window.build`)."""
+        neighbour fetch of window building (:func:`swr.retrieve.window.build`)."""
         ids = [sentence_id(kb, d, i) for d, i in keys]
         return {(s.doc_id, s.i): s for s in self.get(ids)} if ids else {}
 
     def fetch_vectors(self, kb: str, keys) -> dict[tuple[str, int], np.ndarray]:
         """Stored dense vectors of ``kb``'s sentences by ``(doc_id, i)`` (missing ones skipped):
-        the neighbour vectors of budget windows (:mod:`swr.expand`)."""
+        the neighbour vectors of budget windows (:mod:`swr.retrieve.expand`)."""
         keys = list(keys)
         ids = [sentence_id(kb, d, i) for d, i in keys]
         found = self.vectors(ids) if ids else {}

@@ -23,12 +23,11 @@ import time
 import numpy as np
 import qdrant_edge as q
 
-from ..errors import StoreLocked, StoreUnavailable
-from ..settings import Settings
-from ..sparse import SparseVec
-from ..types import DocInfo, Hit, Hits, Sentence
-from . import fusion
-from .base import (
+from swr.core.errors import StoreLocked, StoreUnavailable
+from swr.core.settings import Settings
+from swr.core.types import DocInfo, Hit, Hits, Sentence
+from swr.store import fusion
+from swr.store.base import (
     DENSE,
     META_ID,
     RRF_K,
@@ -44,7 +43,8 @@ from .base import (
     sentence_from_payload,
     top_ids,
 )
-from .edge_build import Builder, LiveShard, live_folder, remove_stale
+from swr.store.edge_build import Builder, LiveShard, live_folder, remove_stale
+from swr.text.sparse import SparseVec
 
 log = logging.getLogger("swr.store.edge")
 FLUSH_EVERY_S = 30.0
@@ -290,7 +290,7 @@ class EdgeStore(Store):
 
     # -- sentences -------------------------------------------------------------------------
     def upsert(self, sentences: list[Sentence], dense: np.ndarray, sparse: list[SparseVec]) -> None:
-        from .base import sentence_id
+        from swr.core.ids import sentence_id
 
         self._require()
         points = []

@@ -2,7 +2,7 @@
 
 Same collection layout and the same answers as the embedded store (:mod:`swr.store.edge`, the
 reference): named dense vector ``dense`` (cosine), sparse vector ``bm25`` with the IDF modifier
-(the BM25 vectors are computed on the client by :class:`swr.sparse.SparseEncoder`, so both
+(the BM25 vectors are computed on the client by :class:`swr.text.sparse.SparseEncoder`, so both
 backends tokenize and weight identically), record points without vectors for the collection's
 metadata (``type="m"``), knowledge bases (``"k"``) and documents (``"d"``), and payload indexes
 on ``kb`` (keyword, tenant), ``type``, ``doc_id``, ``source``, ``tags``, ``lang`` (keyword) and
@@ -22,7 +22,7 @@ Running against a Qdrant server::
     export QDRANT_URL=http://localhost:6333        # QDRANT_API_KEY=... when the server has one
     python -m swr index --kb manuals samples/kb/*   # every process now shares that collection
 
-Unreachable servers, refused API keys and server errors raise :class:`swr.errors.StoreUnavailable`
+Unreachable servers, refused API keys and server errors raise :class:`swr.core.errors.StoreUnavailable`
 naming the URL (user info stripped; the API key is never shown), at start (the constructor calls
 ``get_collections``) and on every later call.
 
@@ -68,12 +68,11 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException, ResponseHandlingException, UnexpectedResponse
 
-from ..errors import BadRequest, ModelMismatch, StoreUnavailable
-from ..redact import redact, safe_url
-from ..settings import Settings
-from ..sparse import SparseVec
-from ..types import DocInfo, Hit, Hits, Sentence
-from .base import (
+from swr.core.errors import BadRequest, ModelMismatch, StoreUnavailable
+from swr.core.redact import redact, safe_url
+from swr.core.settings import Settings
+from swr.core.types import DocInfo, Hit, Hits, Sentence
+from swr.store.base import (
     DENSE,
     META_ID,
     SPARSE,
@@ -87,7 +86,8 @@ from .base import (
     sentence_from_payload,
     sentence_id,
 )
-from .server_query import match_filter, search_requests, sparse_vector
+from swr.store.server_query import match_filter, search_requests, sparse_vector
+from swr.text.sparse import SparseVec
 
 log = logging.getLogger("swr.store.server")
 

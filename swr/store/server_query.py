@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from qdrant_client import models
 
-from ..sparse import SparseVec
-from .base import DENSE, RRF_K, SPARSE, SearchRequest, search_conditions
+from swr.store.base import DENSE, RRF_K, SPARSE, SearchRequest, search_conditions
+from swr.text.sparse import SparseVec
 
 
 def sparse_vector(sp: SparseVec) -> models.SparseVector:

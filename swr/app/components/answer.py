@@ -8,12 +8,12 @@ import re
 
 import streamlit as st
 
-from ..state import KEYS
-from .errors import md
-from swr import render
-from swr.docview import hit_crops
+from swr.app.components.errors import md
+from swr.app.state import KEYS
+from swr.core.errors import SwrError
 from swr.engine import AskResult
-from swr.errors import SwrError
+from swr.manage import render
+from swr.manage.docview import hit_crops
 
 _STAGE_WORDS = {"cutoff": "score cutoff", "rerank": "reranking"}
 

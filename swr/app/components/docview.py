@@ -1,5 +1,5 @@
 """"Open in document": a button for every passage and every hit of an answer's evidence, opening
-a dialog with the hit where it stands in its document (:mod:`swr.docview`).
+a dialog with the hit where it stands in its document (:mod:`swr.manage.docview`).
 
 PDFs: the page image(s) with the hit's character boxes painted, zoom and previous/next page; a
 text document: the whole text in a scrolling box, scrolled to the window. The engine call goes
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..state import KEYS
-from .errors import md
-from swr.docview import DocumentView, boxes_json
-from swr.docview.text import CSS as TEXT_CSS
-from swr.errors import SwrError
-from swr.render import esc
-from swr.types import Passage
+from swr.app.components.errors import md
+from swr.app.state import KEYS
+from swr.core.errors import SwrError
+from swr.core.types import Passage
+from swr.manage.docview import DocumentView, boxes_json
+from swr.manage.docview.text import CSS as TEXT_CSS
+from swr.manage.render import esc
 
 ZOOMS = (1.0, 1.25, 1.5, 2.0, 3.0)
 
@@ -65,7 +65,7 @@ def controls(engine, kb: str, key: str, passages: list[Passage]) -> None:
 def document_dialog(engine, kb: str, key: str, target: dict) -> None:
     """The document view of one hit (a dialog: its zoom and page buttons rerun only the dialog),
     with the right-sentence feedback of its answer (:func:`swr.app.feedback.document_feedback`)."""
-    from .. import feedback  # the page module's hook (it imports the components)
+    from swr.app import feedback  # the page module's hook (it imports the components)
 
     feedback.document_feedback(engine, kb, key, show(engine, kb, key, target))
 

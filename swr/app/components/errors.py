@@ -5,9 +5,9 @@ import contextlib
 
 import streamlit as st
 
-from .. import state
-from swr import render
-from swr.errors import SwrError
+from swr.app import state
+from swr.core.errors import SwrError
+from swr.manage import render
 
 
 def md(text: object) -> str:

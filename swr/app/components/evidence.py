@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..state import KEYS
-from . import docview, passages as cards_
-from swr.render import tokens_html
-from swr.types import Passage
+from swr.app.components import docview, passages as cards_
+from swr.app.state import KEYS
+from swr.core.types import Passage
+from swr.manage.render import tokens_html
 
 _UNSET = object()
 

@@ -1,7 +1,7 @@
 """The system panel's LLM row: a remote endpoint, or the local model and its server's health."""
 from __future__ import annotations
 
-from swr.redact import safe_url
+from swr.core.redact import safe_url
 
 
 def llm_status_line(llm: dict) -> str:

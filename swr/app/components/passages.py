@@ -1,8 +1,8 @@
-"""Passage cards: escaped by :func:`swr.render.passage_html`, anchors unique per answer."""
+"""Passage cards: escaped by :func:`swr.manage.render.passage_html`, anchors unique per answer."""
 from __future__ import annotations
 
-from swr import render
-from swr.types import Passage
+from swr.core.types import Passage
+from swr.manage import render
 
 EMPTY = '<div class="swr-empty">No passage found (check the filters).</div>'
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .. import state
+from swr.app import state
 from swr.engine import AskResult
-from swr.render import esc
+from swr.manage.render import esc
 
 _HOW = {"llm": "rewritten by the LLM", "offline": "follow-up, subject carried", "edited": "edited"}
 
 
 def conversation(max_turns: int = 6) -> list[dict]:
-    """The recent chat as ``{"role", "content"}`` turns (swr.condense bounds it by tokens)."""
+    """The recent chat as ``{"role", "content"}`` turns (swr.answer.condense bounds it by tokens)."""
     turns: list[dict] = []
     for entry in state.HISTORY.get()[-max_turns:]:
         turns.append({"role": "user", "content": entry["question"]})

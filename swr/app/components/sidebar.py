@@ -1,17 +1,25 @@
 """The sidebar: navigation, knowledge base, demo switch and the retrieval knobs, which keep their
-values across pages (:mod:`swr.app.state`) and become one :class:`swr.params.RetrievalParams`."""
+values across pages (:mod:`swr.app.state`) and become one :class:`swr.core.params.RetrievalParams`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import streamlit as st
 
-from .. import base, history, presets, state
-from ..state import CHAT, KEYS
-from .errors import md
+from swr.app import base, history, state
+from swr.app.components.errors import md
+from swr.app.state import CHAT, KEYS
+from swr.core.errors import SwrError
+from swr.core.params import (
+    FUSIONS,
+    MAX_BUDGET_CHARS,
+    MAX_WINDOW,
+    MIN_BUDGET_CHARS,
+    WINDOW_MODES,
+    RetrievalParams,
+)
 from swr.engine import Engine
-from swr.errors import SwrError
-from swr.params import FUSIONS, MAX_BUDGET_CHARS, MAX_WINDOW, MIN_BUDGET_CHARS, WINDOW_MODES, RetrievalParams
+from swr.manage import presets
 
 MODES = ["hybrid", "dense", "sparse"]  # the order the radios show
 MAX_SIDEBAR_TOP_K = 20

@@ -1,4 +1,4 @@
-"""The sign-in gate: who is using this session (:class:`swr.access.Actor`), or the page stops.
+"""The sign-in gate: who is using this session (:class:`swr.manage.access.Actor`), or the page stops.
 
 Three modes, decided on every run:
 
@@ -25,9 +25,9 @@ cookie signs in again after a reload), but it fails two things this app requires
 It also keeps its own credentials dict/YAML (user names lower-cased, ``logged_in`` and
 ``failed_login_attempts`` written back into it, password hints), and prints "Invalid token type.
 Token must be a <class 'bytes'>" on every run without its cookie. So the local sign-in is this
-form, which is only widgets: the checking is bcrypt's (:meth:`swr.access.UserStore.authenticate`:
+form, which is only widgets: the checking is bcrypt's (:meth:`swr.manage.access.UserStore.authenticate`:
 ``bcrypt.checkpw``, constant-time, against a same-cost dummy hash for unknown names), repeated
-failures are throttled per typed name (:class:`swr.access.SignInThrottle`: 5 in 5 minutes, then a
+failures are throttled per typed name (:class:`swr.manage.access.SignInThrottle`: 5 in 5 minutes, then a
 wait that expires by itself, the same for known and unknown names), and the signed-in name is kept
 in Streamlit's server-side session state only (no cookie, no token, no crypto of our own): a new
 tab signs in again.
@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..state import Slot
-from .errors import md
-from swr.access import Actor, AuditLog, SignInThrottle, UserStore, open_mode_refusal
-from swr.errors import NotFound
+from swr.app.components.errors import md
+from swr.app.state import Slot
+from swr.core.errors import NotFound
+from swr.manage.access import Actor, AuditLog, SignInThrottle, UserStore, open_mode_refusal
 
 SIGNED_IN = Slot[str]("auth_user")
 WRONG = "Wrong user name or password."  # one message: no hint which part was wrong

@@ -1,0 +1,1 @@
+"""python -m swr: the parser, the commands and their output."""

@@ -1,0 +1,370 @@
+"""`python -m swr index|ask|kbs|delete|trash|eval|verify|check|golden`. With ``--json`` one JSON document goes to
+stdout; logs and progress go to stderr."""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+from swr.cli.args import ask_params, eval_params, parser as _parser, verify_params
+from swr.core.errors import BadRequest, SwrError
+from swr.core.params import MODES, WINDOW_MODES
+
+
+def _expand(paths: list[Path]) -> list[Path]:
+    from swr.ingest.load import SUPPORTED
+
+    out = []
+    for p in paths:
+        if p.is_dir():
+            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED))
+        else:
+            out.append(p)
+    return out
+
+
+def _engine():
+    from swr.core.settings import Settings
+    from swr.engine import Engine
+
+    return Engine(Settings.from_env())
+
+
+def cmd_index(a) -> dict:
+    from tqdm import tqdm
+
+    files = _expand(a.paths)
+    eng = _engine()
+    bar = tqdm(total=0, unit="sent", file=sys.stderr, disable=a.json and not sys.stderr.isatty())
+    state = {"file": None}
+
+    def progress(ev):
+        if ev["file"] != state["file"]:
+            state["file"] = ev["file"]
+            bar.reset(total=ev["total"])
+            bar.set_description(f"[{ev['file_no'] + 1}/{ev['files']}] {ev['file'][:40]}")
+        bar.n = ev["done"]
+        bar.refresh()
+
+    tags = [t.strip() for t in a.tags.split(",") if t.strip()]
+    results = eng.index_files(a.kb, files, tags=tags, progress=progress)
+    bar.close()
+    info = eng.embedder.info()
+    eng.close()
+    return {"kb": a.kb, "files": [r.to_dict() for r in results],
+            "indexed": sum(r.ok for r in results), "failed": sum(not r.ok for r in results),
+            "sentences": sum(r.sentences for r in results if r.ok and not r.skipped),
+            "embedding": info}
+
+
+def _read_history(path: Path) -> list[dict]:
+    """The ``--history`` file: a JSON list of turns (checked by swr.answer.condense)."""
+    from swr.answer.condense import check_history
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"--history {path}: not a readable JSON file ({type(exc).__name__}: {exc})") from None
+    return check_history(data)
+
+
+def cmd_ask(a) -> dict:
+    eng = _engine()
+    history = _read_history(a.history) if a.history else None
+    res = eng.ask(a.question, a.kb, ask_params(eng.default_params, a), llm=not a.no_llm, history=history)
+    eng.check(res)  # each answer sentence against the passages: "check" in the JSON, as in the chat
+    out = res.to_dict()
+    eng.close()
+    return out
+
+
+def cmd_check(a) -> dict:
+    from swr.verify.check import check_answer
+
+    eng = _engine()
+    try:
+        res = eng.ask(a.question, a.kb, eng.default_params(window_size=a.window_size, top_k=a.top_k), llm=False)
+        out = check_answer(eng, res.question, a.answer, res.passages, kb=a.kb).to_dict()
+    finally:
+        eng.close()
+    out.update({"question": res.question, "kb": a.kb, "answer": a.answer, "answerable": res.answerable,
+                "answerable_score": res.answerable_score,
+                "passages": [{"n": n, "source": p.source, "first": p.first, "last": p.last, "text": p.text}
+                             for n, p in enumerate(res.passages, 1)]})
+    if not a.json:
+        print(f"support {out['support']:.0%} over {len(out['sentences'])} sentence(s)")
+        for s in out["sentences"]:
+            mark = "+" if s["supported"] and not s["bad_citations"] else "!"
+            where = f" [passage {s['passage']}]" if s["passage"] else ""
+            print(f"  {mark} {s['verdict']}{where}: {s['text']}")
+            for why in s["reasons"]:
+                print(f"      because: {why}")
+    return out
+
+
+def cmd_kbs(a) -> dict:
+    eng = _engine()
+    out = eng.kbs()
+    if a.docs:
+        for kb in out:
+            kb["docs"] = [d.to_dict() for d in eng.docs(kb["kb"])]
+    eng.close()
+    return {"kbs": out}
+
+
+def cmd_delete(a) -> dict:
+    eng = _engine()
+    if a.doc:
+        n = eng.delete_doc(a.kb, a.doc, trash=not a.purge)
+    else:
+        n = eng.delete_kb(a.kb, trash=not a.purge)
+    entry = None if a.purge else next((e for e in eng.trash.entries() if e.kb == a.kb and e.doc_id == a.doc), None)
+    eng.close()
+    return {"kb": a.kb, "doc": a.doc, "deleted_sentences": n, "trash": entry.to_dict() if entry else None}
+
+
+def cmd_trash(a) -> dict:
+    eng = _engine()
+    try:
+        if a.action == "restore":
+            if not a.id:
+                raise BadRequest("`trash restore` needs the entry id (see `trash list`).")
+            return {"action": "restore", "restored": [eng.trash.restore(a.id).to_dict()]}
+        if a.action == "purge":
+            return {"action": "purge", "purged": [e.to_dict() for e in eng.trash.purge(a.id)]}
+        entries = [e.to_dict() for e in eng.trash.entries()]
+        return {"action": "list", "days": eng.settings.trash_days, "entries": entries}
+    finally:
+        eng.close()
+
+
+def cmd_golden(a) -> dict:
+    """``golden list|add|delete --kb KB``: the same golden set the app's preset-questions panel edits."""
+    eng = _engine()
+    try:
+        if a.action == "add":
+            if not a.question or not a.expected:
+                raise BadRequest("`golden add` needs --question and --expected.")
+            return {"kb": a.kb, "action": "add", "added": eng.add_golden(a.kb, a.question, a.expected, a.source)}
+        if a.action == "delete":
+            if not a.ids:
+                raise BadRequest("`golden delete` needs the ids (see `golden list`).")
+            return {"kb": a.kb, "action": "delete", "deleted": eng.delete_golden(a.kb, a.ids)}
+        return {"kb": a.kb, "action": "list", "questions": eng.golden(a.kb)}
+    finally:
+        eng.close()
+
+
+def _int_list(text: str, flag: str) -> list[int]:
+    if text.strip().lower() in ("", "none", "0") and flag == "--chunk-sizes":
+        return []
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SwrError(f"{flag} takes comma-separated integers, not {text!r}.") from None
+
+
+# Long on purpose (one command top to bottom: load the set, index it, sweep, report).
+def cmd_eval(a) -> dict:
+    import time
+
+    from tqdm import tqdm
+
+    from swr import evaluate as ev
+
+    if not a.questions.is_file():
+        raise SwrError(f"No question set at {a.questions}.")
+    windows, top_ks = _int_list(a.windows, "--windows"), _int_list(a.top_k, "--top-k")
+    chunk_sizes, budgets = _int_list(a.chunk_sizes, "--chunk-sizes"), _int_list(a.budgets, "--budgets")
+    modes = [m.strip() for m in a.modes.split(",") if m.strip()]
+    if any(m not in MODES for m in modes):
+        raise SwrError(f"--modes takes dense, sparse and/or hybrid, not {a.modes!r}.")
+    window_modes = [m.strip() for m in a.window_modes.split(",") if m.strip()]
+    if not window_modes or any(m not in WINDOW_MODES for m in window_modes):
+        raise SwrError(f"--window-modes takes fixed, section and/or budget, not {a.window_modes!r}.")
+    fmt = a.format or ev.guess_format(a.questions)
+    docs, questions = ev.load_set(a.questions, fmt, max_articles=a.max_articles)
+    questions = ev.sample(questions, a.max_questions)
+    eng = _engine()
+    t0 = time.perf_counter()
+    bar = tqdm(total=0, file=sys.stderr, mininterval=1.0)
+    state = {"key": None}
+
+    def progress(e):
+        key = (e.get("stage", "index"), e.get("kb"), e.get("file"))
+        if key != state["key"]:
+            state["key"] = key
+            bar.reset(total=e["total"])
+            label = {"questions": "questions", "chunks": "chunks"}.get(e.get("stage"), "sentences")
+            bar.unit = label[:-1] if label.endswith("s") else label
+            where = (f" [{e['file_no'] + 1}/{e['files']}] {e['file'][:30]}" if "file" in e
+                     else f" {e['kb']} ({e['documents']} documents)" if e.get("stage") == "chunks" else "")
+            bar.set_description(f"{label}{where}")
+        bar.update(e["done"] - bar.n)  # respects mininterval, unlike refresh()
+
+    indexed = []
+    files = [(n, t.encode("utf-8")) for n, t in docs] + list(_expand(a.docs))
+    if files:
+        indexed = eng.index_files(a.kb, files, progress=progress)
+        bad = [r for r in indexed if not r.ok]
+        if bad:
+            print(f"warning: {len(bad)} document(s) could not be indexed: "
+                  + "; ".join(r.error["message"] for r in bad[:3]), file=sys.stderr)
+    t_index = time.perf_counter() - t0
+    rows = ev.sweep(eng, a.kb, questions, windows=windows, top_ks=top_ks, modes=modes, chunk_sizes=chunk_sizes,
+                    chunk_overlap=a.chunk_overlap, progress=progress, params=eval_params(eng.default_params, a),
+                    window_modes=window_modes, budgets=budgets)
+    bar.close()
+    table = ev.budget_table(rows, budgets)
+    info = eng.embedder.info()
+    n_docs = len(docs) if docs else len([d for d in eng.docs(a.kb) if d.complete])
+    eng.close()
+    out = ev.rows_to_json(rows, table, questions=len(questions), documents=n_docs, kb=a.kb,
+                          question_set=str(a.questions), format=fmt, chunk_overlap=a.chunk_overlap,
+                          embedding={"model": info["model"], "runtime": info["runtime"]},
+                          seconds={"index": round(t_index, 1), "total": round(time.perf_counter() - t0, 1)},
+                          newly_indexed=sum(1 for r in indexed if r.ok and not r.skipped))
+    if not a.json:
+        print(f"{out['questions']} questions, {out['documents']} documents in '{a.kb}' "
+              f"({info['model']} via {info['runtime']}); chunk overlap {a.chunk_overlap} tokens\n")
+        print(ev.format_rows(rows))
+        print("\nBest hit rate per method under each mean context budget:\n")
+        print(ev.format_budgets(table))
+    return out
+
+
+def cmd_verify(a) -> dict:
+    import swr.verify.verify as vf
+
+    claims = [c for c in a.claims if c.strip()]
+    if a.file is not None:
+        if not a.file.is_file():
+            raise SwrError(f"No claims file at {a.file}.")
+        claims += vf.read_claims(a.file.name, a.file.read_bytes())
+    if not claims:
+        raise SwrError("Give a claim to verify (or --file with one claim per line).")
+    eng = _engine()
+    try:
+        vp = verify_params(eng.settings, a)
+        if getattr(a, "llm", False) and not eng.answerer.configured:
+            raise SwrError("--llm needs an LLM: set OPENAI_BASE_URL and SWR_LLM_MODEL, or SWR_LLM_GGUF.")
+        # verify.py takes the knobs as keywords (fusion and sources go through to engine.retrieve)
+        results = vf.verify_many(eng, claims, a.kb, candidates=vp.candidates, use_top=vp.use_top, window=vp.window,
+                                 step=vp.step, passage_window=vp.passage_window, threshold=vp.threshold,
+                                 top_k=vp.top_k, mode=vp.mode, fusion=vp.fusion, sources=a.source or None,
+                                 llm=eng.answerer if getattr(a, "llm", False) else None)
+        counts = {v: sum(r.verdict == v for r in results) for v in vf.VERDICTS}
+    finally:
+        eng.close()
+    if not a.json:
+        for r in results:
+            print(vf.format_result(r))
+    if len(results) == 1 and not a.file:
+        return results[0].to_dict()
+    return {"kb": a.kb, "results": [r.to_dict() for r in results],
+            "supported": counts["supported"], "contradicted": counts["contradicted"],
+            "not_found": counts["not found"], "claims": len(results)}
+
+
+def cmd_users(a) -> dict:
+    import swr.cli.users as access_cli
+    from swr.core.settings import Settings
+
+    return access_cli.cmd_users(a, Settings.from_env())
+
+
+def _print_human(cmd: str, out: dict) -> None:
+    if cmd == "index":
+        for f in out["files"]:
+            if f["ok"]:
+                state = "unchanged, skipped" if f["skipped"] else f"{f['sentences']} sentences"
+                print(f"  ok    {f['source']}: {state}")
+            else:
+                print(f"  error {f['error']['message']}")
+        e = out["embedding"]
+        print(f"{out['indexed']} indexed, {out['failed']} failed into '{out['kb']}' "
+              f"({e['model']} via {e['runtime']} on {e['device']})")
+    elif cmd == "ask":
+        label = "answer" if out["answer_kind"] == "llm" else "extractive answer"
+        if out.get("llm_error"):
+            print(f"! {out['llm_error']}")
+        if out.get("standalone_question") and out["standalone_question"] != out["question"]:
+            print(f"searched for: {out['standalone_question']}")
+        print(f"{label}: {out['answer']}\n")
+        ck = out.get("check")
+        if ck and ck["sentences"]:
+            print(f"check: {ck['status']}, support {ck['support']:.0%} over {len(ck['sentences'])} sentence(s)")
+            for x in ck["sentences"]:
+                if not x["supported"] or x["bad_citations"]:
+                    print(f"  ! {x['verdict']}: {x['text']} ({'; '.join(x['reasons'])})")
+            print()
+        if not out.get("answerable", True):
+            print(f"(not answered by this knowledge base: {out['answerability'].get('reason', '')}; "
+                  "the passages below are the closest, not an answer)\n")
+        for n, p in enumerate(out["passages"], 1):
+            hits = ", ".join(f"#{h['i']} score {h['score']:.4f}" for h in p["hits"])
+            print(f"[{n}] {p['source']} sentences {p['first']}-{p['last']} ({hits})")
+            print("    " + p["text"].replace("\n", "\n    "))
+        s = out["settings"]
+        print(f"\nwindow {s['window_size']}, top_k {s['top_k']}, mode {s['mode']}; "
+              f"context {out['context_chars']} chars / {out['context_tokens']} tokens")
+    elif cmd == "kbs":
+        for kb in out["kbs"]:
+            print(f"{kb['kb']}: {kb['documents']} documents, {kb['sentences']} sentences")
+            for d in kb.get("docs", []):
+                flag = "" if d["complete"] else " (incomplete: index it again)"
+                print(f"    {d['doc_id']}  {d['source']}  {d['sentences']} sentences{flag}")
+    elif cmd == "delete":
+        print(f"deleted {out['deleted_sentences']} sentences from '{out['kb']}'")
+        if out.get("trash"):
+            print(f"moved to the trash as {out['trash']['id']} (restorable until {out['trash']['expires_at']}: "
+                  f"python -m swr trash restore {out['trash']['id']})")
+    elif cmd == "trash":
+        rows = out.get("entries") or out.get("restored") or out.get("purged") or []
+        verb = {"list": "", "restore": "restored ", "purge": "purged "}[out["action"]]
+        if not rows:
+            print("the trash is empty" if out["action"] == "list" else "nothing to do")
+        for e in rows:
+            what = (f"knowledge base '{e['kb']}'" if e["kind"] == "kb"
+                    else f"{e['source']} ({e['doc_id']}) from '{e['kb']}'")
+            print(f"{verb}{e['id']}  {what}: {e['sentences']} sentences, deleted {e['deleted_at']}, "
+                  f"kept until {e['expires_at']}")
+    elif cmd == "golden":
+        rows = out.get("questions") or ([out["added"]] if out.get("added") else out.get("deleted") or [])
+        verb = {"list": "", "add": "added ", "delete": "deleted "}[out["action"]]
+        if not rows:
+            print(f"no golden questions in '{out['kb']}'" if out["action"] == "list" else "nothing to do")
+        for r in rows:
+            origin = f" [{r['origin']}]" if r.get("origin") else ""
+            print(f"{verb}{r['id']}  {r['question']}  ->  {r['expected_answer']}"
+                  + (f"  ({r['source']})" if r.get("source") else "") + origin)
+    elif cmd == "users":
+        import swr.cli.users as access_cli
+
+        access_cli.print_human(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if a.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval,
+                "verify": cmd_verify, "check": cmd_check, "users": cmd_users, "trash": cmd_trash,
+                "golden": cmd_golden}
+    try:
+        if a.cmd not in handlers:
+            raise SwrError(f"`{a.cmd}` is not available in this version yet.")
+        out = handlers[a.cmd](a)
+    except SwrError as exc:
+        if a.json:
+            print(json.dumps({"error": exc.to_dict()}, ensure_ascii=False))
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    if a.json:
+        print(json.dumps(out, ensure_ascii=False, default=str))
+    else:
+        _print_human(a.cmd, out)
+    if a.cmd == "index" and out["failed"]:
+        return 3 if out["indexed"] == 0 else 0
+    return 0

@@ -1,0 +1,160 @@
+"""Typed, frozen request parameters: every retrieval and verification default written once.
+
+"The settings you tested are the settings the chat uses" holds by construction: the chat, Tune,
+Compare, the probe, ``eval``, ``verify``, the CLI and the LlamaIndex retriever all build their
+requests from :meth:`RetrievalParams.from_settings` (and :meth:`VerifyParams.from_settings`), then
+change only the fields the user changed with :meth:`with_`.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from swr.core.errors import BadRequest
+
+MODES = ("dense", "sparse", "hybrid")
+FUSIONS = ("dbsf", "rrf", "weighted")
+STAGES = ("cutoff", "rerank")
+MAX_WINDOW = 10
+WINDOW_MODES = ("fixed", "section", "budget")  # swr/retrieve/expand.py
+MIN_BUDGET_CHARS, MAX_BUDGET_CHARS = 50, 100_000
+MAX_TOP_K = 100
+
+# Tune / eval sweep grids (one place: the CLI, the Tune page and evaluate.sweep use these)
+SWEEP_WINDOWS = (0, 1, 2, 3, 5)
+SWEEP_TOP_KS = (1, 2, 3, 5, 10)
+SWEEP_MODES = ("hybrid",)
+SWEEP_BUDGETS = (500, 1000, 2000)  # context budgets (characters) of the budget table
+SWEEP_WINDOW_MODES = ("fixed",)  # eval --window-modes; section and budget windows sweep --budgets
+
+
+def _tuple(v) -> tuple:
+    if v is None:
+        return ()
+    if isinstance(v, str):
+        return (v,) if v else ()
+    return tuple(v)
+
+
+def check_search(mode: str, fusion: str, top_k: int, dense_weight: float) -> None:
+    """The checks a search request and a RetrievalParams share (one wording for both)."""
+    if mode not in MODES:
+        raise BadRequest(f"Unknown retrieval mode {mode!r}: use one of {', '.join(MODES)}.")
+    if fusion not in FUSIONS:
+        raise BadRequest(f"Unknown fusion {fusion!r}: use one of {', '.join(FUSIONS)}.")
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise BadRequest(f"top_k must be between 1 and {MAX_TOP_K}.")
+    if not 0.0 <= dense_weight <= 1.0:
+        raise BadRequest("The dense weight must be between 0 and 1.")
+
+
+@dataclass(frozen=True)
+class RetrievalParams:
+    """One retrieval request's knobs (no question, no knowledge base).
+
+    ``stages`` are the post-fusion stages in order; ``None`` means "a cutoff when ``min_score``
+    is set, else none" and is resolved in ``__post_init__`` so two equal requests compare equal.
+    """
+
+    mode: str = "hybrid"
+    fusion: str = "dbsf"
+    dense_weight: float = 0.5
+    top_k: int = 3
+    dense_k: int = 50
+    sparse_k: int = 50
+    window_size: int = 3
+    # fixed: ±window_size; section: the hit's block (list, table, paragraph), never across a
+    # heading; budget: grow toward the neighbours most similar to the question. section and
+    # budget windows together stay within budget_chars characters of context (swr/retrieve/expand.py).
+    window_mode: str = "fixed"
+    budget_chars: int = 1200
+    sources: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    lang: str | None = None
+    min_score: float | None = None
+    stages: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sources", _tuple(self.sources))
+        object.__setattr__(self, "tags", _tuple(self.tags))
+        if self.stages is None:
+            object.__setattr__(self, "stages", ("cutoff",) if self.min_score is not None else ())
+        else:
+            object.__setattr__(self, "stages", _tuple(self.stages))
+        object.__setattr__(self, "lang", self.lang or None)
+
+    @classmethod
+    def from_settings(cls, settings, **changes) -> "RetrievalParams":
+        """The defaults of ``settings`` (a :class:`swr.core.settings.Settings`), then ``changes``."""
+        base = cls(mode=settings.mode, fusion=settings.fusion, top_k=settings.top_k, dense_k=settings.dense_k,
+                   sparse_k=settings.sparse_k, window_size=settings.window_size,
+                   window_mode=settings.window_mode, budget_chars=settings.window_budget)
+        return base.with_(**changes) if changes else base
+
+    def with_(self, **changes) -> "RetrievalParams":
+        """A copy with some fields changed; ``None`` values leave a field as it is (except
+        ``lang``, ``min_score`` and ``stages``, where None is a value)."""
+        keep_none = {"lang", "min_score", "stages"}
+        known = {f.name for f in fields(self)}
+        unknown = set(changes) - known
+        if unknown:
+            raise BadRequest(f"Unknown retrieval setting(s): {', '.join(sorted(unknown))}.")
+        changes = {k: v for k, v in changes.items() if v is not None or k in keep_none}
+        if "min_score" in changes and "stages" not in changes:
+            changes["stages"] = None  # re-derive the default stages from the new cutoff
+        return replace(self, **changes)
+
+    def validate(self) -> "RetrievalParams":
+        check_search(self.mode, self.fusion, self.top_k, self.dense_weight)
+        if not 0 <= self.window_size <= MAX_WINDOW:
+            raise BadRequest(f"window_size must be between 0 and {MAX_WINDOW}.")
+        if self.window_mode not in WINDOW_MODES:
+            raise BadRequest(f"Unknown window mode {self.window_mode!r}: use one of {', '.join(WINDOW_MODES)}.")
+        if not MIN_BUDGET_CHARS <= self.budget_chars <= MAX_BUDGET_CHARS:
+            raise BadRequest(f"The window budget must be between {MIN_BUDGET_CHARS} and {MAX_BUDGET_CHARS:,} "
+                             "characters.")
+        bad = [s for s in self.stages if s not in STAGES]
+        if bad:
+            raise BadRequest(f"Unknown stage(s) {', '.join(bad)}: use {', '.join(STAGES)}.")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["sources"], d["tags"], d["stages"] = list(self.sources), list(self.tags), list(self.stages)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RetrievalParams":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known})
+
+
+@dataclass(frozen=True)
+class VerifyParams:
+    """Knobs of claim verification (``swr.verify.verify``): candidate chunks, sliding windows, verdict."""
+
+    candidates: int = 5  # chunks retrieved per claim
+    use_top: int = 2  # chunks the windows slide over
+    window: int = 2  # sentences per sliding window
+    step: int = 1
+    passage_window: int = 3  # ± sentences of a candidate chunk
+    top_k: int = 3  # entries shown per claim
+    mode: str = "hybrid"
+    fusion: str = "dbsf"
+    threshold: float | None = None  # None: the calibrated default of the embedding model
+    max_claims: int = 1000
+
+    @classmethod
+    def from_settings(cls, settings, **changes) -> "VerifyParams":
+        base = cls(mode=settings.mode, fusion=settings.fusion)
+        return base.with_(**changes) if changes else base
+
+    def with_(self, **changes) -> "VerifyParams":
+        known = {f.name for f in fields(self)}
+        unknown = set(changes) - known
+        if unknown:
+            raise BadRequest(f"Unknown verification setting(s): {', '.join(sorted(unknown))}.")
+        return replace(self, **{k: v for k, v in changes.items() if v is not None or k == "threshold"})
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,137 @@
+"""Per-user limits: questions per minute and megabytes uploaded per hour (sliding windows, kept in
+this process: a restart forgets them). ``0`` turns a limit off.
+
+What counts as a question (:class:`swr.manage.access.GuardedEngine` decides): every answer (chat, preset
+questions, Compare), every search of a question not searched in the last minute (re-searching the
+same question with other knobs is free), and a whole batch run (a Tune sweep, a Verify run, a
+Compare of two configurations) as one."""
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict, deque
+
+from swr.core.errors import BadRequest
+
+
+class LimitReached(BadRequest):
+    """A per-user limit was reached; the message says which and when it frees up."""
+
+    kind = "limit"
+
+
+class Limits:
+    def __init__(self, questions_per_min: int = 0, upload_mb_per_hour: float = 0.0, clock=time.monotonic) -> None:
+        self.questions_per_min = int(questions_per_min or 0)
+        self.upload_mb_per_hour = float(upload_mb_per_hour or 0)
+        self._clock = clock
+        self._questions: dict[str, deque] = defaultdict(deque)
+        self._searched: dict[str, dict[str, float]] = defaultdict(dict)  # user -> question -> when counted
+        self._uploads: dict[str, deque] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_settings(cls, settings) -> "Limits":
+        return cls(settings.user_questions_per_min, settings.user_upload_mb_per_hour)
+
+    def question(self, user: str, key: str | None = None) -> bool:
+        """Count one question of ``user``; :class:`LimitReached` when over the rate. With ``key`` (the
+        question's text) a question counted in the last minute is not counted again (returns False)."""
+        if self.questions_per_min <= 0:
+            return False
+        now = self._clock()
+        key = " ".join(key.split()).casefold() if key else None
+        with self._lock:
+            seen = self._searched[user]
+            for k in [k for k, t in seen.items() if now - t >= 60]:
+                del seen[k]
+            if key is not None and key in seen:
+                return False
+            q = self._questions[user]
+            while q and now - q[0] >= 60:
+                q.popleft()
+            if len(q) >= self.questions_per_min:
+                wait = max(1, int(60 - (now - q[0])) + 1)
+                raise LimitReached(f"Question limit reached: {self.questions_per_min} per minute per user "
+                                   f"(SWR_USER_QUESTIONS_PER_MIN). Try again in {wait} s.")
+            q.append(now)
+            if key is not None:
+                seen[key] = now
+            return True
+
+    def upload(self, user: str, nbytes: int) -> None:
+        """Count ``nbytes`` uploaded by ``user``; :class:`LimitReached` (nothing counted) when the hour's
+        total would pass the limit."""
+        if self.upload_mb_per_hour <= 0:
+            return
+        now = self._clock()
+        cap = self.upload_mb_per_hour * 1024 * 1024
+        with self._lock:
+            q = self._uploads[user]
+            while q and now - q[0][0] >= 3600:
+                q.popleft()
+            used = sum(n for _, n in q)
+            if used + nbytes > cap:
+                raise LimitReached(
+                    f"Upload limit reached: {self.upload_mb_per_hour:g} MB per hour per user "
+                    f"(SWR_USER_UPLOAD_MB_PER_HOUR); this upload is {nbytes / 1048576:.1f} MB and "
+                    f"{used / 1048576:.1f} MB were uploaded in the last hour. Nothing was indexed.")
+            q.append((now, nbytes))
+
+
+class SignInThrottle:
+    """Repeated failed sign-ins: after ``max_failures`` failures for one typed user name within
+    ``window_s`` seconds, that name is refused without checking the password until the oldest of
+    them is ``window_s`` old. Known and unknown names count alike (the refusal is no hint that a
+    name exists); the lock expires by itself (no permanent lock-out anyone could cause); a success
+    clears the name. Kept in this process (a restart clears it); at most ``max_names`` names are
+    tracked (the stalest dropped first)."""
+
+    def __init__(self, max_failures: int = 5, window_s: float = 300.0, clock=time.monotonic,
+                 max_names: int = 10_000) -> None:
+        self.max_failures, self.window_s, self.max_names = int(max_failures), float(window_s), int(max_names)
+        self._clock = clock
+        self._fails: dict[str, deque] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(name: str | None) -> str:
+        """The typed name, trimmed and case-folded."""
+        return (name or "").strip().casefold()
+
+    def _recent(self, key: str, now: float) -> deque:
+        """The failures of ``key`` within the window (older ones dropped)."""
+        q = self._fails.get(key) or deque()
+        while q and now - q[0] >= self.window_s:
+            q.popleft()
+        return q
+
+    def wait_s(self, name: str | None) -> int:
+        """Seconds until ``name`` may try again (0: it may now)."""
+        now = self._clock()
+        with self._lock:
+            q = self._recent(self._key(name), now)
+            if len(q) < self.max_failures:
+                return 0
+            return max(1, int(self.window_s - (now - q[0])) + 1)
+
+    def failed(self, name: str | None) -> None:
+        """Count one failed sign-in for ``name``."""
+        now, key = self._clock(), self._key(name)
+        with self._lock:
+            q = self._recent(key, now)
+            q.append(now)
+            self._fails[key] = q
+            if len(self._fails) > self.max_names:
+                stalest = min(self._fails, key=lambda k: self._fails[k][-1] if self._fails[k] else -1.0)
+                self._fails.pop(stalest, None)
+
+    def succeeded(self, name: str | None) -> None:
+        """A successful sign-in clears the name's failures."""
+        with self._lock:
+            self._fails.pop(self._key(name), None)
+
+    def message(self, wait_s: int) -> str:
+        """The refusal while a name is throttled (the same for every name)."""
+        return (f"Too many failed sign-ins with this user name: try again in {wait_s} s "
+                f"(after {self.max_failures} failures within {self.window_s / 60:g} minutes).")

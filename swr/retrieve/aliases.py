@@ -1,0 +1,157 @@
+"""Document subjects learned from the documents, in both languages, so a question naming a
+product in either language (空气炸锅 = air fryer = AF-360) finds that product's documents.
+
+A document with a title (its first sentence a heading) has subject terms: the terms of its file
+name and title that are said at least twice among them and its first sentences ("Morningbrook
+AF-360 Digital Air Fryer — Instruction Manual", "Thank you for choosing the Morningbrook AF-360
+Digital Air Fryer"), tokenized as BM25 does (jieba words, stemmed English words, model codes
+whole), each text also translated word by word into the other language (:mod:`swr.text.glossary`).
+A question (and its translations) is matched against them with BM25's IDF over the knowledge
+base's documents: a term every document has ("manual", "说明书") weighs nothing, a product name
+or model code found in one or two documents weighs most. Documents without a title (articles,
+paragraphs) name no subject and get no bonus. :meth:`Subjects.weights` gives each matching
+document a weight in (0, 1] (its score over the best document's); :mod:`swr.retrieve.crosslingual` adds
+a bonus proportional to it to that document's hits and searches those documents on their own.
+
+Learned per knowledge base on first use and again whenever its sentence count changes; reads
+only the first :data:`INTRO` sentences of each document (one batched fetch).
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import Counter
+from pathlib import PurePath
+
+from swr.core.ids import sentence_id
+from swr.core.lang import detect_lang
+from swr.text.sparse import JiebaBm25
+
+INTRO = 5  # first sentences of a document that name its subject
+MIN_REPEATS = 2  # ... in at least this many of them (the file name counts as one)
+MIN_SHARE = 0.5  # documents scoring at least this share of the best one are subjects too
+MAX_SUBJECTS = 4
+_NAME_SPLIT = re.compile(r"[_\-.\s]+")
+_SENTENCE_END = re.compile(r"[.!?。！？:：;；,，]$")
+MAX_TITLE = 120  # characters
+
+
+def _is_title(text: str) -> bool:
+    """A heading: a Markdown heading, or one short line that does not end like a sentence."""
+    t = text.strip()
+    if t.startswith("#"):
+        return True
+    return 0 < len(t) <= MAX_TITLE and "\n" not in t and not _SENTENCE_END.search(t)
+
+
+class Subjects:
+    """Subject terms of each document of a knowledge base, and question matching."""
+
+    def __init__(self, store, translate=None) -> None:
+        self.store = store
+        self.translate = translate  # (text, lang) -> text; None: no cross-language terms
+        self._tok = JiebaBm25()
+        self._cache: dict[str, tuple[int, dict[str, set[str]], dict[str, float]]] = {}
+        self._lock = threading.Lock()
+
+    def terms(self, text: str) -> set[str]:
+        """A question's terms (BM25's query tokens)."""
+        return set(self._tok.tokens(text, query=True))
+
+    def _both(self, text: str) -> set[str]:
+        """A document's terms in both languages (BM25's document tokens: 电热水壶 also gives 水壶)."""
+        out = set(self._tok.tokens(text))
+        if self.translate is not None and text.strip():
+            other = "en" if detect_lang(text) == "zh" else "zh"
+            out |= set(self._tok.tokens(self.translate(text, other) or ""))
+        return out
+
+    def learn(self, kb: str, version=None) -> tuple[dict[str, set[str]], dict[str, float]]:
+        """(source -> subject terms, term -> IDF) of ``kb``; cached until ``version`` (default: its
+        sentence count, one store call) changes."""
+        count = self.store.count(kb) if version is None else version
+        with self._lock:
+            hit = self._cache.get(kb)
+            if hit and hit[0] == count:
+                return hit[1], hit[2]
+        docs = [d for d in self.store.docs(kb) if d.complete]
+        ids = [sentence_id(kb, d.doc_id, i) for d in docs for i in range(min(INTRO, d.sentences))]
+        intro: dict[str, list] = {}
+        for s in self.store.get(ids):
+            intro.setdefault(s.source, []).append(s)
+        subjects = {}
+        for d in docs:
+            sents = sorted(intro.get(d.source, []), key=lambda s: s.i)
+            name = " ".join(_NAME_SPLIT.split(PurePath(d.source).stem))
+            # a subject is named again and again at the start of a document ("AF-360 Air Fryer"
+            # in the title, the first line, the file name); a word said once there ("Thank you
+            # for choosing") is not one
+            if not sents or not _is_title(sents[0].text):
+                subjects[d.source] = set()  # no title: the document names no subject of its own
+                continue
+            units = Counter(t for text in [name, *(s.text for s in sents)] for t in self._both(text))
+            named = self._both(name) | self._both(sents[0].text)
+            subjects[d.source] = {t for t, c in units.items() if c >= MIN_REPEATS and t in named}
+        n = len(subjects)
+        df = Counter(t for terms in subjects.values() for t in terms)
+        idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        with self._lock:
+            self._cache[kb] = (count, subjects, idf)
+        return subjects, idf
+
+    def strip(self, text: str, named: set[str]) -> str:
+        """``text`` without the words whose terms are in ``named`` (the words that named the
+        subject: inside the subject's documents they tell no sentence from another)."""
+        import jieba
+
+        keep = []
+        for piece in jieba.lcut(text, HMM=False):
+            if not (self.terms(piece) & named):
+                keep.append(piece)
+        return "".join(keep).strip()
+
+    def weights(self, kb: str, texts: list[str]) -> dict[str, float]:
+        """Source -> weight in (0, 1] for the documents whose subject the question names."""
+        return self.match(kb, texts)[0]
+
+    def named(self, kb: str, text: str, version=None) -> set[str]:
+        """The sources of the documents ``text`` names (the documents of :meth:`match`)."""
+        return set(self.match(kb, [text], version=version)[0]) if text else set()
+
+    def match(self, kb: str, texts: list[str], version=None) -> tuple[dict[str, float], set[str]]:
+        """(source -> weight in (0, 1], the question's terms that named them).
+
+        ``texts`` are the question and its translations. Nothing when no term of the question
+        sets a few documents apart (it is in none, or in most of them).
+        """
+        subjects, idf = self.learn(kb, version)
+        if len(subjects) < 2:
+            return {}, set()
+        q = set().union(*(self.terms(t) for t in texts if t))
+        scores = {src: sum(idf[t] for t in q & terms) for src, terms in subjects.items()}
+        best = max(scores.values(), default=0.0)
+        if best <= 0:
+            return {}, set()
+        ranked = sorted(((s, src) for src, s in scores.items() if s >= MIN_SHARE * best), reverse=True)
+        if len(ranked) > max(MAX_SUBJECTS, len(subjects) // 10):
+            return {}, set()
+        named = {t for _, src in ranked for t in q & subjects[src]}
+        return {src: s / best for s, src in ranked}, named
+
+
+def sources_named(engine, kb: str, text: str) -> set[str]:
+    """The sources of ``kb``'s documents that ``text`` names (:meth:`Subjects.match`, any language),
+    with the subjects the engine's search learned (its version): the one test behind "this question
+    names the air fryer's manual" (swr.answer.answerable, swr.verify.check) and "this FAQ sentence names it"
+    (swr.retrieve.crosslingual's exempt sentences, swr.answer.answerable's grounds). A hint only: empty when the
+    engine has no cross-lingual subjects or the match fails, never an error in a caller's answer."""
+    xl = getattr(engine, "crosslingual", None)
+    subjects = getattr(xl, "subjects", None)
+    if subjects is None or not kb or not text:
+        return set()
+    try:
+        return subjects.named(kb, text, version=xl.subject_version(kb))
+    except Exception:  # noqa: BLE001  (a hint only)
+        return set()
+

