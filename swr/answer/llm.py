@@ -78,6 +78,13 @@ class LLMConfig:
         """The key to send: the configured one, or :data:`NO_KEY`."""
         return self.api_key or NO_KEY
 
+    def endpoint_url(self) -> str:
+        """The base URL to call: the remote endpoint, or the embedded server's (started now if needed).
+        Stages below ``answer`` (cross-lingual translation) reach the local model through this."""
+        if self.local:
+            return llm_local.server_for(self.gguf, self.threads, self.context_window).start()
+        return self.base_url
+
     def safe_dict(self) -> dict[str, Any]:
         """The settings as a dict with the key masked and the URL cleaned, for display."""
         return {

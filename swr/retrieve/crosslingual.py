@@ -488,10 +488,7 @@ class Translator:
 
                 base, model, key, limit = cfg.base_url, cfg.model, cfg.key_or_placeholder, _LLM_TIMEOUT_S
                 if getattr(cfg, "local", False):
-                    import swr.answer.llm_local as llm_local
-
-                    base = llm_local.server_for(cfg.gguf, cfg.threads, cfg.context_window).start()
-                    model, limit = cfg.model_name, _LOCAL_TIMEOUT_S
+                    base, model, limit = cfg.endpoint_url(), cfg.model_name, _LOCAL_TIMEOUT_S
                 self._client = OpenAILike(model=model, api_base=base.rstrip("/"), api_key=key, is_chat_model=True,
                                           context_window=cfg.context_window, max_tokens=120, temperature=0.0,
                                           timeout=min(cfg.timeout_s, limit), max_retries=0)
