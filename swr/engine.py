@@ -13,17 +13,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import swr.answer.answerable as answerable
-from swr.answer.llm import (
-    Answerer,
-    LLMConfig,
-    context_text,
-    count_tokens,
-    extractive_answer,
-    not_found_message,
-)
+from swr.answer.extractive import extractive_answer
+from swr.answer.llm import Answerer, LLMConfig, not_found_message
+from swr.answer.prompt import context_text
 from swr.core.errors import BadRequest, LLMUnavailable, NotFound
 from swr.core.params import MAX_TOP_K, RetrievalParams
 from swr.core.settings import Settings
+from swr.core.tokens import count_tokens
 from swr.core.types import DocInfo, FileResult, Hit, Passage, Sentence
 from swr.embed.embedder import Embedder, make_embedder
 from swr.ingest import originals as kept

@@ -9,20 +9,11 @@ import time
 import pytest
 
 import swr.answer.llm as answer_mod
-from swr.answer.llm import (
-    KIND_EXTRACTIVE,
-    KIND_LLM,
-    SYSTEM_PROMPT,
-    Answerer,
-    LLMConfig,
-    build_prompt,
-    context_text,
-    count_tokens,
-    extractive_answer,
-    fit_passages,
-    heuristic_tokens,
-)
+from swr.answer.extractive import extractive_answer
+from swr.answer.llm import KIND_EXTRACTIVE, KIND_LLM, Answerer, LLMConfig, build_prompt, fit_passages
+from swr.answer.prompt import SYSTEM_PROMPT, context_text
 from swr.core.errors import LLMUnavailable
+from swr.core.tokens import count_tokens, heuristic_tokens
 from swr.core.types import Passage, PassageHit
 
 try:  # works with or without a tests/__init__.py

@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from conftest import ROOT, FakeEmbedder
-from swr.answer.llm import context_text, count_tokens
+from swr.answer.prompt import context_text
 from swr.core.errors import BadRequest, NotFound
+from swr.core.tokens import count_tokens
 from swr.core.types import Passage
 from swr.embed.embedder import CachedEmbedder
 from swr.engine import Engine

@@ -455,7 +455,7 @@ def test_cli_check_and_ask_json(tmp_path):
 
 def test_borders_and_bare_headings_are_never_the_extractive_answer():
     from swr.answer.answerable import substantive
-    from swr.answer.llm import extractive_answer
+    from swr.answer.extractive import extractive_answer
     from swr.core.types import Passage, PassageHit
 
     def passage(text, score):

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterator
 
 import swr.answer.llm_local as llm_local
-from swr.answer.extractive import extractive_answer, mark_hits, not_found_message  # noqa: F401 - re-exported
-from swr.answer.llm_errors import MASK, finish_reason, reason, redact, safe_url, unavailable  # noqa: F401
+from swr.answer.extractive import not_found_message
+from swr.answer.llm_errors import finish_reason, reason, safe_url, unavailable
 from swr.answer.prompt import build_prompt, fit_passages, prompt_tokens
 from swr.core.errors import LLMUnavailable
-from swr.core.lang import has_cjk, question_lang  # noqa: F401 - re-exported
-from swr.core.tokens import count_tokens, heuristic_tokens, offline_encoding  # noqa: F401 - re-exported
+from swr.core.redact import MASK
+from swr.core.tokens import offline_encoding
 from swr.core.types import Passage
 
 log = logging.getLogger("swr.answer.llm")

@@ -12,7 +12,7 @@ import socket
 from typing import TYPE_CHECKING, Any
 
 from swr.core.errors import LLMUnavailable
-from swr.core.redact import MASK, redact, safe_url  # noqa: F401 - re-exported
+from swr.core.redact import redact, safe_url
 
 if TYPE_CHECKING:
     from swr.answer.llm import LLMConfig

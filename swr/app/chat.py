@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 
 import streamlit as st
 
-from swr.answer.llm import context_text, count_tokens
+from swr.answer.prompt import context_text
 from swr.app import base, feedback as fb, history, state
 from swr.app.components import docview, evidence as ev, passages as cards
 from swr.app.components.answer import answer_card, short_value
@@ -17,6 +17,7 @@ from swr.app.components.searched import conversation, searched_for
 from swr.app.components.sidebar import Controls, require_kb, sidebar
 from swr.core.errors import LLMUnavailable, NotFound, StoreUnavailable, SwrError
 from swr.core.params import RetrievalParams
+from swr.core.tokens import count_tokens
 from swr.core.types import Passage
 from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine, Retrieval
 from swr.manage import presets

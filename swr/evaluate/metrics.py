@@ -17,8 +17,9 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from swr.answer.llm import context_text, count_tokens
+from swr.answer.prompt import context_text
 from swr.core.lang import drop_cjk_spaces
+from swr.core.tokens import count_tokens
 from swr.evaluate.questions import Question
 
 METHODS = ("window", "chunks")

@@ -24,20 +24,18 @@ import numpy as np
 import qdrant_edge as q
 
 from swr.core.errors import StoreLocked, StoreUnavailable
+from swr.core.ids import META_ID, doc_record_id, kb_record_id
 from swr.core.settings import Settings
 from swr.core.types import DocInfo, Hit, Hits, Sentence
 from swr.store import fusion
 from swr.store.base import (
     DENSE,
-    META_ID,
     RRF_K,
     SPARSE,
     SearchRequest,
     Store,
     assemble_hits,
     check_meta,
-    doc_record_id,
-    kb_record_id,
     point_record,
     search_conditions,
     sentence_from_payload,

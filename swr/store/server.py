@@ -69,19 +69,17 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ApiException, ResponseHandlingException, UnexpectedResponse
 
 from swr.core.errors import BadRequest, ModelMismatch, StoreUnavailable
+from swr.core.ids import META_ID, doc_record_id, kb_record_id
 from swr.core.redact import redact, safe_url
 from swr.core.settings import Settings
 from swr.core.types import DocInfo, Hit, Hits, Sentence
 from swr.store.base import (
     DENSE,
-    META_ID,
     SPARSE,
     SearchRequest,
     Store,
     assemble_hits,
     check_meta,
-    doc_record_id,
-    kb_record_id,
     point_record,
     sentence_from_payload,
     sentence_id,
