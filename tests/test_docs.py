@@ -18,7 +18,7 @@ def _section(title: str) -> str:
 def test_every_variable_settings_reads_is_in_the_readme_settings_table():
     rows = [line for line in _section("Settings").splitlines() if line.startswith("| `")]
     documented = {re.match(r"\| `([A-Z0-9_]+)`", line).group(1) for line in rows}
-    source = (ROOT / "swr" / "settings.py").read_text(encoding="utf-8")
+    source = (ROOT / "swr" / "core" / "settings.py").read_text(encoding="utf-8")
     read = set(ENV_VARS) | set(re.findall(r'"(SWR_[A-Z0-9_]+)"', source))
     assert read - documented == set(), "add these to the README settings table"
 
