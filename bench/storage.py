@@ -37,7 +37,7 @@ def payload_bytes(payloads) -> int:
 
 
 def swr_row(docs, source_bytes: int) -> dict:
-    from swr.embed.embedder import CachedEmbedder
+    from swr.embed.cache import CachedEmbedder
     from swr.engine import Engine
 
     _, per_doc, svecs, _, _ = C.corpus_vectors()
@@ -115,7 +115,7 @@ def rss_child(home: str, with_model: bool) -> dict:
     emb = None
     if with_model:
         C.torch_threads()
-        from swr.embed.embedder import TorchEmbedder
+        from swr.embed.torch_st import TorchEmbedder
 
         emb = TorchEmbedder(C.minilm_path(), "cpu")
         emb.encode_query("warm up")

@@ -21,7 +21,8 @@ from swr.core.params import MAX_TOP_K, RetrievalParams
 from swr.core.settings import Settings
 from swr.core.tokens import count_tokens
 from swr.core.types import DocInfo, FileResult, Hit, Passage, Sentence
-from swr.embed.embedder import Embedder, make_embedder
+from swr.embed.base import Embedder
+from swr.embed.embedder import make_embedder
 from swr.ingest import originals as kept
 from swr.ingest.indexer import Indexer
 from swr.ingest.load import SUPPORTED
@@ -111,7 +112,7 @@ class Engine:
     use, and nothing else:
 
     - attributes: ``settings``; ``store`` (:class:`swr.store.Store`); ``embedder``
-      (:class:`swr.embed.embedder.Embedder`: ``encode_query``, ``encode_passages``, ``name``, ``dim``;
+      (:class:`swr.embed.base.Embedder`: ``encode_query``, ``encode_passages``, ``name``, ``dim``;
       cached on disk); ``sparse`` (:class:`swr.text.sparse.SparseEncoder`); ``answerer``; ``reranker``
       (None unless ``SWR_RERANK_MODEL``);
     - :meth:`default_params`, :meth:`retrieve`, :meth:`passages`, :meth:`fetch_sentences`,

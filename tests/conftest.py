@@ -15,7 +15,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("SWR_LLM_GGUF", "")  # no local model unless a test asks for one (tests/test_local_llm.py)
 
 from swr.core.settings import Settings  # noqa: E402
-from swr.embed.embedder import Embedder  # noqa: E402
+from swr.embed.base import Embedder  # noqa: E402
 
 SAMPLES = ROOT / "samples" / "kb"
 SHARED = ROOT.parent / "shared" / "data"

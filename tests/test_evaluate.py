@@ -13,7 +13,7 @@ from swr.answer.prompt import context_text
 from swr.core.errors import BadRequest, NotFound
 from swr.core.tokens import count_tokens
 from swr.core.types import Passage
-from swr.embed.embedder import CachedEmbedder
+from swr.embed.cache import CachedEmbedder
 from swr.engine import Engine
 from swr.evaluate import (
     ROW_KEYS,
