@@ -811,6 +811,41 @@ def test_edge_hnsw_build_runs_in_a_child_while_questions_and_writes_go_on(tmp_pa
     again.close()
 
 
+def test_edge_a_document_deleted_during_a_build_stays_deleted_after_the_swap_and_a_reopen(tmp_path, monkeypatch):
+    """A delete made while the HNSW build runs (and not followed by a re-add, which would hide a
+    lost delete) is in the swapped-in shard, and still after the store is opened again."""
+    import sys
+    import time
+
+    import swr.store.edge as edge
+    from swr.store.edge_build import Builder
+
+    monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
+    monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)
+    slow = tmp_path / "slow_child.py"
+    slow.write_text("import runpy, sys, time\ntime.sleep(3)\nsys.argv = sys.argv[1:]\n"
+                    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    monkeypatch.setattr(Builder, "command", [sys.executable, str(slow), Builder.command[1]])
+    st_ = make_store("edge", tmp_path)
+    st_.ensure(META)
+    rng = np.random.default_rng(2)
+    vecs = rng.normal(size=(60, DIM)).astype(np.float32)
+    index(st_, "a", "keep", [f"kept sentence {k}" for k in range(10)], vecs[50:60])
+    index(st_, "a", "gone", [f"doomed sentence {k}" for k in range(50)], vecs[:50])  # starts the build
+    deadline = time.monotonic() + 30
+    while st_._edge.journal is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert st_._edge.journal is not None, "the build copied the shard"
+    assert st_.delete_doc("a", "gone") == 50
+    assert st_.wait_for_build(120) and "error" not in (st_.last_build or {}), st_.last_build
+    assert st_.count("a") == 10 and not st_.docs("a", doc_id="gone"), "the delete survived the swap"
+    st_.close()
+    again = make_store("edge", tmp_path)
+    assert again.count("a") == 10, "the delete survived a reopen"
+    assert not again.docs("a", doc_id="gone") and again.docs("a", doc_id="keep")
+    again.close()
+
+
 def test_edge_failed_hnsw_build_leaves_the_live_shard_alone(tmp_path, monkeypatch):
     """A build whose child fails is logged; the store keeps answering from the live shard, the
     copy is removed, and a later trigger can build again."""
