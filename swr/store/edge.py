@@ -27,7 +27,7 @@ from swr.core.errors import StoreLocked, StoreUnavailable
 from swr.core.ids import META_ID, doc_record_id, kb_record_id
 from swr.core.settings import Settings
 from swr.core.types import DocInfo, Hit, Hits, Sentence
-from swr.store import fusion
+from swr.store import edge_query as eq, fusion
 from swr.store.base import (
     DENSE,
     RRF_K,
@@ -37,18 +37,18 @@ from swr.store.base import (
     assemble_hits,
     check_meta,
     point_record,
-    search_conditions,
     sentence_from_payload,
     top_ids,
 )
 from swr.store.edge_build import Builder, LiveShard, live_folder, remove_stale
+from swr.store.edge_query import match_filter
 from swr.text.sparse import SparseVec
 
 log = logging.getLogger("swr.store.edge")
 FLUSH_EVERY_S = 30.0
 # A flush holds the GIL (Qdrant Edge's binding) for a time that grows with what was written since
 # the last one: 774 ms for 100k sentences, the longest wait of a question during the HNSW build
-# (bench/concurrency.py, phase hnsw, session 9). Sentence writes flush every this many points, so
+# (bench/concurrency.py, phase hnsw). Sentence writes flush every this many points, so
 # no flush has more to write (about 150 ms here; the total flushing work stays the same).
 FLUSH_EVERY_POINTS = 20_000
 # Below this many un-indexed points a search scans them (exact; dense top-50 over 20k: ~4 ms).
@@ -413,12 +413,12 @@ class EdgeStore(Store):
     def search_many(self, reqs: list[SearchRequest]) -> list[Hits]:
         """:meth:`Store.search_many` in one ``query_batch`` (every request's candidate lists) and one
         ``retrieve`` (every request's top hits' payloads): a bilingual question's three lists cost
-        two store calls instead of six (issue #16)."""
+        two store calls instead of six."""
         for req in reqs:
             req.validate()
         if self._edge is None or not reqs:
             return [Hits() for _ in reqs]
-        plans = [self._queries(req) for req in reqs]
+        plans = [eq.candidate_queries(req, self.hnsw_ef()) for req in reqs]
         flat = [qr for names, queries in plans for qr in queries]
         results = iter(self._edge.query_batch(q.QueryBatchRequest(flat)) if flat else [])
         lists = []
@@ -428,7 +428,7 @@ class EdgeStore(Store):
                 # one search per list: the fused list is computed from the two lists the ranks come
                 # from, exactly as Qdrant's prefetch + fusion would (swr/store/fusion.py, tested)
                 got["hybrid"] = fusion.fuse([got["dense"][:req.dense_k], got["sparse"][:req.sparse_k]],
-                                            req.fusion, k=RRF_K, weights=_weights(req), limit=req.top_k)
+                                            req.fusion, k=RRF_K, weights=eq.weights(req), limit=req.top_k)
             lists.append(got)
         # fetching 50 payloads per list cost 2.7 ms at 100k points: only the top_k hits', all at once
         wanted = list(dict.fromkeys(pid for req, got in zip(reqs, lists) for pid in top_ids(req, got)))
@@ -437,61 +437,18 @@ class EdgeStore(Store):
         return [assemble_hits(req, got, lambda ids: {pid: found.get(pid) for pid in ids})
                 for req, got in zip(reqs, lists)]
 
-    def _queries(self, req: SearchRequest) -> tuple[list[str], list]:
-        """The names (``dense``, ``sparse``) and query requests of one search's candidate lists."""
-        flt = match_filter(**search_conditions(req))
-        queries, names = [], []
-        if req.dense is not None:
-            dense_q = q.Query.Nearest(np.asarray(req.dense, dtype=np.float32).tolist(), using=DENSE)
-            queries.append(q.QueryRequest(limit=max(req.dense_k, req.top_k), query=dense_q, filter=flt,
-                                          params=q.SearchParams(hnsw_ef=self.hnsw_ef())))
-            names.append("dense")
-        if req.sparse is not None and req.sparse.indices:
-            sparse_q = q.Query.Nearest(q.SparseVector(req.sparse.indices, req.sparse.values), using=SPARSE)
-            # BM25 IDF over this knowledge base only: one tenant's documents never shift another's scores
-            idf = q.SearchParams(idf=q.IdfParams(corpus=match_filter(type="s", kb=req.kb)))
-            queries.append(q.QueryRequest(limit=max(req.sparse_k, req.top_k), query=sparse_q, filter=flt, params=idf))
-            names.append("sparse")
-        return names, queries
-
     def sparse_any(self, kb: str, lang: str | None, vectors: list) -> list[bool]:
         """:meth:`Store.sparse_any` in one ``query_batch`` (a new question's words cost one store
-        call, not one each: issue #16)."""
+        call, not one each)."""
         if self._edge is None or not vectors:
             return [False] * len(vectors)
-        flt = match_filter(type="s", kb=kb, lang=lang)
-        idf = q.SearchParams(idf=q.IdfParams(corpus=match_filter(type="s", kb=kb)))
-        queries = [q.QueryRequest(limit=1, query=q.Query.Nearest(q.SparseVector(v.indices, v.values), using=SPARSE),
-                                  filter=flt, params=idf) for v in vectors]
+        queries = eq.sparse_any_queries(kb, lang, vectors)
         results = self._edge.query_batch(q.QueryBatchRequest(queries))
         return [any(p.score > 0 for p in pts) for pts in results]
 
     def qdrant_fused(self, req: SearchRequest) -> list[tuple[str, float]]:
         """Qdrant's own fused list for a hybrid request (prefetch + fusion inside Qdrant): what
         :meth:`search` computes client-side, kept to test that both agree."""
-        flt = match_filter(**search_conditions(req))
-        dense_q = q.Query.Nearest(np.asarray(req.dense, dtype=np.float32).tolist(), using=DENSE)
-        sparse_q = q.Query.Nearest(q.SparseVector(req.sparse.indices, req.sparse.values), using=SPARSE)
-        idf = q.SearchParams(idf=q.IdfParams(corpus=match_filter(type="s", kb=req.kb)))
-        ef = q.SearchParams(hnsw_ef=self.hnsw_ef())
-        pts = self._edge.query(q.QueryRequest(
-            limit=req.top_k, filter=flt,
-            prefetches=[q.Prefetch(limit=req.dense_k, query=dense_q, filter=flt, params=ef),
-                        q.Prefetch(limit=req.sparse_k, query=sparse_q, filter=flt, params=idf)],
-            query=q.Fusion.Dbsf() if req.fusion == "dbsf" else q.Fusion.Rrf(k=RRF_K, weights=_weights(req))))
+        pts = self._edge.query(eq.fused_query(req, self.hnsw_ef()))
         return [(str(p.id), p.score) for p in pts]
 
-
-def _weights(req: SearchRequest) -> list[float] | None:
-    return [req.dense_weight, 1.0 - req.dense_weight] if req.fusion == "weighted" else None
-
-
-def match_filter(**conds) -> q.Filter:
-    """A must-filter from keyword conditions; lists become MatchAny, None is skipped."""
-    must = []
-    for key, value in conds.items():
-        if value is None:
-            continue
-        match = q.MatchAny(list(value)) if isinstance(value, (list, tuple)) else q.MatchValue(value)
-        must.append(q.FieldCondition(key=key, match=match))
-    return q.Filter(must=must)
