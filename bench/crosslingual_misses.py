@@ -1,4 +1,4 @@
-"""Why the cross-lingual search misses (issue #20): the XQuAD misses of method ``on``, by cause.
+"""Why the cross-lingual search misses: the XQuAD misses of method ``on``, by cause.
 
     python bench/crosslingual_misses.py --split dev --n 150          # counts by cause
     python bench/crosslingual_misses.py --split dev --n 50 --show    # and every miss

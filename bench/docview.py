@@ -1,4 +1,4 @@
-"""Time to open a hit in its PDF (issue #14): a 300-page PDF generated with reportlab (``--lines``
+"""Time to open a hit in its PDF: a 300-page PDF generated with reportlab (``--lines``
 lines of text per page), indexed into a fresh SWR_HOME, then ``engine.open_document`` for hits
 on ``--samples`` pages spread over the file (seeded), at ``--zoom``:
 

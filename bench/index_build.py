@@ -161,7 +161,7 @@ def main() -> None:
     ap.add_argument("--rows", nargs="+", default=["limit", "swr", "stock"], choices=list(ROWS))
     ap.add_argument("--repeat", type=int, default=1, help="run the rows this many rounds (stock only once)")
     ap.add_argument("--one-file", action="store_true",
-                    help="the articles as one .txt file (issue #16's whole-process comparison)")
+                    help="the articles as one .txt file (the whole-process comparison)")
     ap.add_argument("--overlap", choices=["auto", "on", "off"], default="auto",
                     help="swr's overlapped indexing pipeline (default: chosen by the embedder's device)")
     ap.add_argument("--gpu-speedup", type=float, default=100.0)

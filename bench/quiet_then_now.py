@@ -1,22 +1,21 @@
-"""Issue #16's "quiet p50 no worse than today", measured on one machine: the code of the day the
-issue was filed against the code now, same questions, same pace, rounds alternated.
+"""A quiet question on a reference revision against the code now, measured on one machine: same
+questions, same pace, rounds alternated.
 
     python bench/quiet_then_now.py                  # then = 568897f, 2 rounds each, 100 questions
     python bench/quiet_then_now.py --rounds 3 --questions 60 --kb sample_en
 
-The issue measured its quiet 16 ms on the machine of its day (an Intel CPU with AMX). A later
-session may run on another CPU (session 8: an AMD EPYC without AMX), where both the old and the
-new code are slower or faster, so a figure from another machine is no floor. Here the issue's
-code is exported from git (``git archive``, into ``bench/out/then-<rev>``) and each round runs
-in a child process of its own: a fresh ``SWR_HOME``, that code's default engine and its own
-bundled sample knowledge base, a warm-up question, then ``--questions`` distinct SQuAD questions
-(the list ``bench/concurrency.py`` asks), one every ``--interval`` s, each
-``Engine.ask(q, kb, llm=False)``. Rounds go then, now, then, now... so that a drift of the
-machine's speed falls on both. ``--kb sample_en`` asks a knowledge base of the sample's English
-files only (one language: no translation to embed). ``--same-work`` adds a third version to the
-rounds: the code now with ``SWR_CROSSLINGUAL=off``, on the same knowledge base: the work of the
-issue's day (one list per question, nothing translated) done by the code now, so that what the
-concurrency changes cost a quiet question is told apart from what issue #20's translation adds.
+The reference figure (16 ms p50) was taken on an Intel CPU with AMX; on another CPU (an AMD EPYC
+without AMX) both the old and the new code are slower or faster, so a figure from another machine is
+no floor. Here the reference code is exported from git (``git archive``, into
+``bench/out/then-<rev>``) and each round runs in a child process of its own: a fresh ``SWR_HOME``,
+that code's default engine and its own bundled sample knowledge base, a warm-up question, then
+``--questions`` distinct SQuAD questions (the list ``bench/concurrency.py`` asks), one every
+``--interval`` s, each ``Engine.ask(q, kb, llm=False)``. Rounds go then, now, then, now... so that a
+drift of the machine's speed falls on both. ``--kb sample_en`` asks a knowledge base of the sample's
+English files only (one language: no translation to embed). ``--same-work`` adds a third version to
+the rounds: the code now with ``SWR_CROSSLINGUAL=off``, on the same knowledge base: the reference's
+work (one list per question, nothing translated) done by the code now, so that what the concurrency
+changes cost a quiet question is told apart from what the cross-lingual translation adds.
 """
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ from pathlib import Path
 
 import common as C
 
-ISSUE_REV = "568897f"  # main when issue #16 was filed (the concurrency branch's base)
+ISSUE_REV = "568897f"  # the reference revision: before the concurrent embedding and cross-lingual search
 WORK = C.OUT / "quiet_then_now"
 
 # run in the child, with the code under test first on sys.path; only API both versions have
@@ -86,13 +85,13 @@ def one_round(root: Path, tag: str, args, qfile: Path, env: dict | None = None) 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--then", default=ISSUE_REV, help="the revision of the issue's day (default %(default)s)")
+    ap.add_argument("--then", default=ISSUE_REV, help="the reference revision (default %(default)s)")
     ap.add_argument("--rounds", type=int, default=2, help="rounds per version, alternated")
     ap.add_argument("--questions", type=int, default=100)
     ap.add_argument("--interval", type=float, default=0.2)
     ap.add_argument("--kb", default="sample", choices=["sample", "sample_en"])
     ap.add_argument("--same-work", action="store_true",
-                    help="also the code now with SWR_CROSSLINGUAL=off (the issue's day's work) in the rounds")
+                    help="also the code now with SWR_CROSSLINGUAL=off (the reference's work) in the rounds")
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     qs = C.squad_questions()

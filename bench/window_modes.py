@@ -234,7 +234,7 @@ def main() -> None:
     ap.add_argument("--max-sentences", type=int, default=500)
     ap.add_argument("--chunk-sizes", type=int, nargs="+", default=[64, 128, 256, 512])
     ap.add_argument("--latency-questions", type=int, default=50)
-    # every set here is one language; cross-lingual retrieval (issue #20) only adds a translated
+    # every set here is one language; cross-lingual retrieval only adds a translated
     # question's searches to both sides alike (and its own benchmark measures it): off by default
     ap.add_argument("--crosslingual", choices=["on", "off"], default="off")
     ap.add_argument("--home", default=str(ROOT / "bench" / "out" / "window_modes_home"))

@@ -36,3 +36,27 @@ def test_every_path_of_the_layout_table_exists():
             continue
         rel = f"swr/{mod.name}"
         assert rel in listed, f"{rel} is missing from the README layout table"
+
+
+def _doc_files() -> list:
+    bench = ROOT / "bench"
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(bench.glob("*.md")),
+            *sorted(bench.glob("*.py"))]
+
+
+def test_the_documentation_describes_the_product_not_its_history():
+    # history lives in git: no work-session diary and no issue numbers in the docs and benchmarks
+    diary = re.compile(r"session [0-9]|#1[0-9]|#2[0-9]", re.IGNORECASE)
+    found = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}" for p in _doc_files()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if diary.search(line)]
+    assert found == [], "describe what a thing is and where it was measured, not when it changed"
+
+
+def test_every_relative_link_of_the_documentation_resolves():
+    missing = []
+    for page in [p for p in _doc_files() if p.suffix == ".md"]:
+        for link in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            path = link.split("#", 1)[0]
+            if path and not link.startswith(("http://", "https://")) and not (page.parent / path).exists():
+                missing.append(f"{page.relative_to(ROOT)} -> {link}")
+    assert missing == [], "links to files that do not exist"
