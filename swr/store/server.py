@@ -6,46 +6,14 @@ reference): named dense vector ``dense`` (cosine), sparse vector ``bm25`` with t
 backends tokenize and weight identically), record points without vectors for the collection's
 metadata (``type="m"``), knowledge bases (``"k"``) and documents (``"d"``), and payload indexes
 on ``kb`` (keyword, tenant), ``type``, ``doc_id``, ``source``, ``tags``, ``lang`` (keyword) and
-``i`` (integer). A search is one ``query_batch_points`` call holding the dense list, the sparse
-list and, for hybrid, a prefetch of both fused by Qdrant: distribution-based score fusion by
-default (``FusionQuery(Fusion.DBSF)``, ``SWR_FUSION=dbsf``), or reciprocal rank fusion
-(``RrfQuery(k=60)``, the k the embedded store uses; plain ``FusionQuery(Fusion.RRF)`` would use
-Qdrant's default k=2 and rank differently). The weighted fusion is Qdrant's weighted RRF
-(``Rrf(k=60, weights=[w, 1 - w])``), which qdrant-client 1.20 and its local mode support and
-which needs a Qdrant server of version 1.16 or later (older ones answer 400; that error is shown).
+``i`` (integer). A search is one ``query_batch_points`` call (the dense list, the sparse list and,
+for hybrid, their fusion inside Qdrant: docs/qdrant-server.md says which Qdrant query each fusion is).
 Every query is filtered by ``kb`` and ``type="s"``, so one knowledge base never sees another's
 sentences.
 
-Running against a Qdrant server::
-
-    docker run -p 6333:6333 -v $PWD/qdrant_storage:/qdrant/storage qdrant/qdrant
-    export QDRANT_URL=http://localhost:6333        # QDRANT_API_KEY=... when the server has one
-    python -m swr index --kb manuals samples/kb/*   # every process now shares that collection
-
-Unreachable servers, refused API keys and server errors raise :class:`swr.core.errors.StoreUnavailable`
-naming the URL (user info stripped; the API key is never shown), at start (the constructor calls
-``get_collections``) and on every later call.
-
-Custom sharding, one shard key per knowledge base (server or cluster only)::
-
-    export SWR_SHARD_BY_KB=1            # off by default
-    export SWR_SHARD_NUMBER=6           # shards per shard key, i.e. per knowledge base
-    export SWR_REPLICATION_FACTOR=2     # copies of each shard; needs at least that many nodes
-
-A cluster is Qdrant started in distributed mode, e.g. the first node with
-``QDRANT__CLUSTER__ENABLED=true ./qdrant --uri http://node1:6335`` and the others with
-``--bootstrap http://node1:6335``. With sharding on, the collection is created with
-``sharding_method=CUSTOM``; ``create_kb`` (and the first write to a knowledge base) creates the
-shard key ``kb``; every write, query and delete of a knowledge base passes
-``shard_key_selector=kb`` (``shard_key`` inside query requests), so a tenant's traffic touches
-only its own shards, and ``delete_kb`` drops the shard key as well as the points. The collection
-metadata point lives under the reserved shard key ``__swr_meta__`` (no knowledge base may take that
-name then). Listings with no knowledge base (``kbs``, ``meta``, ``get``, ``count()``) read every
-shard. The sharding of an existing collection wins over the setting (a warning says so): the
-setting only decides how a new collection is created. This path needs a real server: the local
-mode of qdrant-client raises ``NotImplementedError`` for shard keys, so with ``QDRANT_URL=:memory:``
-the setting is ignored (logged). The tests check the sharding calls with a recording client over
-the in-memory mode, not against a cluster.
+Running against a server or a cluster, and sharding by knowledge base (``SWR_SHARD_BY_KB``):
+docs/qdrant-server.md. Unreachable servers, refused API keys and server errors raise
+:class:`swr.core.errors.StoreUnavailable` naming the URL (user info stripped; never the API key).
 
 ``QDRANT_URL=:memory:`` runs qdrant-client's in-memory local mode (tests, demos): same API, no
 payload indexes (local mode ignores them), nothing persisted, one lock around every call
@@ -66,10 +34,10 @@ from collections import defaultdict
 import httpx
 import numpy as np
 from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import ApiException, ResponseHandlingException, UnexpectedResponse
+from qdrant_client.http.exceptions import ApiException, UnexpectedResponse
 
 from swr.core.errors import BadRequest, ModelMismatch, StoreUnavailable
-from swr.core.ids import META_ID, doc_record_id, kb_record_id
+from swr.core.ids import META_ID, doc_record_id, kb_record_id, sentence_id
 from swr.core.redact import redact, safe_url
 from swr.core.settings import Settings
 from swr.core.types import DocInfo, Hit, Hits, Sentence
@@ -82,9 +50,8 @@ from swr.store.base import (
     check_meta,
     point_record,
     sentence_from_payload,
-    sentence_id,
 )
-from swr.store.server_query import match_filter, search_requests, sparse_vector
+from swr.store.server_query import match_filter, search_requests, sparse_vector, unavailable_message
 from swr.text.sparse import SparseVec
 
 log = logging.getLogger("swr.store.server")
@@ -156,20 +123,7 @@ class ServerStore(Store):
             raise self._unavailable(what, exc) from exc
 
     def _unavailable(self, what: str, exc: Exception) -> StoreUnavailable:
-        where = f"The Qdrant server at {self.location}"
-        if isinstance(exc, UnexpectedResponse):
-            if exc.status_code in (401, 403):
-                msg = (f"{where} refused the request ({exc.status_code} {exc.reason_phrase}) while {what}: "
-                       "check QDRANT_API_KEY.")
-            else:
-                body = exc.content.decode("utf-8", "replace")[:300] if exc.content else ""
-                msg = f"{where} answered {exc.status_code} {exc.reason_phrase} while {what}: {body}"
-        else:
-            cause = exc.source if isinstance(exc, ResponseHandlingException) else exc
-            reason = str(cause) or type(cause).__name__
-            msg = (f"{where} cannot be reached while {what} ({reason}). Check that it is running and that "
-                   "QDRANT_URL (and QDRANT_API_KEY) are right, or unset QDRANT_URL to use the embedded store.")
-        return StoreUnavailable(self._scrub(msg))
+        return StoreUnavailable(self._scrub(unavailable_message(self.location, what, exc)))
 
     # -- lifecycle -------------------------------------------------------------------------
     def _exists(self) -> bool:

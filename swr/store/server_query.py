@@ -1,9 +1,10 @@
 """The Qdrant server's side of a search: filters, sparse vectors and the batch of query requests
-(the dense list, the sparse list and, for hybrid, their fusion inside Qdrant)."""
+(the dense list, the sparse list and, for hybrid, their fusion inside Qdrant); its errors in words."""
 from __future__ import annotations
 
 import numpy as np
 from qdrant_client import models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from swr.store.base import DENSE, RRF_K, SPARSE, SearchRequest, search_conditions
 from swr.text.sparse import SparseVec
@@ -52,3 +53,18 @@ def search_requests(req: SearchRequest, shard=None) -> tuple[list[str], list[mod
             else models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=weights))))
         names.append("hybrid")
     return names, queries
+
+
+def unavailable_message(location: str, what: str, exc: Exception) -> str:
+    """Why a call to the server at ``location`` failed while doing ``what``, and what to check."""
+    where = f"The Qdrant server at {location}"
+    if isinstance(exc, UnexpectedResponse):
+        if exc.status_code in (401, 403):
+            return (f"{where} refused the request ({exc.status_code} {exc.reason_phrase}) while {what}: "
+                    "check QDRANT_API_KEY.")
+        body = exc.content.decode("utf-8", "replace")[:300] if exc.content else ""
+        return f"{where} answered {exc.status_code} {exc.reason_phrase} while {what}: {body}"
+    cause = exc.source if isinstance(exc, ResponseHandlingException) else exc
+    reason = str(cause) or type(cause).__name__
+    return (f"{where} cannot be reached while {what} ({reason}). Check that it is running and that "
+            "QDRANT_URL (and QDRANT_API_KEY) are right, or unset QDRANT_URL to use the embedded store.")
