@@ -146,7 +146,7 @@ _VISIBLE_CARD_CHARS = """() => [...document.querySelectorAll('.swr-passage .swr-
 
 def test_ask_and_resize_window_in_chromium(server, capsys):
     """The sample question in the chat: answer, highlighted hit, the window slider grows the window
-    around it; then budget mode (issue #17) gives an asymmetric window with its stop reasons."""
+    around it; then budget mode gives an asymmetric window with its stop reasons."""
     from playwright.sync_api import sync_playwright
 
     from swr.text.split import split_spans
@@ -203,7 +203,7 @@ def test_ask_and_resize_window_in_chromium(server, capsys):
             page.wait_for_timeout(500)
             page.screenshot(path=str(ARTIFACTS / "2-window-grown.png"))
 
-            # issue #17: a budget window grows toward the neighbours most like the question, so it
+            # a budget window grows toward the neighbours most like the question, so it
             # may take more on one side than the other; the card says which mode made it and why
             # each side stopped
             page.locator(".st-key-w_window_mode").get_by_text("budget", exact=True).click()
@@ -365,7 +365,7 @@ def test_local_model_gives_a_written_streamed_answer_offline_in_chromium(tmp_pat
 
 
 def test_chinese_question_gets_the_english_air_fryer_fan_fault_in_chromium(server):
-    """#20: a question in Chinese finds the answer that only the English manual has."""
+    """A question in Chinese finds the answer that only the English manual has."""
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Answerability in a real browser (issue #19, Done when): ``streamlit run app.py`` on a fresh
+"""Answerability in a real browser: ``streamlit run app.py`` on a fresh
 SWR_HOME (the bundled sample manuals), Debian's Chromium driven by Playwright. Off-topic
 questions, each asked in a fresh session, get the plain "not in the knowledge base" answer, with
 the closest passages below headed "Closest, not an answer"; the sample question asked next in the

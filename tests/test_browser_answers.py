@@ -1,4 +1,4 @@
-"""Issue #13 "Done when", in a real browser: ``streamlit run app.py`` with the embedded 0.5B model
+"""Written answers in a real browser: ``streamlit run app.py`` with the embedded 0.5B model
 (``SWR_LLM_GGUF``, 1 thread; installed by ``scripts/setup.sh --test``), Debian's Chromium driven
 by Playwright, nothing but 127.0.0.1 reachable from the page.
 

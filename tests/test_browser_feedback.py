@@ -1,4 +1,4 @@
-"""Issue #14 end to end in a real browser (Debian's Chromium driven by Playwright, ``streamlit run
+"""Feedback end to end in a real browser (Debian's Chromium driven by Playwright, ``streamlit run
 app.py`` on a fresh SWR_HOME, the default engine): upload a three-page PDF made here with
 reportlab, ask a question whose answer is on page 2, see the hit on page 2 (its badge; in the
 document view, its boxes on page 2's image at the sentence's line and its orange pixels there),
@@ -180,7 +180,7 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
             page.get_by_role("button", name="Not helpful").first.click()
             page.get_by_text("marked not helpful").first.wait_for(timeout=60_000)
             _settled(page)
-            # issue #14 §1: the hit where it stands on page 2's image; the right sentence chosen there
+            # the hit where it stands on page 2's image; the right sentence chosen there
             shown = _document_view(page)
             z = shown["zoom"]
             # the sentence is page 2's second line: drawn at 780 - 24 = 756 pt from the bottom of an

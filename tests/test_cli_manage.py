@@ -142,7 +142,7 @@ def test_index_list_ask_verify_delete_round_trip(cli, tmp_path, monkeypatch):
     # delete --doc, then delete --kb
     gone = doc_of["notes.txt"]
     out = cli.json("delete", "--kb", "manuals", "--doc", gone["doc_id"])
-    trash = out.pop("trash")  # a delete goes to the trash (issue #21), restorable by its id
+    trash = out.pop("trash")  # a delete goes to the trash, restorable by its id
     assert out == {"kb": "manuals", "doc": gone["doc_id"], "deleted_sentences": gone["sentences"]}
     assert trash["doc_id"] == gone["doc_id"] and trash["id"]
     left = {k["kb"]: k for k in cli.json("kbs", "--docs")["kbs"]}["manuals"]

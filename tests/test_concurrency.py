@@ -1,5 +1,5 @@
-"""A question asked while a large document is indexing returns before that document finishes
-(issue #16). Structural, not timed: the indexer's model is held inside its second passage batch
+"""A question asked while a large document is indexing returns before that document finishes.
+Structural, not timed: the indexer's model is held inside its second passage batch
 until the question has returned; a question that waited for the indexing would only return
 after the hold timed out, with the document complete."""
 from __future__ import annotations
@@ -116,7 +116,7 @@ QUIET = ["What does E2 mean on the air fryer?", "电热水壶的额定功率是�
 
 
 def test_answerability_reads_the_searchs_own_dense_list(e5_engine):
-    """Issue #16: a question's answerability used to run a second, dense-only retrieval (half of
+    """A question's answerability used to run a second, dense-only retrieval (half of
     a quiet question's time). It reads the dense candidates its own search ranked with the
     question's vector (every language; a translation's vector scores another text) and finds
     the closest substantive sentence a plain dense search per language finds."""

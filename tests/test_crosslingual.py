@@ -1,4 +1,4 @@
-"""Cross-lingual retrieval (#20): a question in one language finds the answer written in the other.
+"""Cross-lingual retrieval: a question in one language finds the answer written in the other.
 
 Real parts: the bundled e5 engine on Qdrant Edge with the sample knowledge base (Chinese kettle and
 rice-cooker manuals, English air-fryer manual, FAQ and rice-cooker guide), the real CC-CEDICT
@@ -64,7 +64,7 @@ def test_off_is_the_plain_search(e5_engine):
         cl.enabled = False
         hits = _top3(e5_engine, "空气炸锅显示E2是什么意思？")
         assert all(h.via is None for h in hits)
-        assert not any("fan fault" in h.sentence.text.lower() for h in hits)  # the bug of #20
+        assert not any("fan fault" in h.sentence.text.lower() for h in hits)  # the bug this guards
     finally:
         cl.enabled = True
 
@@ -250,7 +250,7 @@ def test_the_evidence_says_how_a_cross_lingual_hit_was_found():
 
 def test_a_bilingual_question_sends_its_lists_in_one_store_call(e5_engine):
     """The question's own lists in both languages and its translation's list: one query_batch of
-    six searches (dense and BM25 each) and one payload fetch, not three of each (issue #16)."""
+    six searches (dense and BM25 each) and one payload fetch, not three of each."""
     q = "How long does the kettle take to boil a full jug?"
     e5_engine.retrieve("How do I descale the kettle?", "sample")  # the languages, learned once
     store = e5_engine.store

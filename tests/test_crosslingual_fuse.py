@@ -1,4 +1,4 @@
-"""The cross-lingual fusion and the dictionary's English lookups (issue #20, 2026-12-01 session 4).
+"""The cross-lingual fusion and the dictionary's English lookups.
 
 Pure functions on hand-built hits (``swr.retrieve.crosslingual.fuse``) and the real CC-CEDICT glossary:
 what each test pins down was measured on the XQuAD dev half or the sample manuals
@@ -14,8 +14,7 @@ from swr.retrieve.crosslingual import fuse
 
 
 def test_the_measured_rules_are_the_defaults():
-    # off in session 5 (the sample manuals' regressions), on again since session 6 with the
-    # title-line and other-product rules below (bench/README.md §8)
+    # measured with the title-line and other-product rules below (docs/retrieval.md)
     assert crosslingual.BETTER_FIRST is True and crosslingual.EMPTY_LAST is True
 
 

@@ -242,7 +242,7 @@ def test_empty_sample_kb_variable_turns_the_sample_off(tmp_path):
 
 
 def test_a_known_kb_is_not_listed_per_question_and_a_delete_is_seen_at_once(fake_engine):
-    """require_kb remembers a knowledge base it found (no store scroll per question, issue #16)
+    """require_kb remembers a knowledge base it found (no store scroll per question)
     until this process writes to it: a deleted one is refused on the next question."""
     from swr.core.errors import NotFound
 

@@ -1,4 +1,4 @@
-"""Feedback that becomes a test (issue #14 §2) and what the sparse side searched for (§3).
+"""Feedback that becomes a test, and what the sparse side searched for.
 
 Real Qdrant Edge store; the fast fake embedder where the model does not matter (roles, storage,
 trash, the pages through AppTest), the real jieba BM25 everywhere. A not-helpful answer with its

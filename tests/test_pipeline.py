@@ -1,4 +1,4 @@
-"""The overlapped indexing pipeline (swr/ingest/indexer.py, issue #16): while a chunk is embedded, the
+"""The overlapped indexing pipeline (swr/ingest/indexer.py): while a chunk is embedded, the
 chunk before it is written (BM25, upsert) and the next files are split in one background thread;
 every guarantee of the sequential order holds (a bad file fails alone, locks released once,
 documents complete only when written, progress in order, the same points).

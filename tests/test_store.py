@@ -763,7 +763,7 @@ def test_edge_hnsw_beam_widens_with_the_store(tmp_path, monkeypatch):
 
 
 def test_edge_hnsw_build_runs_in_a_child_while_questions_and_writes_go_on(tmp_path, monkeypatch):
-    """Issue #16: the HNSW build runs in another process on a copy of the shard; while it runs
+    """The HNSW build runs in another process on a copy of the shard; while it runs
     (slowed here to 8 s) the store answers and takes writes in this process, those writes are in
     the shard that is swapped in, and the next open finds that generation (and no stale folder)."""
     import sys

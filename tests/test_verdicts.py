@@ -1,4 +1,4 @@
-"""Verdicts that hold (issue #19), answerability, and the per-sentence answer check (#13 §3).
+"""Verdicts that hold, answerability, and the per-sentence answer check.
 
 The examples are the issue's, on the bundled sample manuals, with the real engine (bundled
 multilingual-e5-small + Qdrant Edge, the session's ``e5_engine``); the text rules of
@@ -110,8 +110,8 @@ def test_another_products_fact_does_not_support(sample):
 
     eng, kb = sample
     r = vf.verify(eng, "电热水壶的发热盘保修三年", kb, top_k=5)
-    # the rice cooker's three years: its manual ranks after the kettle's (another product's, since
-    # session 7), so it is the FAQ's RC-550 line that is retrieved; it must not support either
+    # the rice cooker's three years: its manual ranks after the kettle's (another product's
+    # document), so it is the FAQ's RC-550 line that is retrieved; it must not support either
     rice = [e for e in r.entries if ("三年" in e.text or "3 years" in e.text)
             and (e.source.startswith("rice_cooker") or "RC-550" in e.text)]
     assert rice and all(not e.supported for e in rice), [(e.source, e.role, e.text) for e in r.entries]
@@ -341,7 +341,7 @@ def test_a_translations_cosine_in_a_document_the_question_does_not_name_never_an
     """"What is 24 hours in minutes?" names no product and the manuals do not convert units; its
     dictionary translation ("24 小时 ...") finds the rice cooker's "最长预约时间：24 小时" at a
     cosine above the high bar, and the question has no content term, so that cosine alone
-    answered it (swr.answer.answerable before session 7). Its own vector's closest sentence is below it."""
+    would answer it without the named-document rule. Its own vector's closest sentence is below it."""
     import swr.answer.answerable as an
 
     eng, kb = sample

@@ -78,7 +78,7 @@ class Embedder:
     def _model_turn(self, is_query: bool):
         """The context one model batch runs in. A question waits for at most the batch that is
         running, never for a whole passage call (the indexer sends 1,024 sentences per call: a
-        question asked meanwhile waited ~20 s, issue #16)."""
+        question asked meanwhile waited ~20 s)."""
         return self._lock.turn(priority=is_query)
 
     def info(self) -> dict:

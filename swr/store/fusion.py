@@ -2,7 +2,7 @@
 
 The store searches each list once (their ranks and scores annotate every hit anyway) and fuses
 them here, instead of running both searches a second time as a fused query's prefetches: one
-search per list (issue #16). Hand-written because no library reproduces Qdrant's fusion; it
+search per list. Hand-written because no library reproduces Qdrant's fusion; it
 follows Qdrant's source (``lib/segment/src/common/score_fusion.rs`` and
 ``reciprocal_rank_fusion.rs``) and ``tests/test_fusion.py`` checks it against Qdrant Edge's own
 fused query on real stores, for every fusion:
