@@ -85,8 +85,9 @@ def load_bytes(name: str, data: bytes, *, max_bytes: int | None = None) -> Docum
     data = bytes(data)
     page_starts: list[int] = []
     encoding: str | None = None
+    layout: dict = {}
     if fmt == "pdf":
-        text, page_starts = load_pdf(data, src)
+        text, page_starts, layout = load_pdf(data, src)
     elif fmt == "docx":
         text = load_docx(data, src)
     elif fmt == "html":
@@ -100,6 +101,7 @@ def load_bytes(name: str, data: bytes, *, max_bytes: int | None = None) -> Docum
         page_starts=page_starts,
         format=fmt,
         encoding=encoding,
+        layout=layout,
     )
 
 

@@ -1,0 +1,1 @@
+"""Ingest: files to documents (loaders, page layout), ready for splitting and indexing."""

@@ -1,0 +1,241 @@
+"""PDF page layout: PDFium's lines rebuilt into paragraphs, table rows and page furniture.
+
+A line end inside a paragraph becomes a space (nothing between two CJK characters, nothing for
+a word hyphenated across the line end); a paragraph end, a heading, a list item and a table row
+stay line breaks, for the splitter. Decided from the geometry of :mod:`swr.ingest.pdf_lines`
+(each rule a :class:`Why`, every threshold on :class:`LayoutRules`):
+
+- a paragraph ends where the next line starts lower than the page's usual line step allows
+  (``break-gap``), in another font size (``break-size``) or weight (``break-bold``), indented
+  (``break-indent``) or outdented after a continuation line (``break-outdent``), with a list
+  marker (``break-list``), as a table row (``break-row``), or where the next line's first word
+  would have fit on this line (``break-short``: ragged text, headings, last lines);
+- running headers and footers (a line at a page's top or bottom edge repeated on several pages,
+  digits aside) are page furniture, left out of the text (:func:`furniture_keys`);
+- a page with a column gutter is read left column, then right column; a table row's cells are
+  tab-separated and paired with the header row's cells (``Model: KX-2000``), as .docx tables.
+
+Every character of the text built remembers its PDFium character index (-1 for the header
+names written before a row's cells), so stored offsets map to boxes (:mod:`swr.docview`).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ..structure import classify
+from .pdf_lines import HYPHEN, Line, _is_cjk
+
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+_DROP = ("\0", "\ufeff", HYPHEN)
+
+
+@dataclass(frozen=True)
+class LayoutRules:
+    """Thresholds of the PDF layout, calibrated on bench/pdf_sentences.py's generated corpus
+    (seeds 0-4: justified and ragged paragraphs, 1.15-1.5 line leading, paragraph spacing of
+    0.5-1.2 font sizes, two columns, tables, lists, running headers and footers)."""
+
+    gap_ratio: float = 1.25  # a baseline step above this x the page's usual step (same font size): paragraph end
+    default_step: float = 1.3  # the usual step in font sizes when the page shows none
+    size_change: float = 0.12  # font sizes differing by more than this share: another block (a heading)
+    indent_em: float = 0.8  # a line starting this many font sizes right (or left) of the one before: new paragraph
+    space_em: float = 0.25  # width of a space in font sizes, when asking whether the next word would have fit
+    cell_gap_em: float = 1.0  # a gap of at least this many font sizes at a generated space: a table cell boundary
+    jump_em: float = 0.3  # the next line starting this many font sizes above this one: a new column
+    furniture_pages: int = 3  # an edge line repeated on this many pages (every page of a shorter file): furniture
+    furniture_band: float = 0.15  # share of the page height at the top and bottom where furniture lies
+    furniture_lines: int = 2  # lines at each edge of a page looked at for furniture
+    gutter_min_lines: int = 3  # lines needed on each side of a vertical gap to read it as a column gutter
+    gutter_cross: float = 0.15  # share of the page's lines that may cross a gutter (a full-width title)
+
+
+RULES = LayoutRules()
+
+
+class Why(str, Enum):
+    """What was decided at a line end (the trace of :class:`PageText`)."""
+
+    SPACE = "join-space"
+    CJK = "join-cjk"
+    HYPHEN = "join-hyphen"  # hyphenated word joined, the hyphen dropped
+    HYPHEN_KEPT = "join-hyphen-kept"  # a code or model number (KX-2000): hyphen kept, no space
+    GAP = "break-gap"
+    SIZE = "break-size"
+    BOLD = "break-bold"
+    INDENT = "break-indent"
+    OUTDENT = "break-outdent"
+    LIST = "break-list"
+    ROW = "break-row"
+    SHORT = "break-short"
+
+
+JOINS = {Why.SPACE: " ", Why.CJK: "", Why.HYPHEN: "", Why.HYPHEN_KEPT: ""}
+
+
+@dataclass
+class PageText:
+    """One page's rebuilt text, the PDFium index of each character, and the decisions made."""
+
+    text: str
+    idx: list[int]
+    trace: list[Why] = field(default_factory=list)
+    furniture: list[str] = field(default_factory=list)  # texts of the lines left out as furniture
+    first: Line | None = None  # the first and last body lines in reading order (page joins)
+    last: Line | None = None
+    right: float = 0.0  # the right edge of the last line's column
+    left: float = 0.0  # the left edge of the first line's column
+
+
+# ------------------------------------------------------------------------------------------
+# furniture
+
+
+def furniture_key(line: Line, edge: str) -> str:
+    """The repeated form of an edge line: its edge, lowercase text with digit runs as ``#``."""
+    return edge + ":" + _SPACES.sub(" ", _DIGITS.sub("#", line.text.strip().lower()))
+
+
+def edge_keys(lines: list[Line], height: float, rules: LayoutRules = RULES) -> dict[int, str]:
+    """Furniture candidates of one page: position in ``lines`` -> key (top or bottom lines only)."""
+    order = sorted(range(len(lines)), key=lambda k: -lines[k].base0)
+    out: dict[int, str] = {}
+    for k in order[: rules.furniture_lines]:
+        if lines[k].base0 >= height * (1 - rules.furniture_band):
+            out[k] = furniture_key(lines[k], "t")
+    for k in order[::-1][: rules.furniture_lines]:
+        if lines[k].base0 <= height * rules.furniture_band and k not in out:
+            out[k] = furniture_key(lines[k], "b")
+    return out
+
+
+def furniture_keys(pages: list[dict[int, str]], rules: LayoutRules = RULES) -> set[str]:
+    """Keys seen on enough pages (:attr:`LayoutRules.furniture_pages`, or all of 2+ pages)."""
+    if len(pages) < 2:
+        return set()
+    need = min(rules.furniture_pages, len(pages))
+    seen = Counter(k for keys in pages for k in set(keys.values()))
+    return {k for k, c in seen.items() if c >= need}
+
+
+# ------------------------------------------------------------------------------------------
+# columns and reading order
+
+
+def reading_order(lines: list[Line], width: float, rules: LayoutRules = RULES) -> tuple[list[Line], list[int]]:
+    """The lines in reading order and each one's column (0 whole width, 1 left, 2 right)."""
+    g = _gutter(lines, width, rules)
+    if g is None:
+        return lines, [0] * len(lines)
+    col = [1 if ln.x1 < g else 2 if ln.x0 > g else 0 for ln in lines]
+    top = max(ln.base0 for ln, c in zip(lines, col) if c)
+    above = [k for k, c in enumerate(col) if c == 0 and lines[k].base0 > top]
+    rest = [k for k, c in enumerate(col) if c == 0 and lines[k].base0 <= top]
+    order = above + [k for k, c in enumerate(col) if c == 1] + [k for k, c in enumerate(col) if c == 2] + rest
+    return [lines[k] for k in order], [col[k] for k in order]
+
+
+def _gutter(lines: list[Line], width: float, rules: LayoutRules) -> float | None:
+    """The x of a column gutter (a vertical strip few lines cross, enough lines either side), or None."""
+    m = rules.gutter_min_lines
+    if len(lines) < 2 * m or width <= 0:
+        return None
+    n = int(width) + 2
+    diff = [0] * (n + 1)
+    for ln in lines:
+        diff[min(n, max(0, int(ln.x0)))] += 1
+        diff[min(n, max(0, int(ln.x1) + 1))] -= 1
+    cov, run = [], 0
+    for d in diff:
+        run += d
+        cov.append(run)
+    lo, hi = int(width * 0.3), int(width * 0.7)
+    low = min(cov[lo:hi])
+    if low > rules.gutter_cross * len(lines):
+        return None
+    xs = [x for x in range(lo, hi) if cov[x] == low]
+    g = xs[len(xs) // 2] + 0.5
+    left = sum(ln.x1 < g for ln in lines)
+    right = sum(ln.x0 > g for ln in lines)
+    return g if left >= m and right >= m else None
+
+
+# ------------------------------------------------------------------------------------------
+# line ends
+
+
+class _Page:
+    """The geometry a page's decisions share: column edges and usual line steps per font size."""
+
+    def __init__(self, lines: list[Line], cols: list[int], rules: LayoutRules) -> None:
+        self.rules = rules
+        self.right: dict[tuple[int, float], float] = {}
+        self.left: dict[tuple[int, float], float] = {}
+        for ln, c in zip(lines, cols):
+            key = (c, _size_key(ln.size1))
+            self.right[key] = max(self.right.get(key, 0.0), ln.x1)
+            key0 = (c, _size_key(ln.size0))
+            self.left[key0] = min(self.left.get(key0, 1e9), ln.x0)
+        steps: dict[float, Counter] = {}
+        for (a, ca), (b, cb) in zip(zip(lines, cols), zip(lines[1:], cols[1:])):
+            d = a.base1 - b.base0
+            if ca == cb and _same_size(a.size1, b.size0, rules) and 0.9 * a.size1 < d < 3 * a.size1:
+                steps.setdefault(_size_key(a.size1), Counter())[round(d * 4) / 4] += 1
+        self.step = {k: c.most_common(1)[0][0] for k, c in steps.items()}
+
+
+def _size_key(size: float) -> float:
+    return round(size * 2) / 2
+
+
+def _same_size(a: float, b: float, rules: LayoutRules) -> bool:
+    return abs(a - b) <= rules.size_change * max(a, b, 1.0)
+
+
+def decide(L: Line, N: Line, page: _Page, cols: tuple[int, int], first: bool, item: bool) -> Why:
+    """What the end of line ``L`` is, ``N`` the next line in reading order. ``first``: ``L``
+    starts its block; ``item``: that block is a list item."""
+    r = page.rules
+    size = max(L.size1, 1.0)
+    if L.cells or N.cells:
+        return Why.ROW
+    if classify(N.text).kind == "item":
+        return Why.LIST
+    if not _same_size(L.size1, N.size0, r):
+        return Why.SIZE
+    if L.bold != N.bold:
+        return Why.BOLD
+    jump = N.base0 > L.base1 + r.jump_em * size or cols[0] != cols[1]
+    if not jump:
+        step = page.step.get(_size_key(L.size1), r.default_step * size)
+        if L.base1 - N.base0 > r.gap_ratio * step:
+            return Why.GAP
+        if N.x0 > L.x0 + r.indent_em * size and not (first and item):
+            return Why.INDENT
+        if N.x0 < L.x0 - r.indent_em * size and not first:
+            return Why.OUTDENT
+    elif N.x0 > page.left.get((cols[1], _size_key(N.size0)), N.x0) + r.indent_em * size:
+        return Why.INDENT
+    right = page.right.get((cols[0], _size_key(L.size1)), L.x1)
+    if L.x1 + r.space_em * size + N.word_w <= right:
+        return Why.SHORT
+    return _join(L.text[L.s1 - L.a - 1], N.text[N.s0 - N.a], L.text[: L.s1 - L.a])
+
+
+def _join(last: str, nxt: str, before: str) -> Why:
+    """How two lines of one paragraph join: by the last character of one and the first of the next."""
+    if last == "-" and len(before) > 1 and before[-2].isalpha() and nxt.isalnum():
+        return Why.HYPHEN if _drop_hyphen(before[:-1], nxt) else Why.HYPHEN_KEPT
+    if _is_cjk(last) and _is_cjk(nxt):
+        return Why.CJK
+    return Why.SPACE
+
+
+def _drop_hyphen(before: str, nxt: str) -> bool:
+    """Whether a hyphen between ``before`` and a word starting ``nxt`` only split a word: both
+    sides lowercase letters and no digit in the word before (``KX-2000``, ``Wi-Fi`` keep theirs)."""
+    word = before.rsplit(None, 1)[-1] if before.strip() else ""
+    return nxt.islower() and word[-1:].islower() and not any(ch.isdigit() for ch in word)
