@@ -85,7 +85,7 @@ def _build(raw: str, lines: list[Line], width: float, edges: dict[int, str], key
             parts.append(sep)
             idx.append(ln.brk if ln.brk >= 0 else ln.s1 - 1)
         first = sep == "\n"
-        if not order[k + 1].cells:
+        if why is not Why.ROW:
             header = None
     out.text = "".join(parts)
     out.idx = idx

@@ -185,6 +185,11 @@ class _Page:
             if ca == cb and _same_size(a.size1, b.size0, rules) and 0.9 * a.size1 < d < 3 * a.size1:
                 steps.setdefault(_size_key(a.size1), Counter())[round(d * 4) / 4] += 1
         self.step = {k: c.most_common(1)[0][0] for k, c in steps.items()}
+        # a table row's step: the one from the row above it (the first two rows set the table's pitch)
+        self.row_step: dict[int, float] = {}
+        for a, b, c in zip(lines, lines[1:], lines[2:]):
+            if a.cells and b.cells and c.cells:
+                self.row_step[id(b)] = max(a.base1 - b.base0, 0.1)
 
 
 def _size_key(size: float) -> float:
@@ -200,8 +205,10 @@ def decide(L: Line, N: Line, page: _Page, cols: tuple[int, int], first: bool, it
     starts its block; ``item``: that block is a list item."""
     r = page.rules
     size = max(L.size1, 1.0)
-    if L.cells or N.cells:
-        return Why.ROW
+    if L.cells or N.cells:  # a row: another table after a gap or a bold (header) row
+        if L.cells and N.cells and (L.bold or not N.bold) and L.base1 - N.base0 <= r.gap_ratio * _row_step(L, N, page):
+            return Why.ROW
+        return Why.GAP if L.cells and N.cells else Why.ROW
     if classify(N.text).kind == "item":
         return Why.LIST
     if not _same_size(L.size1, N.size0, r):
@@ -223,6 +230,11 @@ def decide(L: Line, N: Line, page: _Page, cols: tuple[int, int], first: bool, it
     if L.x1 + r.space_em * size + N.word_w <= right:
         return Why.SHORT
     return _join(L.text[L.s1 - L.a - 1], N.text[N.s0 - N.a], L.text[: L.s1 - L.a])
+
+
+def _row_step(L: Line, N: Line, page: _Page) -> float:
+    """The usual step between two rows of a table: the step from the row before, else the page's."""
+    return page.row_step.get(id(L), page.step.get(_size_key(L.size1), page.rules.default_step * L.size1) * 1.5)
 
 
 def _join(last: str, nxt: str, before: str) -> Why:
