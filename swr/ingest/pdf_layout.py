@@ -44,7 +44,7 @@ class LayoutRules:
     size_change: float = 0.12  # font sizes differing by more than this share: another block (a heading)
     indent_em: float = 0.8  # a line starting this many font sizes right (or left) of the one before: new paragraph
     space_em: float = 0.25  # width of a space in font sizes, when asking whether the next word would have fit
-    cell_gap_em: float = 1.0  # a gap of at least this many font sizes at a generated space: a table cell boundary
+    cell_gap_em: float = 1.6  # a gap of at least this many font sizes at a generated space: a table cell boundary
     jump_em: float = 0.3  # the next line starting this many font sizes above this one: a new column
     furniture_pages: int = 3  # an edge line repeated on this many pages (every page of a shorter file): furniture
     furniture_band: float = 0.15  # share of the page height at the top and bottom where furniture lies
