@@ -42,13 +42,16 @@ def build_page(page, textpage, keys: set[str] | frozenset[str], rules: LayoutRul
 def page_joint(prev: PageText, nxt: PageText, rules: LayoutRules = RULES) -> str:
     """``" "`` when the last paragraph of ``prev`` runs on at the top of ``nxt``, else ``"\\n"``."""
     L, N = prev.last, nxt.first
-    if L is None or N is None or L.cells or N.cells:
-        return "\n"
+    if L is None or N is None or L.cells or N.cells or L.text.rstrip()[-1:] in _ENDS:
+        return "\n"  # (a sentence that ends a page ends there: the page break stays a line break)
     geometry = _Page([], [], rules)
     geometry.right = {(0, _k(L.size1)): prev.right}
     geometry.left = {(1, _k(N.size0)): nxt.left}
     why = decide(L, N, geometry, (0, 1), first=False, item=False)
     return " " if why in (Why.SPACE, Why.CJK) else "\n"
+
+
+_ENDS = set("。！？；….!?;:：")
 
 
 def _k(size: float) -> float:
