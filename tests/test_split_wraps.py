@@ -1,0 +1,41 @@
+"""The splitter's wraps: a line break that only wraps a paragraph stays inside the sentence
+(plain text, Markdown, .docx soft breaks, HTML <br>); everything else still ends one."""
+from __future__ import annotations
+
+import time
+
+from swr.split import split_spans
+
+WRAPPED = ("Read this manual carefully before use and keep it for\nfuture reference. Do not use the\n"
+           "unit in rooms colder than 5 C.\nSafety notes\nKeep it dry.")
+
+
+def _s(text, wraps=True):
+    return [text[a:b] for a, b in split_spans(text, wraps=wraps)]
+
+
+def test_a_wrapped_line_joins_its_sentence():
+    got = _s(WRAPPED)
+    assert got[0] == "Read this manual carefully before use and keep it for\nfuture reference. "
+    assert "Safety notes\n" in got and got[-1] == "Keep it dry."
+    assert "".join(got) == WRAPPED
+    assert _s(WRAPPED, wraps=False)[0] == "Read this manual carefully before use and keep it for\n"
+
+
+def test_chinese_wrap_joins_and_short_lines_do_not():
+    zh = "这是一个很长的中文句子，我们在这里把它按照固定的宽度折\n行了，然后继续。\n安全说明\n使用前请阅读。"
+    assert _s(zh) == ["这是一个很长的中文句子，我们在这里把它按照固定的宽度折\n行了，然后继续。\n", "安全说明\n", "使用前请阅读。"]
+
+
+def test_headings_items_and_uppercase_starts_stay_apart():
+    text = "## A heading that is long enough to be a wrapped line\nbut it is a heading\n" \
+           "- an item of a list that runs on and on for a while\n- another item\nA paragraph line of forty chars or more\nThe next."
+    got = _s(text)
+    assert got[0].endswith("wrapped line\n") and "- another item\n" in got and got[-1] == "The next."
+
+
+def test_one_char_lines_stay_fast_and_apart():
+    text = "a\n" * 100_000
+    t0 = time.perf_counter()
+    spans = split_spans(text, wraps=True)
+    assert len(spans) == 100_000 and time.perf_counter() - t0 < 5
