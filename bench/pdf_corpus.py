@@ -252,13 +252,18 @@ def _fill_manual(w: _Writer, rng: random.Random, s: dict, blocks: int) -> list[s
                 w.space(size * 0.3)
             w.space(size * s["para"])
         elif r < 0.3:
+            from reportlab.pdfbase.pdfmetrics import stringWidth
+
             head = rng.choice(TABLES)
-            xs = [0, w.width() * 0.3, w.width() * 0.62]
+            rows = [[rng.choice(CELLS) for _ in head] for _ in range(rng.randint(2, 5))]
+            pad = rng.uniform(12, 30)  # cell padding, as reportlab's Table (6 pt a side) or wider
+            xs = [0.0]
+            for c in range(len(head) - 1):
+                xs.append(xs[-1] + pad + max(stringWidth(r[c], bold, size) for r in [head] + rows))
             w.space(size * 0.5)
             w.cells(head, xs, bold, size)
             units.append("\t".join(head))
-            for _ in range(rng.randint(2, 5)):
-                row = [" ".join(rng.sample(CELLS, 1)) for _ in head]
+            for row in rows:
                 w.cells(row, xs, regular, size)
                 units.append("\t".join(f"{h}: {c}" for h, c in zip(head, row)))
             w.space(size * (0.5 + s["para"]))

@@ -10,7 +10,7 @@ Call with :data:`swr.load.pdf_text.PDFIUM_LOCK` held.
 """
 from __future__ import annotations
 
-from .pdf_layout import JOINS, RULES, LayoutRules, PageText, Why, _drop_hyphen, _Page, decide, edge_keys, \
+from .pdf_layout import _ENDS, JOINS, RULES, LayoutRules, PageText, Why, _drop_hyphen, _Page, decide, edge_keys, \
     furniture_keys, reading_order
 from .pdf_lines import HYPHEN, Line, page_lines
 
@@ -49,9 +49,6 @@ def page_joint(prev: PageText, nxt: PageText, rules: LayoutRules = RULES) -> str
     geometry.left = {(1, _k(N.size0)): nxt.left}
     why = decide(L, N, geometry, (0, 1), first=False, item=False)
     return " " if why in (Why.SPACE, Why.CJK) else "\n"
-
-
-_ENDS = set("。！？；….!?;:：")
 
 
 def _k(size: float) -> float:

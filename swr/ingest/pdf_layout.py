@@ -6,8 +6,8 @@ stay line breaks, for the splitter. Decided from the geometry of :mod:`swr.inges
 (each rule a :class:`Why`, every threshold on :class:`LayoutRules`):
 
 - a paragraph ends where the next line starts lower than the page's usual line step allows
-  (``break-gap``), in another font size (``break-size``) or weight (``break-bold``), indented
-  (``break-indent``) or outdented after a continuation line (``break-outdent``), with a list
+  (``break-gap``), in another font size (``break-size``), after a bold line that ends no
+  sentence (``break-bold``: a heading in the body's size), indented (``break-indent``) or outdented after a continuation line (``break-outdent``), with a list
   marker (``break-list``), as a table row (``break-row``), or where the next line's first word
   would have fit on this line (``break-short``: ragged text, headings, last lines);
 - running headers and footers (a line at a page's top or bottom edge repeated on several pages,
@@ -30,7 +30,7 @@ from .pdf_lines import HYPHEN, Line, _is_cjk
 
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
-_DROP = ("\0", "\ufeff", HYPHEN)
+_ENDS = set("。！？；….!?;:：")
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class LayoutRules:
     size_change: float = 0.12  # font sizes differing by more than this share: another block (a heading)
     indent_em: float = 0.8  # a line starting this many font sizes right (or left) of the one before: new paragraph
     space_em: float = 0.25  # width of a space in font sizes, when asking whether the next word would have fit
-    cell_gap_em: float = 1.6  # a gap of at least this many font sizes at a generated space: a table cell boundary
+    cell_gap_em: float = 1.0  # a gap of at least this many font sizes at a generated space: a table cell boundary
     jump_em: float = 0.3  # the next line starting this many font sizes above this one: a new column
     furniture_pages: int = 3  # an edge line repeated on this many pages (every page of a shorter file): furniture
     furniture_band: float = 0.15  # share of the page height at the top and bottom where furniture lies
@@ -213,8 +213,8 @@ def decide(L: Line, N: Line, page: _Page, cols: tuple[int, int], first: bool, it
         return Why.LIST
     if not _same_size(L.size1, N.size0, r):
         return Why.SIZE
-    if L.bold != N.bold:
-        return Why.BOLD
+    if L.bold and not N.bold and L.text.rstrip()[-1:] not in _ENDS:
+        return Why.BOLD  # a bold line (a heading in the body's size) before text
     jump = N.base0 > L.base1 + r.jump_em * size or cols[0] != cols[1]
     if not jump:
         step = page.step.get(_size_key(L.size1), r.default_step * size)

@@ -44,6 +44,7 @@ class Line:
     word_w: float  # width of the first word (of the first character for CJK)
     cells: list[tuple[int, int]] = field(default_factory=list)  # [a, b) per cell when a table row
     seps: list[int] = field(default_factory=list)  # the generated space between two cells
+    cell_x: list[float] = field(default_factory=list)  # the left of each cell
 
 
 class _Reader:
@@ -107,7 +108,22 @@ def page_lines(textpage, cell_gap_em: float) -> tuple[str, list[Line]]:
         _add(lines, rd, raw, pos, m.start(), m.start(), cell_gap_em)
         pos = m.end()
     _add(lines, rd, raw, pos, len(raw), -1, cell_gap_em)
+    _rows_only_in_tables(lines)
     return raw, lines
+
+
+def _rows_only_in_tables(lines: list[Line]) -> None:
+    """A line cut into cells is a table row only next to another with as many cells, aligned
+    (each cell's left within 2 font sizes on average): wide gaps of one justified line are not."""
+    keep = [False] * len(lines)
+    for k, (a, b) in enumerate(zip(lines, lines[1:])):
+        if a.cells and len(a.cells) == len(b.cells):
+            dx = sum(abs(x - y) for x, y in zip(a.cell_x, b.cell_x)) / len(a.cell_x)
+            if dx <= 2 * max(a.size0, b.size0, 1.0):
+                keep[k] = keep[k + 1] = True
+    for ln, ok in zip(lines, keep):
+        if ln.cells and not ok:
+            ln.cells, ln.seps, ln.cell_x = [], [], []
 
 
 def _add(lines: list[Line], rd: _Reader, raw: str, a: int, b: int, brk: int, cell_gap_em: float) -> None:
@@ -146,16 +162,19 @@ def _cells(line: Line, rd: _Reader, raw: str, cell_gap_em: float) -> None:
     gap_min = cell_gap_em * max(line.size0, 1.0)
     k = raw.find(" ", line.a, line.b)
     start = line.a
+    xs = [line.x0]
     while k != -1:
         if line.a < k < line.b - 1 and rd.generated(k) and not raw[k - 1].isspace():
-            gap = rd.box(k + 1)[0] - rd.box(k - 1)[2]
-            if gap >= gap_min:
+            left = rd.box(k + 1)[0]
+            if left - rd.box(k - 1)[2] >= gap_min:
                 line.cells.append((start, k))
                 line.seps.append(k)
+                xs.append(left)
                 start = k + 1
         k = raw.find(" ", k + 1, line.b)
     if line.cells:
         line.cells.append((start, line.b))
+        line.cell_x = xs
 
 
 def _is_cjk(ch: str) -> bool:
