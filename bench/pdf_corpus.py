@@ -85,11 +85,10 @@ class _Writer:
         self.col = 0
         self.y = self.H - self.s["margin"] - 10
         s, c = self.s, self.c
-        c.setFont("Helvetica", 8)
         if s["header"]:
-            c.drawString(self.s["margin"], self.H - self.s["margin"] + 14, s["header"])
+            self._plain(self.s["margin"], self.H - self.s["margin"] + 14, s["header"], "Helvetica", 8)
         foot = s["footer"].replace("{n}", str(self.page)).replace("{m}", str(self.total or 0))
-        c.drawCentredString(self.W / 2, self.s["margin"] - 24, foot)
+        self._plain(self.W / 2 - 10, self.s["margin"] - 24, foot, "Helvetica", 8)
 
     def x(self) -> float:
         return self.cols[self.col][0]
@@ -176,16 +175,23 @@ class _Writer:
             return
         space = sw(" ", line[0][1], size) + (extra / (len(line) - 1) if extra and len(line) > 1 else 0)
         for text, font in line:
-            c.setFont(font, size)
-            c.drawString(x, self.y, text)
+            self._plain(x, self.y, text, font, size)
             x += sw(text, font, size) + space
+
+    def _plain(self, x: float, y: float, text: str, font: str, size: float) -> None:
+        """``text`` at ``x, y`` without the word or character spacing a justified line left set."""
+        t = self.c.beginText(x, y)
+        t.setFont(font, size)
+        t.setWordSpace(0)
+        t.setCharSpace(0)
+        t.textOut(text)
+        self.c.drawText(t)
 
     def cells(self, row: list[str], xs: list[float], font: str, size: float) -> None:
         self.need(size * self.s["lead"] * 1.4)
         self.y -= size * self.s["lead"] * 1.4
-        self.c.setFont(font, size)
         for text, x in zip(row, xs):
-            self.c.drawString(self.x() + x, self.y, text)
+            self._plain(self.x() + x, self.y, text, font, size)
 
     def done(self) -> tuple[bytes, int]:
         self.c.showPage()

@@ -25,7 +25,8 @@ Rules, in order of application:
      ``\\x85``, U+2028, U+2029; with ``wraps=True`` (plain text, Markdown, .docx and HTML: the
      indexer's choice) not after a single line break that only wraps a paragraph: the line is
      long (:class:`WrapRules`), of a paragraph or list item, ends without ``。！？；….!?;:：``, and
-     the next line is text that starts with a lowercase letter or a Chinese character. The
+     the next line is text that starts with a lowercase letter, a digit, a model code
+     (``KX-2000``) or a Chinese character. The
      line break then stays inside the sentence (the spans still tile the text).
 
 2. **Whitespace.** All whitespace right after a boundary belongs to the sentence before it, so no
@@ -80,6 +81,7 @@ class WrapRules:
 
 
 WRAPS = WrapRules()
+_CODE = re.compile(r"[0-9]|[A-Z]{1,4}-?[0-9]")  # a number or a model code (KX-2000) continues a line
 
 _CJK_TERMINATORS = "。！？；…‼⁇⁈⁉｡"
 _CLOSERS = "”’」』）)\\]}\"'》〉】〕〗〙〛›»*_`"
@@ -192,7 +194,9 @@ def _wraps(text: str, line_start: int, m: re.Match) -> bool:
     if end - line_start < WRAPS.min_width // 2 or m.end() >= len(text):
         return False
     nxt = text[m.end()]
-    if not (nxt.islower() or HAN_RE.match(nxt)) or len(_LINE_BREAK_CHAR.findall(m.group())) != 1:
+    if not (nxt.islower() or HAN_RE.match(nxt) or _CODE.match(text, m.end())):
+        return False
+    if len(_LINE_BREAK_CHAR.findall(m.group())) != 1:
         return False
     line = text[line_start:end].rstrip()
     if not line or line[-1] in WRAPS.ends or len(line) + count_cjk(line) < WRAPS.min_width:
