@@ -166,6 +166,8 @@ class _Writer:
             t = c.beginText(x, self.y)
             t.setFont(line[0][1], size)
             text = sep.join(w for w, _ in line)
+            t.setWordSpace(0)  # (reportlab keeps a text object's spacing for the next one)
+            t.setCharSpace(0)
             if extra and cjk and len(text) > 1:
                 t.setCharSpace(extra / (len(text) - 1))
             elif extra and len(line) > 1:

@@ -175,6 +175,8 @@ class _Page:
         self.right: dict[tuple[int, float], float] = {}
         self.left: dict[tuple[int, float], float] = {}
         for ln, c in zip(lines, cols):
+            if ln.cells:
+                continue  # a table may be wider than the text column
             key = (c, _size_key(ln.size1))
             self.right[key] = max(self.right.get(key, 0.0), ln.x1)
             key0 = (c, _size_key(ln.size0))

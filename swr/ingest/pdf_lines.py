@@ -113,14 +113,16 @@ def page_lines(textpage, cell_gap_em: float) -> tuple[str, list[Line]]:
 
 
 def _rows_only_in_tables(lines: list[Line]) -> None:
-    """A line cut into cells is a table row only next to another with as many cells, aligned
+    """A line cut into cells is a table row only near another (next but one at most) with as many cells, aligned
     (each cell's left within 2 font sizes on average): wide gaps of one justified line are not."""
     keep = [False] * len(lines)
-    for k, (a, b) in enumerate(zip(lines, lines[1:])):
-        if a.cells and len(a.cells) == len(b.cells):
-            dx = sum(abs(x - y) for x, y in zip(a.cell_x, b.cell_x)) / len(a.cell_x)
-            if dx <= 2 * max(a.size0, b.size0, 1.0):
-                keep[k] = keep[k + 1] = True
+    for k, a in enumerate(lines):
+        for j in range(k + 1, min(k + 3, len(lines))):  # the next line, or the one after (a footer between)
+            b = lines[j]
+            if a.cells and len(a.cells) == len(b.cells):
+                dx = sum(abs(x - y) for x, y in zip(a.cell_x, b.cell_x)) / len(a.cell_x)
+                if dx <= 2 * max(a.size0, b.size0, 1.0):
+                    keep[k] = keep[j] = True
     for ln, ok in zip(lines, keep):
         if ln.cells and not ok:
             ln.cells, ln.seps, ln.cell_x = [], [], []
