@@ -110,7 +110,7 @@ class _Writer:
 
     # -- lines ---------------------------------------------------------------------------
     def paragraph(self, words: list[tuple[str, str]], size: float, justify: bool, cjk: bool,
-                  indent: float = 0.0, hang: float = 0.0) -> None:
+                  indent: float = 0.0, hang: float = 0.0, hyphens: bool = True) -> None:
         """Lay out ``words`` (text, font) in lines of the current column; the first line is
         indented by ``indent``, the others by ``hang``."""
         from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -121,13 +121,13 @@ class _Writer:
         while todo:
             off = indent if first else hang
             avail = self.width() - off
-            line, todo = self._fill(todo, avail, size, cjk, stringWidth)
+            line, todo = self._fill(todo, avail, size, cjk, stringWidth, hyphens)
             self.need(lead)
             self.y -= lead
             self._draw(line, self.x() + off, avail, size, justify and bool(todo), cjk, stringWidth)
             first = False
 
-    def _fill(self, todo, avail, size, cjk, sw):
+    def _fill(self, todo, avail, size, cjk, sw, hyphens=True):
         """The words of one line, and the rest (a long word hyphenated, a model number broken
         after its hyphen)."""
         line, w = [], 0.0
@@ -141,7 +141,7 @@ class _Writer:
                 w += (gap if len(line) > 1 else 0) + ww
                 continue
             room = avail - w - gap
-            for cut in self._cuts(text):
+            for cut in self._cuts(text) if hyphens else ():
                 head = text[:cut] if text[cut - 1] == "-" else text[:cut] + "-"
                 if sw(head, font, size) <= room:
                     return line + [(head, font)], [(text[cut:], font)] + todo[k + 1:]
@@ -247,7 +247,7 @@ def _fill_manual(w: _Writer, rng: random.Random, s: dict, blocks: int) -> list[s
             hs = size + rng.choice([2, 3, 4, 6])
             title = f"{b + 1} " + " ".join(rng.sample(EN_WORDS, rng.randint(1, 3))).capitalize()
             w.space(size * rng.uniform(0.8, 1.5))
-            w.paragraph([(t, bold) for t in title.split()], hs, False, False)
+            w.paragraph([(t, bold) for t in title.split()], hs, False, False, hyphens=False)
             w.space(size * rng.uniform(0.3, 0.6))
             units.append(title)
         elif r < 0.22:

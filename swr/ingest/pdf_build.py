@@ -10,9 +10,10 @@ Call with :data:`swr.load.pdf_text.PDFIUM_LOCK` held.
 """
 from __future__ import annotations
 
-from .pdf_layout import _ENDS, JOINS, RULES, LayoutRules, PageText, Why, _drop_hyphen, _Page, decide, edge_keys, \
+from .pdf_layout import _ENDS, JOINS, PageText, Why, _drop_hyphen, _Page, decide, edge_keys, \
     furniture_keys, reading_order
 from .pdf_lines import HYPHEN, Line, page_lines
+from .pdf_rules import RULES, LayoutRules
 
 
 def document_pages(pdf, rules: LayoutRules = RULES) -> tuple[list[PageText], list[str]]:
@@ -22,7 +23,7 @@ def document_pages(pdf, rules: LayoutRules = RULES) -> tuple[list[PageText], lis
         page = pdf[k]
         tp = page.get_textpage()
         try:
-            raw, lines = page_lines(tp, rules.cell_gap_em)
+            raw, lines = page_lines(tp, rules)
             w, h = page.get_width(), page.get_height()
         finally:
             tp.close()
@@ -34,7 +35,7 @@ def document_pages(pdf, rules: LayoutRules = RULES) -> tuple[list[PageText], lis
 
 def build_page(page, textpage, keys: set[str] | frozenset[str], rules: LayoutRules = RULES) -> PageText:
     """One page's rebuilt text, given the document's furniture keys."""
-    raw, lines = page_lines(textpage, rules.cell_gap_em)
+    raw, lines = page_lines(textpage, rules)
     edges = edge_keys(lines, page.get_height(), rules)
     return _build(raw, lines, page.get_width(), edges, set(keys), rules)
 

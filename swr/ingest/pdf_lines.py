@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..lang import CJK_RE
+from .pdf_rules import RULES, LayoutRules
 
 HYPHEN = "\ufffe"  # what PDFium's text holds for a hyphen it joined across a line end
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -98,16 +99,16 @@ def raw_text(textpage) -> str:
     return "".join(out)
 
 
-def page_lines(textpage, cell_gap_em: float) -> tuple[str, list[Line]]:
+def page_lines(textpage, rules: LayoutRules = RULES) -> tuple[str, list[Line]]:
     """The page's raw text and its non-blank lines in PDFium's order."""
     raw = raw_text(textpage)
     rd = _Reader(textpage)
     lines: list[Line] = []
     pos = 0
     for m in _BREAK.finditer(raw):
-        _add(lines, rd, raw, pos, m.start(), m.start(), cell_gap_em)
+        _add(lines, rd, raw, pos, m.start(), m.start(), rules)
         pos = m.end()
-    _add(lines, rd, raw, pos, len(raw), -1, cell_gap_em)
+    _add(lines, rd, raw, pos, len(raw), -1, rules)
     _rows_only_in_tables(lines)
     return raw, lines
 
@@ -128,7 +129,7 @@ def _rows_only_in_tables(lines: list[Line]) -> None:
             ln.cells, ln.seps, ln.cell_x = [], [], []
 
 
-def _add(lines: list[Line], rd: _Reader, raw: str, a: int, b: int, brk: int, cell_gap_em: float) -> None:
+def _add(lines: list[Line], rd: _Reader, raw: str, a: int, b: int, brk: int, rules: LayoutRules) -> None:
     """Measure the line ``raw[a:b]`` and append it, unless it is blank."""
     text = raw[a:b]
     stripped = text.strip(" \t\0\ufeff")
@@ -144,7 +145,7 @@ def _add(lines: list[Line], rd: _Reader, raw: str, a: int, b: int, brk: int, cel
     w_end = _first_word_end(raw, j0, j1)
     word_w = rd.box(w_end)[2] - l0 if w_end != j0 else _r0 - l0
     line = Line(a, b, brk, text, j0, j1 + 1, l0, x1, bot0, bot1, top0, size0, size1, bold, max(0.0, word_w))
-    _cells(line, rd, raw, cell_gap_em)
+    _cells(line, rd, raw, rules)
     lines.append(line)
 
 
@@ -159,22 +160,27 @@ def _first_word_end(raw: str, j0: int, j1: int) -> int:
     return k
 
 
-def _cells(line: Line, rd: _Reader, raw: str, cell_gap_em: float) -> None:
+def _cells(line: Line, rd: _Reader, raw: str, rules: LayoutRules) -> None:
     """Cut the line at generated spaces that span a gap of at least ``cell_gap_em`` font sizes."""
-    gap_min = cell_gap_em * max(line.size0, 1.0)
+    gap_min = rules.cell_gap_em * max(line.size0, 1.0)
     k = raw.find(" ", line.a, line.b)
     start = line.a
     xs = [line.x0]
+    gaps = []
     while k != -1:
         if line.a < k < line.b - 1 and rd.generated(k) and not raw[k - 1].isspace():
             left = rd.box(k + 1)[0]
-            if left - rd.box(k - 1)[2] >= gap_min:
+            gap = left - rd.box(k - 1)[2]
+            if gap >= gap_min:
                 line.cells.append((start, k))
                 line.seps.append(k)
                 xs.append(left)
+                gaps.append(gap)
                 start = k + 1
         k = raw.find(" ", k + 1, line.b)
-    if line.cells:
+    if len(gaps) >= 2 and max(gaps) - min(gaps) <= rules.even_gap_pt and raw[line.s0:line.s1].count(" ") == len(gaps):
+        line.cells, line.seps = [], []  # every space equally wide: a justified line drawn word by word
+    elif line.cells:
         line.cells.append((start, line.b))
         line.cell_x = xs
 
