@@ -116,6 +116,7 @@ class PdfFile:
         # the page text as indexing built it: rebuilt from the layout, or PDFium's lines as they were
         self._lines = layout.get("text_layer", LINES_LAYER) == LINES_LAYER
         self._furniture = frozenset(layout.get("furniture") or ())
+        self._headers = dict(layout.get("table_headers") or {})
         with PDFIUM_LOCK:
             self._pdf = open_pdf(data, source)
             self.page_count = len(self._pdf)
@@ -140,7 +141,7 @@ class PdfFile:
                     else:
                         from ..ingest.pdf_build import build_page
 
-                        built = build_page(pg, tp, self._furniture)
+                        built = build_page(pg, tp, self._furniture, self._headers.get(str(page)))
                         got = (built.text, built.idx)
                 finally:
                     tp.close()

@@ -30,14 +30,25 @@ def document_pages(pdf, rules: LayoutRules = RULES) -> tuple[list[PageText], lis
             page.close()
         read.append((raw, lines, w, h, edge_keys(lines, h, rules)))
     keys = furniture_keys([r[4] for r in read], rules)
-    return [_build(raw, lines, w, edges, keys, rules) for raw, lines, w, h, edges in read], sorted(keys)
+    out: list[PageText] = []
+    for raw, lines, w, _h, edges in read:
+        out.append(_build(raw, lines, w, edges, keys, rules, out[-1].header if out else None))
+    return out, sorted(keys)
 
 
-def build_page(page, textpage, keys: set[str] | frozenset[str], rules: LayoutRules = RULES) -> PageText:
-    """One page's rebuilt text, given the document's furniture keys."""
+def build_page(page, textpage, keys: set[str] | frozenset[str], header: list[str] | None = None,
+               rules: LayoutRules = RULES) -> PageText:
+    """One page's rebuilt text, given the document's furniture keys and the table header the
+    page before left in force (:func:`carried_headers`)."""
     raw, lines = page_lines(textpage, rules)
     edges = edge_keys(lines, page.get_height(), rules)
-    return _build(raw, lines, page.get_width(), edges, set(keys), rules)
+    return _build(raw, lines, page.get_width(), edges, set(keys), rules, header)
+
+
+def carried_headers(pages: list[PageText]) -> dict[str, list[str]]:
+    """``{page number (1-based, as text): header}`` for pages a table runs on to (kept with the
+    file, so one page is rebuilt alone with the same text)."""
+    return {str(k + 2): p.header for k, p in enumerate(pages[:-1]) if p.header and pages[k + 1].carried}
 
 
 def page_joint(prev: PageText, nxt: PageText, rules: LayoutRules = RULES) -> str:
@@ -57,7 +68,7 @@ def _k(size: float) -> float:
 
 
 def _build(raw: str, lines: list[Line], width: float, edges: dict[int, str], keys: set[str],
-           rules: LayoutRules) -> PageText:
+           rules: LayoutRules, carry: list[str] | None = None) -> PageText:
     """The page's text from its lines: furniture left out, reading order, joins and rows."""
     furniture = [k for k, key in edges.items() if key in keys]
     out = PageText("", [], furniture=[lines[k].text.strip() for k in sorted(furniture)])
@@ -69,7 +80,9 @@ def _build(raw: str, lines: list[Line], width: float, edges: dict[int, str], key
     geometry = _Page(order, cols, rules)
     parts: list[str] = []
     idx: list[int] = []
-    first, item, header = True, False, None
+    first, item = True, False
+    header = carry if carry and len(order[0].cells) == len(carry) else None
+    out.carried = header is not None
     for k, ln in enumerate(order):
         if first:
             item = not ln.cells and _is_item(ln)
@@ -88,6 +101,7 @@ def _build(raw: str, lines: list[Line], width: float, edges: dict[int, str], key
         first = sep == "\n"
         if why is not Why.ROW:
             header = None
+    out.header = header if order[-1].cells else None
     out.text = "".join(parts)
     out.idx = idx
     out.first, out.last = order[0], order[-1]

@@ -32,6 +32,7 @@ from .pdf_rules import RULES, LayoutRules
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 _ENDS = set("。！？；….!?;:：")
+_MARKS = ("bullet", "circled")  # list markers that are no word of a sentence
 
 
 
@@ -68,6 +69,8 @@ class PageText:
     last: Line | None = None
     right: float = 0.0  # the right edge of the last line's column
     left: float = 0.0  # the left edge of the first line's column
+    header: list[str] | None = None  # the table header in force after the last line (a table running on)
+    carried: bool = False  # the first row paired with the header of the page before
 
 
 # ------------------------------------------------------------------------------------------
@@ -191,8 +194,9 @@ def decide(L: Line, N: Line, page: _Page, cols: tuple[int, int], first: bool, it
         if L.cells and N.cells and (L.bold or not N.bold) and L.base1 - N.base0 <= r.gap_ratio * _row_step(L, N, page):
             return Why.ROW
         return Why.GAP if L.cells and N.cells else Why.ROW
-    if classify(N.text).kind == "item":
-        return Why.LIST
+    c = classify(N.text)
+    if c.kind == "item" and (c.family in _MARKS or L.text.rstrip()[-1:] in _ENDS):
+        return Why.LIST  # a number starting a line after an unfinished one ("... under\n336. Check") is no item
     if not _same_size(L.size1, N.size0, r):
         return Why.SIZE
     if L.bold and not N.bold and L.text.rstrip()[-1:] not in _ENDS:

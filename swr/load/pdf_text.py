@@ -29,8 +29,8 @@ PDFIUM_LOCK = threading.RLock()
 
 def load_pdf(data: bytes, src: str, *, layout: bool = True) -> tuple[str, list[int], dict]:
     """All pages' text (joined by ``"\\n"``, or a space where a paragraph runs on), each page's
-    start offset, and the layout to keep with the file (``text_layer``, ``furniture``: the keys of
-    the page furniture left out). ``layout=False``: the earlier extraction (:data:`LINES_LAYER`)."""
+    start offset, and the layout to keep with the file (``text_layer``; ``furniture``: the keys of
+    the page furniture left out; ``table_headers``: the header of a table running on to a page). ``layout=False``: the earlier extraction (:data:`LINES_LAYER`)."""
     if not data:
         raise EmptyDocument(f"{src}: the file is empty", source=src)
     if b"%PDF-" not in data[:1024]:
@@ -113,7 +113,7 @@ def page_text(textpage) -> tuple[str, list[int]]:
 def _pdf_page_texts(data: bytes, src: str, layout: bool) -> tuple[list[str], list[str], dict]:
     """Every page's text, the characters joining them, and the layout kept; typed errors for
     unreadable files."""
-    from ..ingest.pdf_build import document_pages, page_joint
+    from ..ingest.pdf_build import carried_headers, document_pages, page_joint
 
     try:
         with PDFIUM_LOCK:
@@ -122,7 +122,8 @@ def _pdf_page_texts(data: bytes, src: str, layout: bool) -> tuple[list[str], lis
                 if layout:
                     pages, keys = document_pages(pdf)
                     joints = [page_joint(a, b) for a, b in zip(pages, pages[1:])]
-                    return [p.text for p in pages], joints, {"text_layer": TEXT_LAYER, "furniture": keys}
+                    return [p.text for p in pages], joints, {"text_layer": TEXT_LAYER, "furniture": keys,
+                                                             "table_headers": carried_headers(pages)}
                 texts = []
                 for k in range(len(pdf)):
                     page = pdf[k]
