@@ -24,9 +24,9 @@ Rules, in order of application:
    * after a line break: ``\\n``, ``\\r\\n`` (one unit), ``\\r``, ``\\v``, ``\\f``, ``\\x1c-\\x1e``,
      ``\\x85``, U+2028, U+2029; with ``wraps=True`` (plain text, Markdown, .docx and HTML: the
      indexer's choice) not after a single line break that only wraps a paragraph: the line is
-     long (:class:`WrapRules`), of a paragraph or list item, ends without ``。！？；….!?;:：``, and
-     the next line is text that starts with a lowercase letter, a digit, a model code
-     (``KX-2000``) or a Chinese character. The
+     long (:class:`WrapRules`), of a paragraph or list item, ends without ``。！？；….!?``, and
+     the next line is text that starts with a lowercase letter, a digit, a code (``KX-2000``,
+     ``Wi-Fi``), a Chinese character, or any letter after a line ending in a hyphen. The
      line break then stays inside the sentence (the spans still tile the text).
 
 2. **Whitespace.** All whitespace right after a boundary belongs to the sentence before it, so no
@@ -77,11 +77,11 @@ class WrapRules:
     calibrated on bench/pdf_sentences.py's hard-wrapped text (60-90 columns) and 100k one-char lines."""
 
     min_width: int = 40  # the wrapped line's width at least (a CJK character counts 2): titles stay apart
-    ends: str = "。！？；….!?;:："  # a line ending with one of these ends its sentence
+    ends: str = "。！？；….!?"  # a line ending with one of these ends its sentence (as the splitter's terminators)
 
 
 WRAPS = WrapRules()
-_CODE = re.compile(r"[0-9]|[A-Z]{1,4}-?[0-9]")  # a number or a model code (KX-2000) continues a line
+_CODE = re.compile(r"[0-9]|[A-Z]{1,4}[0-9]|[A-Z][A-Za-z]{0,3}-[A-Za-z0-9]")  # a number or a code (KX-2000, Wi-Fi)
 
 _CJK_TERMINATORS = "。！？；…‼⁇⁈⁉｡"
 _CLOSERS = "”’」』）)\\]}\"'》〉】〕〗〙〛›»*_`"
@@ -194,7 +194,8 @@ def _wraps(text: str, line_start: int, m: re.Match) -> bool:
     if end - line_start < WRAPS.min_width // 2 or m.end() >= len(text):
         return False
     nxt = text[m.end()]
-    if not (nxt.islower() or HAN_RE.match(nxt) or _CODE.match(text, m.end())):
+    hyphen = text[end - 1] == "-" and text[end - 2 : end - 1].isalnum() and nxt.isalnum()  # "Wi-\nFi"
+    if not (hyphen or nxt.islower() or HAN_RE.match(nxt) or _CODE.match(text, m.end())):
         return False
     if len(_LINE_BREAK_CHAR.findall(m.group())) != 1:
         return False
