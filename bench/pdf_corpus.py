@@ -265,14 +265,21 @@ def _fill_manual(w: _Writer, rng: random.Random, s: dict, blocks: int) -> list[s
             head = rng.choice(TABLES)
             rows = [[rng.choice(CELLS) for _ in head] for _ in range(rng.randint(2, 5))]
             pad = rng.uniform(12, 30)  # cell padding, as reportlab's Table (6 pt a side) or wider
+            tsize = size
+            while True:  # a table in a narrow column: less padding, then a smaller font
+                widths = [max(stringWidth(r[c], bold, tsize) for r in [head] + rows) for c in range(len(head))]
+                if sum(widths) + pad * (len(head) - 1) <= w.width() or tsize < 6:
+                    break
+                pad, tsize = (12, tsize) if pad > 12 else (pad, tsize - 0.5)
             xs = [0.0]
             for c in range(len(head) - 1):
-                xs.append(xs[-1] + pad + max(stringWidth(r[c], bold, size) for r in [head] + rows))
+                xs.append(xs[-1] + pad + widths[c])
             w.space(size * 0.5)
-            w.cells(head, xs, bold, size)
+            w.need(size * s["lead"] * 1.4 * 3)  # no header alone at the foot of a column
+            w.cells(head, xs, bold, tsize)
             units.append("\t".join(head))
             for row in rows:
-                w.cells(row, xs, regular, size)
+                w.cells(row, xs, regular, tsize)
                 units.append("\t".join(f"{h}: {c}" for h, c in zip(head, row)))
             w.space(size * (0.5 + s["para"]))
         elif s["zh"] and r < 0.55:

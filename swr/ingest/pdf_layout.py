@@ -210,8 +210,8 @@ def decide(L: Line, N: Line, page: _Page, cols: tuple[int, int], first: bool, it
             return Why.INDENT
         if N.x0 < L.x0 - r.indent_em * size and not first:
             return Why.OUTDENT
-    elif N.x0 > page.left.get((cols[1], _size_key(N.size0)), N.x0) + r.indent_em * size:
-        return Why.INDENT
+    elif not item and N.x0 > page.left.get((cols[1], _size_key(N.size0)), N.x0) + r.indent_em * size:
+        return Why.INDENT  # (a list item runs on at its hanging indent)
     right = page.right.get((cols[0], _size_key(L.size1)), L.x1)
     if L.x1 + r.space_em * size + N.word_w <= right:
         return Why.SHORT

@@ -178,7 +178,8 @@ def _cells(line: Line, rd: _Reader, raw: str, rules: LayoutRules) -> None:
                 gaps.append(gap)
                 start = k + 1
         k = raw.find(" ", k + 1, line.b)
-    if len(gaps) >= 2 and max(gaps) - min(gaps) <= rules.even_gap_pt and raw[line.s0:line.s1].count(" ") == len(gaps):
+    if (len(gaps) >= 2 and max(gaps) - min(gaps) <= rules.even_gap_pt and max(gaps) < rules.even_gap_em * line.size0
+            and raw[line.s0:line.s1].count(" ") == len(gaps)):
         line.cells, line.seps = [], []  # every space equally wide: a justified line drawn word by word
     elif line.cells:
         line.cells.append((start, line.b))
