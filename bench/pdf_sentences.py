@@ -138,7 +138,7 @@ def main() -> None:
 
 def timing(pages: int) -> None:
     """parse+split of a ``pages``-page manual, old and new alternately, 3 rounds."""
-    m = manual(7, blocks=pages * 9)
+    m = manual(7, blocks=pages * 11)
     n = len(load_pdf(m.pdf, "m.pdf")[1])
     print(f"timing: {n} pages, {len(m.pdf) // 1024} KB")
     for r in range(3):

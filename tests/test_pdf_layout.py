@@ -188,3 +188,31 @@ def test_dh20_answer_on_the_real_upload_path(e5_engine):
     result = eng.ask("Can I use it below 5 degrees?", "dh20", window_size=0, llm=False)
     assert any(DH20 in p.text for p in result.passages[:1]), [p.text for p in result.passages]
     assert DH20 in result.answer, result.answer
+
+
+def test_running_header_and_page_numbers_are_furniture():
+    H = "Helvetica"
+    pages = []
+    for n in range(1, 5):
+        pages.append([(72, 810, "KX-2000 Service Guide", H, 8),
+                      (72, 760, f"Section {n} explains the part of the unit that page {n} is about.", H, 11),
+                      (290, 30, f"- {n} -", H, 8)])
+    doc = load_bytes("guide.pdf", _canvas_pdf(pages))
+    assert doc.layout["furniture"] == ["b:- # -", "t:kx-# service guide"]
+    assert "Service Guide" not in doc.text and "- 3 -" not in doc.text
+    assert _sentences(doc.text)[2] == "Section 3 explains the part of the unit that page 3 is about."
+    assert [doc.page_of(doc.text.index(f"page {n}")) for n in range(1, 5)] == [1, 2, 3, 4]
+
+
+def test_a_document_kept_with_the_line_layer_still_opens(fake_engine, monkeypatch):
+    """Indexed before the layout (text layer pdfium-1): its line-break sentences still map exactly."""
+    import swr.load as load
+
+    monkeypatch.setattr(load, "load_pdf", lambda data, src: load_pdf(data, src, layout=False))
+    [res] = fake_engine.index_files("kb", [("old.pdf", _manual())])
+    sents = fake_engine.doc_sentences("kb", res.doc_id)
+    s = next(x for x in sents if x.text.startswith("not use the DH-20"))  # the old split
+    view = fake_engine.open_document("kb", res.doc_id, hit=s.i, zoom=1.0)
+    assert view.message is None and view.unmapped == []
+    [r] = view.pages[0].rects("hit")
+    assert abs(r[0] - 72) <= 2 and r[1] < 842 - 732 <= r[3] + 1

@@ -83,15 +83,22 @@ def furniture_key(line: Line, edge: str) -> str:
 
 
 def edge_keys(lines: list[Line], height: float, rules: LayoutRules = RULES) -> dict[int, str]:
-    """Furniture candidates of one page: position in ``lines`` -> key (top or bottom lines only)."""
+    """Furniture candidates of one page: position in ``lines`` -> key. The outermost line at the
+    top and at the bottom (in the page's edge band), and the next one in when it is set smaller
+    than the page's body text (a page number under a footer): body text never is furniture."""
     order = sorted(range(len(lines)), key=lambda k: -lines[k].base0)
+    weight: Counter = Counter()
+    for ln in lines:
+        weight[_size_key(ln.size0)] += ln.b - ln.a
+    body = weight.most_common(1)[0][0] if weight else 0.0
     out: dict[int, str] = {}
-    for k in order[: rules.furniture_lines]:
-        if lines[k].base0 >= height * (1 - rules.furniture_band):
-            out[k] = furniture_key(lines[k], "t")
-    for k in order[::-1][: rules.furniture_lines]:
-        if lines[k].base0 <= height * rules.furniture_band and k not in out:
-            out[k] = furniture_key(lines[k], "b")
+    for edge, seq, inside in (("t", order, lambda ln: ln.base0 >= height * (1 - rules.furniture_band)),
+                              ("b", order[::-1], lambda ln: ln.base0 <= height * rules.furniture_band)):
+        for n, k in enumerate(seq[: rules.furniture_lines]):
+            ln = lines[k]
+            if k in out or not inside(ln) or (n and _size_key(ln.size0) >= body):
+                break
+            out[k] = furniture_key(ln, edge)
     return out
 
 

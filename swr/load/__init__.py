@@ -26,6 +26,11 @@ detection, in this order:
 
 Decoded text with more than 10% control characters is rejected as binary.
 
+PDF text is rebuilt from the page layout (:mod:`swr.ingest.pdf_build`: paragraphs joined across
+line ends, page furniture left out, columns in reading order); ``Document.layout`` holds what the
+document view needs to rebuild a page the same way. Line breaks of the other formats stay in the
+text; the splitter decides which of them only wrap a paragraph (``split_spans(wraps=True)``).
+
 Modules: :mod:`.names` (safe names, formats, sizes), :mod:`.decode` (text decoding),
 :mod:`.html_text`, :mod:`.pdf_text`, :mod:`.docx_text`; this one ties them together.
 """
