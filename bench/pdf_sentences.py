@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -141,14 +142,19 @@ def timing(pages: int) -> None:
     m = manual(7, blocks=pages * 11)
     n = len(load_pdf(m.pdf, "m.pdf")[1])
     print(f"timing: {n} pages, {len(m.pdf) // 1024} KB")
+    times: dict[str, list[float]] = {"old": [], "new": []}
     for r in range(3):
         out = []
         for name, layout in (("old", False), ("new", True)) if r % 2 == 0 else (("new", True), ("old", False)):
             t0 = time.perf_counter()
             text = load_pdf(m.pdf, "m.pdf", layout=layout)[0]
             split_spans(text)
-            out.append(f"{name} {time.perf_counter() - t0:.2f} s")
-        print(f"round {r + 1}: " + ", ".join(out))
+            times[name].append(time.perf_counter() - t0)
+            out.append(f"{name} {times[name][-1]:.2f} s")
+        print(f"round {r + 1}: " + ", ".join(out) + f"  (new/old {times['new'][-1] / times['old'][-1]:.2f})")
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"median old {med['old']:.2f} s (range {min(times['old']):.2f}-{max(times['old']):.2f}), new "
+          f"{med['new']:.2f} s (range {min(times['new']):.2f}-{max(times['new']):.2f}): new/old {med['new'] / med['old']:.2f}")
 
 
 if __name__ == "__main__":

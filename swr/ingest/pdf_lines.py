@@ -162,6 +162,8 @@ def _first_word_end(raw: str, j0: int, j1: int) -> int:
 
 def _cells(line: Line, rd: _Reader, raw: str, rules: LayoutRules) -> None:
     """Cut the line at generated spaces that span a gap of at least ``cell_gap_em`` font sizes."""
+    if rd.raw.FPDFText_CountRects(rd.tp, line.a, line.b - line.a) <= 1:
+        return  # one text object, one run: no cells (one call instead of one per space)
     gap_min = rules.cell_gap_em * max(line.size0, 1.0)
     k = raw.find(" ", line.a, line.b)
     start = line.a
