@@ -41,7 +41,7 @@ class Manual:
 def en_sentence(rng: random.Random) -> str:
     n = rng.randint(6, 22)
     words = []
-    for k in range(n):
+    for _ in range(n):
         r = rng.random()
         w = (rng.choice(LONG) if r < 0.12 else rng.choice(MODELS) if r < 0.17 else str(rng.randint(2, 400))
              if r < 0.22 else rng.choice(EN_VERBS) if r < 0.4 else rng.choice(EN_ADJ) if r < 0.55
@@ -84,7 +84,7 @@ class _Writer:
         self.page += 1
         self.col = 0
         self.y = self.H - self.s["margin"] - 10
-        s, c = self.s, self.c
+        s = self.s
         if s["header"]:
             self._plain(self.s["margin"], self.H - self.s["margin"] + 14, s["header"], "Helvetica", 8)
         foot = s["footer"].replace("{n}", str(self.page)).replace("{m}", str(self.total or 0))

@@ -119,7 +119,7 @@ def main() -> None:
         row["txt-old"] = score(split(wt), [("## " + u) if re.match(r"\d+ [A-Z]", u) else u for u in txt_truth])
         row["txt-new"] = score(split(wt, wraps=True),
                                [("## " + u) if re.match(r"\d+ [A-Z]", u) else u for u in txt_truth])
-        for k, (p, r, np_, nt) in row.items():
+        for k, (p, _r, np_, nt) in row.items():
             t = totals[k]
             t[0] += round(p * np_)
             t[1] += np_
@@ -153,8 +153,9 @@ def timing(pages: int) -> None:
             out.append(f"{name} {times[name][-1]:.2f} s")
         print(f"round {r + 1}: " + ", ".join(out) + f"  (new/old {times['new'][-1] / times['old'][-1]:.2f})")
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"median old {med['old']:.2f} s (range {min(times['old']):.2f}-{max(times['old']):.2f}), new "
-          f"{med['new']:.2f} s (range {min(times['new']):.2f}-{max(times['new']):.2f}): new/old {med['new'] / med['old']:.2f}")
+    spread = {k: f"{min(v):.2f}-{max(v):.2f}" for k, v in times.items()}
+    print(f"median old {med['old']:.2f} s (range {spread['old']}), new {med['new']:.2f} s (range {spread['new']}): "
+          f"new/old {med['new'] / med['old']:.2f}")
 
 
 if __name__ == "__main__":

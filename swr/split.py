@@ -65,8 +65,11 @@ from dataclasses import dataclass
 
 import regex
 
-from .lang import HAN_RE, count_cjk
-from .lang import detect_lang  # noqa: F401  (re-exported: swr.split.detect_lang)
+from .lang import (
+    HAN_RE,
+    count_cjk,
+    detect_lang,  # noqa: F401  (re-exported: swr.split.detect_lang)
+)
 
 SPLITTER_VERSION = "zh-en-2"
 
@@ -205,7 +208,8 @@ def _wraps(text: str, line_start: int, m: re.Match) -> bool:
     from .structure import classify  # (structure does not import the splitter)
 
     stop = text.find("\n", m.end())
-    return classify(line).kind in ("text", "item") and classify(text[m.end():stop if stop >= 0 else None]).kind == "text"
+    nxt_line = text[m.end():stop if stop >= 0 else None]
+    return classify(line).kind in ("text", "item") and classify(nxt_line).kind == "text"
 
 
 def _dot_ends_sentence(text: str, dot: int) -> bool:

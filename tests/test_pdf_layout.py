@@ -20,11 +20,10 @@ WIDTH = {"~": 360.0, "^": 200.0}  # the column widths of the justified test text
 def _canvas_pdf(pages: list[list[tuple[float, float, str, str, float]]]) -> bytes:
     """A4 pages of ``(x, y, text, font, size)`` drawn in order; a text ending in ``"~"`` or ``"^"`` is
     justified to the width :data:`WIDTH` gives it (its words spread), as a paragraph's inner lines are."""
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfbase.pdfmetrics import stringWidth
     from reportlab.pdfgen import canvas
 
     pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))

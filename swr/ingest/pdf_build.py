@@ -10,8 +10,19 @@ Call with :data:`swr.load.pdf_text.PDFIUM_LOCK` held.
 """
 from __future__ import annotations
 
-from .pdf_layout import _ENDS, JOINS, PageText, Why, _drop_hyphen, _Page, decide, edge_keys, \
-    furniture_keys, reading_order
+from ..structure import classify
+from .pdf_layout import (
+    _ENDS,
+    JOINS,
+    PageText,
+    Why,
+    _drop_hyphen,
+    _Page,
+    decide,
+    edge_keys,
+    furniture_keys,
+    reading_order,
+)
 from .pdf_lines import HYPHEN, Line, page_lines
 from .pdf_rules import RULES, LayoutRules
 
@@ -111,8 +122,6 @@ def _build(raw: str, lines: list[Line], width: float, edges: dict[int, str], key
 
 
 def _is_item(ln: Line) -> bool:
-    from ..structure import classify
-
     return classify(ln.text).kind == "item"
 
 

@@ -7,9 +7,10 @@ stay line breaks, for the splitter. Decided from the geometry of :mod:`swr.inges
 
 - a paragraph ends where the next line starts lower than the page's usual line step allows
   (``break-gap``), in another font size (``break-size``), after a bold line that ends no
-  sentence (``break-bold``: a heading in the body's size), indented (``break-indent``) or outdented after a continuation line (``break-outdent``), with a list
-  marker (``break-list``), as a table row (``break-row``), or where the next line's first word
-  would have fit on this line (``break-short``: ragged text, headings, last lines);
+  sentence (``break-bold``: a heading in the body's size), indented (``break-indent``) or
+  outdented after a continuation line (``break-outdent``), with a list marker (``break-list``),
+  as a table row (``break-row``), or where the next line's first word would have fit on this
+  line (``break-short``: ragged text, headings, last lines);
 - running headers and footers (a line at a page's top or bottom edge repeated on several pages,
   digits aside) are page furniture, left out of the text (:func:`furniture_keys`);
 - a page with a column gutter is read left column, then right column; a table row's cells are
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..structure import classify
-from .pdf_lines import HYPHEN, Line, _is_cjk
+from .pdf_lines import Line, _is_cjk
 from .pdf_rules import RULES, LayoutRules
 
 _DIGITS = re.compile(r"\d+")

@@ -17,7 +17,7 @@ class LayoutRules:
     indent_em: float = 0.8  # a line starting this many font sizes right (or left) of the one before: new paragraph
     space_em: float = 0.25  # width of a space in font sizes, when asking whether the next word would have fit
     cell_gap_em: float = 1.0  # a gap of at least this many font sizes at a generated space: a table cell boundary
-    even_gap_pt: float = 0.5  # a line's cell gaps no further apart than this (points), and no other space: justified words
+    even_gap_pt: float = 0.5  # cell gaps this close (points), and no other space in the line: justified words
     even_gap_em: float = 3.0  # ... when narrower than this many font sizes (wider even gaps: a table of equal cells)
     jump_em: float = 0.3  # the next line starting this many font sizes above this one: a new column
     furniture_pages: int = 3  # an edge line repeated on this many pages (every page of a shorter file): furniture

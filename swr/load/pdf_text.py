@@ -30,7 +30,8 @@ PDFIUM_LOCK = threading.RLock()
 def load_pdf(data: bytes, src: str, *, layout: bool = True) -> tuple[str, list[int], dict]:
     """All pages' text (joined by ``"\\n"``, or a space where a paragraph runs on), each page's
     start offset, and the layout to keep with the file (``text_layer``; ``furniture``: the keys of
-    the page furniture left out; ``table_headers``: the header of a table running on to a page). ``layout=False``: the earlier extraction (:data:`LINES_LAYER`)."""
+    the page furniture left out; ``table_headers``: the header of a table running on to a page).
+    ``layout=False``: the earlier extraction (:data:`LINES_LAYER`)."""
     if not data:
         raise EmptyDocument(f"{src}: the file is empty", source=src)
     if b"%PDF-" not in data[:1024]:
