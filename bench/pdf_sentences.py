@@ -11,10 +11,11 @@ other non-space character alone) and aligned with the truth's tokens (difflib); 
 boundary counts when it falls between the same two tokens as a true one. Page furniture is no
 unit: its boundaries count against precision.
 
-    .venv/bin/python bench/pdf_sentences.py [--seeds 0 1 2 3 4] [--blocks 45] [--time PAGES]
+    .venv/bin/python bench/pdf_sentences.py [--seeds 0 1 ... 23] [--blocks 45] [--time PAGES]
 
 ``--time PAGES``: also time parse+split of a PAGES-page generated PDF, old and new alternately,
-3 rounds, and print each round (the spread).
+3 rounds, and print each round's wall and CPU time (the machine may be shared: CPU time is the
+fairer figure there), with the median and range of each.
 """
 from __future__ import annotations
 
@@ -100,7 +101,7 @@ def wrapped_text(units: list[str], width: int) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    ap.add_argument("--seeds", type=int, nargs="*", default=list(range(8)))
     ap.add_argument("--blocks", type=int, default=45)
     ap.add_argument("--time", type=int, default=0, metavar="PAGES")
     args = ap.parse_args()
@@ -142,20 +143,24 @@ def timing(pages: int) -> None:
     m = manual(7, blocks=pages * 11)
     n = len(load_pdf(m.pdf, "m.pdf")[1])
     print(f"timing: {n} pages, {len(m.pdf) // 1024} KB")
-    times: dict[str, list[float]] = {"old": [], "new": []}
+    wall: dict[str, list[float]] = {"old": [], "new": []}
+    cpu: dict[str, list[float]] = {"old": [], "new": []}
     for r in range(3):
         out = []
         for name, layout in (("old", False), ("new", True)) if r % 2 == 0 else (("new", True), ("old", False)):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             text = load_pdf(m.pdf, "m.pdf", layout=layout)[0]
             split_spans(text)
-            times[name].append(time.perf_counter() - t0)
-            out.append(f"{name} {times[name][-1]:.2f} s")
-        print(f"round {r + 1}: " + ", ".join(out) + f"  (new/old {times['new'][-1] / times['old'][-1]:.2f})")
-    med = {k: statistics.median(v) for k, v in times.items()}
-    spread = {k: f"{min(v):.2f}-{max(v):.2f}" for k, v in times.items()}
-    print(f"median old {med['old']:.2f} s (range {spread['old']}), new {med['new']:.2f} s (range {spread['new']}): "
-          f"new/old {med['new'] / med['old']:.2f}")
+            wall[name].append(time.perf_counter() - t0)
+            cpu[name].append(time.process_time() - c0)
+            out.append(f"{name} {wall[name][-1]:.2f} s (cpu {cpu[name][-1]:.2f} s)")
+        print(f"round {r + 1}: " + ", ".join(out) + f"  (new/old wall {wall['new'][-1] / wall['old'][-1]:.2f}, "
+              f"cpu {cpu['new'][-1] / cpu['old'][-1]:.2f})")
+    for label, times in (("wall", wall), ("cpu", cpu)):
+        med = {k: statistics.median(v) for k, v in times.items()}
+        spread = {k: f"{min(v):.2f}-{max(v):.2f}" for k, v in times.items()}
+        print(f"{label}: median old {med['old']:.2f} s (range {spread['old']}), new {med['new']:.2f} s (range "
+              f"{spread['new']}): new/old {med['new'] / med['old']:.2f}")
 
 
 if __name__ == "__main__":

@@ -10,9 +10,12 @@ Call with :data:`swr.load.pdf_text.PDFIUM_LOCK` held.
 """
 from __future__ import annotations
 
+import re
+
 from ..structure import classify
 from .pdf_layout import (
     _ENDS,
+    _ITEM_START,
     JOINS,
     PageText,
     Why,
@@ -25,6 +28,8 @@ from .pdf_layout import (
 )
 from .pdf_lines import HYPHEN, Line, page_lines
 from .pdf_rules import RULES, LayoutRules
+
+_SPECIAL = re.compile("[\0\ufeff\ufffe]")  # NUL and BOM (left out), PDFium's joined hyphen
 
 
 def document_pages(pdf, rules: LayoutRules = RULES) -> tuple[list[PageText], list[str]]:
@@ -122,7 +127,7 @@ def _build(raw: str, lines: list[Line], width: float, edges: dict[int, str], key
 
 
 def _is_item(ln: Line) -> bool:
-    return classify(ln.text).kind == "item"
+    return _ITEM_START.match(ln.text) is not None and classify(ln.text).kind == "item"
 
 
 def _emit(raw: str, ln: Line, parts: list[str], idx: list[int], header: list[str] | None) -> list[str] | None:
@@ -158,19 +163,22 @@ def _span(raw: str, a: int, b: int, parts: list[str], idx: list[int]) -> None:
     """``raw[a:b]`` with its PDFium indices; a joined hyphen (U+FFFE) dropped inside a word and
     kept as ``-`` in a code, NULs and BOMs left out."""
     seg = raw[a:b]
-    if HYPHEN not in seg and "\0" not in seg and "\ufeff" not in seg:
+    special = _SPECIAL.search(seg)
+    if special is None:
         parts.append(seg)
         idx.extend(range(a, b))
         return
     out = []
-    for k in range(a, b):
-        ch = raw[k]
-        if ch in ("\0", "\ufeff"):
-            continue
-        if ch == HYPHEN:
-            if _drop_hyphen(raw[max(a, k - 24):k], raw[k + 1:k + 2]):
-                continue
-            ch = "-"
-        out.append(ch)
-        idx.append(k)
+    pos = a
+    while special is not None:
+        k = a + special.start()
+        out.append(raw[pos:k])
+        idx.extend(range(pos, k))
+        if raw[k] == HYPHEN and not _drop_hyphen(raw[max(a, k - 24):k], raw[k + 1:k + 2]):
+            out.append("-")
+            idx.append(k)
+        pos = k + 1
+        special = _SPECIAL.search(seg, pos - a)
+    out.append(raw[pos:b])
+    idx.extend(range(pos, b))
     parts.append("".join(out))

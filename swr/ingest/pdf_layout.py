@@ -33,7 +33,10 @@ from .pdf_rules import RULES, LayoutRules
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 _ENDS = set("。！？；….!?;:：")
-_MARKS = ("bullet", "circled")  # list markers that are no word of a sentence
+_MARKS = ("bullet", "circled")
+# what a list item of swr.structure can start with (a cheap test before its full classification)
+_ITEM_START = re.compile(r"\s*(?:[-*+•·▪●○◦■□◆◇➢►√✓✔\d（(①-⑳⑴-⒇❶-❿一二三四五六七八九十百零〇两]"
+                         r"|[a-zA-Z][.)]|step|步骤)", re.I)  # list markers that are no word of a sentence
 
 
 
@@ -202,8 +205,8 @@ def decide(L: Line, N: Line, page: _Page, cols: tuple[int, int], first: bool, it
         if L.cells and N.cells and (L.bold or not N.bold) and L.base1 - N.base0 <= r.gap_ratio * _row_step(L, N, page):
             return Why.ROW
         return Why.GAP if L.cells and N.cells else Why.ROW
-    c = classify(N.text)
-    if c.kind == "item" and (c.family in _MARKS or L.text.rstrip()[-1:] in _ENDS):
+    c = classify(N.text) if _ITEM_START.match(N.text) else None
+    if c is not None and c.kind == "item" and (c.family in _MARKS or L.text.rstrip()[-1:] in _ENDS):
         return Why.LIST  # a number starting a line after an unfinished one ("... under\n336. Check") is no item
     if not _same_size(L.size1, N.size0, r):
         return Why.SIZE
