@@ -173,12 +173,9 @@ def _boundaries(text: str, wraps: bool = False) -> list[int]:
     n = len(text)
     out: list[int] = []
     last = 0
-    line_start = 0
     for m in _BOUNDARY.finditer(text):
-        if m.lastgroup == "lb":
-            start, line_start = line_start, m.end()
-            if wraps and _wraps(text, start, m):
-                continue
+        if wraps and m.lastgroup == "lb" and _wraps(text, m):
+            continue
         if m.lastgroup == "dot" and not _dot_ends_sentence(text, m.start()):
             if not _LINE_BREAK_CHAR.search(m.group()):
                 continue  # abbreviation: no boundary, unless a line break follows it
@@ -191,10 +188,13 @@ def _boundaries(text: str, wraps: bool = False) -> list[int]:
     return out
 
 
-def _wraps(text: str, line_start: int, m: re.Match) -> bool:
-    """Whether the line break ``m`` (ending the line from ``line_start``) only wraps a paragraph."""
+def _wraps(text: str, m: re.Match) -> bool:
+    """Whether the line break ``m`` only wraps a paragraph."""
     end = m.start()
-    if end - line_start < WRAPS.min_width // 2 or m.end() >= len(text):
+    if m.end() >= len(text):
+        return False
+    line_start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1  # (other breaks: rare, a longer line)
+    if end - line_start < WRAPS.min_width // 2:
         return False
     nxt = text[m.end()]
     hyphen = text[end - 1] == "-" and text[end - 2 : end - 1].isalnum() and nxt.isalnum()  # "Wi-\nFi"

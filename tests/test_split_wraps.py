@@ -67,3 +67,11 @@ def test_the_indexer_joins_wraps_except_in_pdfs(fake_engine):
     [res] = fake_engine.index_files("kb", [("m.txt", WRAPPED.encode())])
     texts = [s.text for s in fake_engine.doc_sentences("kb", res.doc_id)]
     assert texts[0] == "Read this manual carefully before use and keep it for\nfuture reference. "
+
+
+def test_a_line_after_a_sentence_end_is_measured_alone():
+    """"ERROR CODES" follows a line ending in a full stop: it is short, so the code line after it
+    stays apart (the line is measured from its own start, not from an earlier line break)."""
+    text = "Keep the lid closed while the rice is cooking and resting.\nERROR CODES\nE0 Bottom sensor open circuit."
+    assert _s(text) == ["Keep the lid closed while the rice is cooking and resting.\n", "ERROR CODES\n",
+                        "E0 Bottom sensor open circuit."]
