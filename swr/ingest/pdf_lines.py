@@ -121,7 +121,8 @@ def _rows_only_in_tables(lines: list[Line]) -> None:
         for j in range(k + 1, min(k + 3, len(lines))):  # the next line, or the one after (a footer between)
             b = lines[j]
             if a.cells and len(a.cells) == len(b.cells):
-                dx = sum(abs(x - y) for x, y in zip(a.cell_x, b.cell_x)) / len(a.cell_x)
+                # cell lefts from the row's start: a table runs on into the next column
+                dx = sum(abs((x - a.x0) - (y - b.x0)) for x, y in zip(a.cell_x, b.cell_x)) / len(a.cell_x)
                 if dx <= 2 * max(a.size0, b.size0, 1.0):
                     keep[k] = keep[j] = True
     for ln, ok in zip(lines, keep):
