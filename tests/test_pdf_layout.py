@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 
+from conftest import FakeEmbedder
 from swr.ingest.pdf_layout import Why
 from swr.load import load_bytes
 from swr.load.pdf_text import LINES_LAYER, load_pdf
@@ -215,3 +216,22 @@ def test_a_document_kept_with_the_line_layer_still_opens(fake_engine, monkeypatc
     assert view.message is None and view.unmapped == []
     [r] = view.pages[0].rects("hit")
     assert abs(r[0] - 72) <= 2 and r[1] < 842 - 732 <= r[3] + 1
+
+
+def test_a_collection_of_the_earlier_splitter_says_to_reindex(settings, caplog, monkeypatch):
+    """The collection records the splitter version; one made with another version says so (its
+    documents keep their sentences and still work)."""
+    import swr.engine as engine_mod
+    from swr.engine import Engine
+
+    eng = Engine(settings, embedder=FakeEmbedder())
+    [res] = eng.index_files("kb", [("m.txt", b"One sentence here.")])
+    assert res.ok
+    eng.close()
+    monkeypatch.setattr(engine_mod, "SPLITTER_VERSION", "zh-en-next")
+    with caplog.at_level("WARNING"):
+        eng = Engine(settings, embedder=FakeEmbedder())
+        eng.ensure_collection()
+        assert eng.doc_sentences("kb", res.doc_id)[0].text == "One sentence here."
+        eng.close()
+    assert any("sentence splitter zh-en-2 (now zh-en-next)" in r.getMessage() for r in caplog.records)
