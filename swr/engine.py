@@ -163,6 +163,11 @@ class Engine:
                 log.warning("This collection was created before document structure was recorded (structure "
                             "version %s < %s): documents indexed then have no section windows; re-index them "
                             "to use section windows.", stored.get("structure", 0), STRUCTURE_VERSION)
+            if stored.get("splitter") not in (None, SPLITTER_VERSION):
+                log.warning("This collection was created with the sentence splitter %s (now %s): documents "
+                            "indexed then keep their sentences (every line break of a PDF ended one) and still "
+                            "work; re-index them for sentences that follow the text.", stored.get("splitter"),
+                            SPLITTER_VERSION)
 
     def close(self) -> None:
         self.docview.close()

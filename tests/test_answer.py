@@ -10,7 +10,14 @@ import pytest
 
 import swr.answer.llm as answer_mod
 from swr.answer.extractive import extractive_answer
-from swr.answer.llm import KIND_EXTRACTIVE, KIND_LLM, Answerer, LLMConfig, build_prompt, fit_passages
+from swr.answer.llm import (
+    KIND_EXTRACTIVE,
+    KIND_LLM,
+    Answerer,
+    LLMConfig,
+    build_prompt,
+    fit_passages,
+)
 from swr.answer.prompt import SYSTEM_PROMPT, context_text
 from swr.core.errors import LLMUnavailable
 from swr.core.tokens import count_tokens, heuristic_tokens

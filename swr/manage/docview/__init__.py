@@ -228,7 +228,7 @@ class DocViewer:
             if read is None:
                 return None
             data, layout = read
-            got = (PdfFile(doc_id, data, source), layout)
+            got = (PdfFile(doc_id, data, source, layout), layout)
             self._pdfs.put(key, got)
         return got
 

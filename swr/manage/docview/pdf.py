@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from swr.ingest.load.pdf_text import PDFIUM_LOCK, open_pdf, page_text
+from swr.ingest.load.pdf_text import LINES_LAYER, PDFIUM_LOCK, open_pdf, page_text
 
 RENDER_VERSION = 1
 MIN_ZOOM, MAX_ZOOM = 0.5, 4.0
@@ -109,9 +109,14 @@ class PdfFile:
     """One open PDF (its bytes kept): page count, page texts with their character maps (cached
     per page), character boxes in pixels and renders."""
 
-    def __init__(self, doc_id: str, data: bytes, source: str) -> None:
+    def __init__(self, doc_id: str, data: bytes, source: str, layout: dict | None = None) -> None:
         self.doc_id = doc_id
         self.source = source
+        layout = layout or {}
+        # the page text as indexing built it: rebuilt from the layout, or PDFium's lines as they were
+        self._lines = layout.get("text_layer", LINES_LAYER) == LINES_LAYER
+        self._furniture = frozenset(layout.get("furniture") or ())
+        self._headers = dict(layout.get("table_headers") or {})
         with PDFIUM_LOCK:
             self._pdf = open_pdf(data, source)
             self.page_count = len(self._pdf)
@@ -123,15 +128,24 @@ class PdfFile:
             self._pdf.close()
 
     def text(self, page: int) -> tuple[str, list[int]]:
-        """The page's text and character index map, exactly as indexing built it (cached)."""
+        """The page's text and character index map, exactly as indexing built it (cached); -1 for a
+        character written in (a table cell's header name)."""
         got = self._texts.get(page)
         if got is None:
             with PDFIUM_LOCK:
                 pg = self._pdf[page - 1]
                 tp = pg.get_textpage()
-                got = page_text(tp)
-                tp.close()
-                pg.close()
+                try:
+                    if self._lines:
+                        got = page_text(tp)
+                    else:
+                        from swr.ingest.pdf_build import build_page
+
+                        built = build_page(pg, tp, self._furniture, self._headers.get(str(page)))
+                        got = (built.text, built.idx)
+                finally:
+                    tp.close()
+                    pg.close()
             self._texts[page] = got
         return got
 
@@ -167,7 +181,7 @@ class PdfFile:
                     if text[j].isspace():
                         continue
                     ci = idx[j]
-                    if raw.FPDFText_IsGenerated(tp, ci) == 1:
+                    if ci < 0 or raw.FPDFText_IsGenerated(tp, ci) == 1:  # -1: a table header name written in
                         continue
                     left, bottom, right, top = tp.get_charbox(ci, loose=True)
                     if right <= left or top <= bottom:
