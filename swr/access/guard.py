@@ -23,7 +23,8 @@ from .limits import Limits
 from .users import Actor, UserStore, new_password
 
 # what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
-_PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp", "finish", "ensure_collection")
+_PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp", "finish", "ensure_collection",
+         "published_stamp")
 
 
 class GuardedEngine:
@@ -190,6 +191,34 @@ class GuardedEngine:
         info = self._engine.system_info()
         info["kbs"] = [k for k in info["kbs"] if self.actor.can_read(k["kb"])]
         return info
+
+    # -- published settings (swr.manage.published) -------------------------------------------
+    def kb_params(self, kb: str, **changes):
+        """The published knobs of ``kb`` (read grant), with ``changes``."""
+        self.require_kb(kb)
+        return self._engine.kb_params(kb, **changes)
+
+    def published(self, kb: str):
+        self.require_kb(kb)
+        return self._engine.published(kb)
+
+    def published_versions(self, kb: str):
+        self.require_kb(kb)
+        return self._engine.published_versions(kb)
+
+    def publish(self, kb: str, params, **kw):
+        """Publish ``params`` for ``kb``: editors with an edit grant and admins; audited."""
+        self._require_edit(kb, "publish settings")
+        pub = self._engine.publish(kb, params, self.actor.name, **kw)
+        self._log("publish", kb=kb, object=f"v{pub.version}", detail=pub.origin)
+        return pub
+
+    def restore_published(self, kb: str, version: int):
+        """Publish an earlier version again (edit grant), audited."""
+        self._require_edit(kb, "publish settings")
+        pub = self._engine.restore_published(kb, version, self.actor.name)
+        self._log("publish", kb=kb, object=f"v{pub.version}", detail=f"restore v{version}")
+        return pub
 
     # -- users (admins) ----------------------------------------------------------------------
     def _users(self, what: str) -> UserStore:

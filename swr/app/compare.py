@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import base, presets, probe, state
-from .components import docview, evidence as ev
+from .components import docview, evidence as ev, published
 from .components.answer import answer_card, mode_text
 from .components.errors import md
 from .components.passages import EMPTY, anchor
@@ -204,3 +204,9 @@ def compare_results(engine, kb: str) -> None:
             st.html(ev.head(result.passages, result.context_chars, result.context_tokens))
             ev.scroll_cards(f"cmp-{side}", marked_cards(result.passages, sets[other], side, other))
             docview.controls(engine, kb, f"cmp-{side}", result.passages)
+            if published.can_publish(engine, kb) and st.button(
+                    f"Publish {side.upper()} for this knowledge base", key=f"cmp_publish_{side}",
+                    icon=":material/publish:"):
+                published.publish(engine, kb, v["params"], origin="compare",
+                                  evidence={"side": side, "question": res["question"][:200],
+                                            "context_sentences": len(sets[side])})
