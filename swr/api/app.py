@@ -1,0 +1,44 @@
+"""The API application: :func:`create_app` around one engine getter (the app's cached engine, or
+the engine of ``python -m swr serve``). OpenAPI at ``/api/openapi.json``, its page at ``/api/docs``."""
+from __future__ import annotations
+
+import contextlib
+
+from fastapi import FastAPI
+from starlette.routing import Route
+
+from .. import __version__
+from . import dify, errors, native, openai_compat
+from .auth import ApiState
+from .mcp_server import McpEndpoint
+
+PREFIXES = ("/api/", "/dify/", "/v1/", "/mcp")  # the paths this application answers (beside the pages)
+
+
+def create_app(get_engine, *, server_token: str | None = None) -> FastAPI:
+    state = ApiState(get_engine, server_token)
+    mcp = McpEndpoint(state)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        async with mcp.session_manager.run():
+            yield
+
+    app = FastAPI(title="swr API", version=__version__, lifespan=lifespan, docs_url="/api/docs",
+                  openapi_url="/api/openapi.json", redoc_url=None,
+                  description="Sentence-window retrieval over knowledge bases: the published settings of each "
+                              "knowledge base, Dify external knowledge, OpenAI-compatible chat and MCP. "
+                              "Authenticate with 'Authorization: Bearer <api-key>'.")
+    app.state.api = state
+    errors.install(app)
+    app.include_router(native.router)
+    app.include_router(dify.router)
+    app.include_router(openai_compat.router)
+    app.router.routes.append(Route("/mcp", endpoint=mcp, methods=["GET", "POST", "DELETE"],
+                                   include_in_schema=False))
+    return app
+
+
+def lifespan_of(api: FastAPI):
+    """The API's lifespan, to run inside another application's (Streamlit's ``App``)."""
+    return api.router.lifespan_context(api)
