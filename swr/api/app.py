@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from .. import __version__
-from . import dify, errors, native, openai_compat
+from . import cli_route, dify, errors, native, openai_compat
 from .auth import ApiState
 from .mcp_server import McpEndpoint
 
@@ -34,6 +34,7 @@ def create_app(get_engine, *, server_token: str | None = None) -> FastAPI:
     app.include_router(native.router)
     app.include_router(dify.router)
     app.include_router(openai_compat.router)
+    app.include_router(cli_route.router)
     app.router.routes.append(Route("/mcp", endpoint=mcp, methods=["GET", "POST", "DELETE"],
                                    include_in_schema=False))
     return app
