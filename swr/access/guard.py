@@ -270,6 +270,31 @@ class GuardedEngine:
         self._log("user_grant", kb=(kb or "").strip(), object=name, detail=access)
         return user
 
+    def api_keys(self) -> list[dict]:
+        """Every API key (never a secret or hash): admins only."""
+        self._require_admin("manage API keys")
+        from .keys import KeyStore
+
+        return KeyStore.for_settings(self.settings).list()
+
+    def create_api_key(self, user: str, **kw) -> tuple[dict, str]:
+        """A new key of ``user`` (``kbs``, ``read_only``, ``name``, limits): its record and the secret,
+        to be shown once (never stored in clear, logged or audited)."""
+        self._require_admin("manage API keys")
+        from .keys import KeyStore
+
+        key, secret = KeyStore.for_settings(self.settings).create(user, UserStore.for_settings(self.settings), **kw)
+        self._log("key_create", object=key["id"], detail=key["user"])
+        return key, secret
+
+    def revoke_api_key(self, key_id: str) -> dict:
+        self._require_admin("manage API keys")
+        from .keys import KeyStore
+
+        key = KeyStore.for_settings(self.settings).revoke(key_id)
+        self._log("key_revoke", object=key_id, detail=key["user"])
+        return key
+
     def _keep_an_admin(self, store: UserStore, name: str, what: str, role: str | None = None) -> None:
         """The app never leaves the users file without an admin (the CLI on the server still can)."""
         users = {u["name"]: u for u in store.list()}

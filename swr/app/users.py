@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from . import base
+from .components import api_keys
 from .components.errors import errors_shown, flash, md, show_flash
 from .components.sidebar import sidebar
 from .state import Slot
@@ -42,6 +43,7 @@ def render() -> None:
         add_user_form(engine)
         if users:
             change_user_panel(engine, users)
+            api_keys.panel(engine, users)
 
 
 def _show_one_time_password() -> None:
