@@ -9,6 +9,7 @@ refused (403) unless it is a loopback origin, the server's own host, or one of `
 from __future__ import annotations
 
 import os
+from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
@@ -36,14 +37,14 @@ def build() -> MCPServer:
     mcp = MCPServer("swr", instructions=INSTRUCTIONS)
 
     @mcp.tool(description="The knowledge bases you may read, with what each holds and its published version.")
-    async def list_knowledge_bases(ctx: Context) -> dict:
+    async def list_knowledge_bases(ctx: Context) -> dict[str, Any]:
         view = _view(ctx)
         return {"knowledge_bases": await anyio.to_thread.run_sync(lambda: [shape.kb_row(view, k)
                                                                            for k in view.kbs()])}
 
     @mcp.tool(description="Search a knowledge base: windows of sentences around the best hits, with scores, "
                           "documents and whether the knowledge base answers the question at all.")
-    async def retrieve(question: str, knowledge_base: str, ctx: Context, top_k: int | None = None) -> dict:
+    async def retrieve(question: str, knowledge_base: str, ctx: Context, top_k: int | None = None) -> dict[str, Any]:
         view = _view(ctx)
 
         def run():
@@ -55,7 +56,7 @@ def build() -> MCPServer:
     @mcp.tool(description="The sentences around sentence number `sentence` of document `doc` (its id): "
                           "`before` sentences before and `after` after it (at most 10 each).")
     async def get_window(knowledge_base: str, doc: str, sentence: int, ctx: Context, before: int = 3,
-                         after: int = 3) -> dict:
+                         after: int = 3) -> dict[str, Any]:
         view = _view(ctx)
         before, after = max(0, min(int(before), MAX_WINDOW)), max(0, min(int(after), MAX_WINDOW))
 
@@ -72,7 +73,7 @@ def build() -> MCPServer:
 
     @mcp.tool(description="Check a draft answer sentence by sentence against the knowledge base's evidence "
                           "for the question: supported, contradicted or not found, with reasons.")
-    async def check_answer(question: str, answer: str, knowledge_base: str, ctx: Context) -> dict:
+    async def check_answer(question: str, answer: str, knowledge_base: str, ctx: Context) -> dict[str, Any]:
         view = _view(ctx)
 
         def run():
@@ -85,7 +86,7 @@ def build() -> MCPServer:
     return mcp
 
 
-async def _call(fn) -> dict:
+async def _call(fn) -> dict[str, Any]:
     try:
         return await anyio.to_thread.run_sync(fn)
     except SwrError as exc:
