@@ -24,6 +24,7 @@ from ..params import MAX_TOP_K
 from . import shape
 from .auth import bearer, caller
 from .errors import ApiError, status_of
+from .models import ErrorBody
 
 router = APIRouter(prefix="/dify", tags=["dify"])
 NAMES = {"title": "sources", "source": "sources", "document_name": "sources", "tag": "tags", "tags": "tags",
@@ -102,7 +103,8 @@ def filters(cond: MetadataCondition | None) -> dict:
 
 
 @router.post("/retrieval", response_model=DifyRecords,
-             responses={400: {"model": DifyError}, 403: {"model": DifyError}, 404: {"model": DifyError}})
+             responses={400: {"model": DifyError}, 403: {"model": DifyError}, 404: {"model": DifyError},
+                        422: {"model": ErrorBody}, 503: {"model": DifyError}})
 def retrieval(req: DifyRequest, request: Request):
     """Records for a Dify knowledge-retrieval node, from the knowledge base's published settings."""
     try:

@@ -59,6 +59,18 @@ class CheckRequest(BaseModel):
     overrides: Overrides | None = None
 
 
+class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every error of the native and OpenAI-compatible API: a stable ``code`` and a message."""
+
+    error: ErrorDetail
+
+
 class Health(BaseModel):
     status: Literal["ok"]
     version: str

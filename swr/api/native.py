@@ -16,8 +16,11 @@ from .auth import Caller, bearer, caller
 from .errors import body, status_of
 
 router = APIRouter(prefix="/api/v1")
-AUTH = {401: {"description": "no or bad API key"}, 404: {"description": "no such readable knowledge base"},
-        429: {"description": "the key's limit was reached (Retry-After)"}}
+AUTH = {code: {"model": m.ErrorBody, "description": why} for code, why in (
+    (400, "a parameter out of range or an unusable question"), (401, "no or bad API key"),
+    (403, "the key's user may not do this"), (404, "no such knowledge base readable by the key"),
+    (422, "the request does not match the schema"), (429, "the key's limit was reached (Retry-After)"),
+    (503, "the store or the LLM is unavailable"))}
 
 
 def who(request: Request) -> Caller:
