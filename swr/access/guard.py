@@ -69,12 +69,12 @@ class GuardedEngine:
             raise Forbidden(f"Only an admin may {what} ({self.actor.name} is {self.actor.role}).")
 
     def _require_question(self, question: str, kb: str, params, changes: dict) -> None:
-        """Viewers: demo mode only (a preset question of ``kb`` with the default knobs)."""
+        """Viewers: demo mode only (a preset question of ``kb`` with its published or default knobs)."""
         if not self.actor.demo_only:
             return
         from ..app.presets import preset_questions  # no Streamlit in it
 
-        default = self._engine.default_params()
+        default = self._engine.kb_params(kb)  # the published settings (else the defaults)
         rp = (params or default).with_(**changes)
         if rp.with_(window_size=default.window_size) != default or \
                 (question or "").strip() not in [q.strip() for q in preset_questions(self.settings, kb)]:
