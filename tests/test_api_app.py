@@ -83,3 +83,29 @@ def test_the_command_line_goes_through_the_running_app(app_server):
     checked = _cli(app_server, "check", "How much water does the kettle hold?", "--kb", "alpha",
                    "--answer", "The kettle holds 1.7 litres.")
     assert checked["sentences"][0]["supported"]
+
+
+def test_swr_serve_runs_the_api_alone_and_refuses_open_mode_beyond_loopback(app_server, tmp_path):
+    env = dict(app_server["env"], SWR_HOME=str(tmp_path / "home2"))
+    out = subprocess.run([sys.executable, "-m", "swr", "serve", "--host", "0.0.0.0", "--json"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "Refusing to serve" in json.loads(out.stdout)["error"]["message"]
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "swr", "serve", "--port", str(port)], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = tmp_path / "home2" / "server.json"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not server.is_file():
+            time.sleep(0.3)
+        for _ in range(200):
+            try:
+                assert json.loads(_get(f"http://127.0.0.1:{port}/api/v1/health")[1])["status"] == "ok"
+                break
+            except OSError:
+                time.sleep(0.3)
+        assert _cli({"env": env}, "kbs")["kbs"] == []  # through the server that holds the store
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert not server.exists(), "a stopped server removes its server file"

@@ -44,9 +44,12 @@ def _ask(page) -> str:
 
 
 def _publish(page, label: str = "Publish these settings") -> None:
-    box = page.locator('[data-testid="stSidebar"]').get_by_text("Published settings").first
-    box.click()
-    page.get_by_role("button", name=label).first.click()
+    """Open the sidebar's published-settings panel (unless open) and press ``label`` in it."""
+    button = page.get_by_role("button", name=label).first
+    if not button.is_visible():
+        page.locator('[data-testid="stSidebar"] summary').filter(has_text="Published settings").first.click()
+    button.wait_for(state="visible", timeout=30_000)
+    button.click()
 
 
 def test_an_editor_publishes_and_another_agents_chat_and_the_api_use_that_version(publish_server):
