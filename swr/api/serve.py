@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
+import sys
 from pathlib import Path
 
 from ..errors import BadRequest
@@ -75,6 +77,9 @@ def run(host: str = "127.0.0.1", port: int = 8000, *, log_level: str = "warning"
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
     write_server_file(settings, url_for(host, port), token)
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again to its previous handler:
+    # make that an exit, so the server file is removed and the store closed below
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.run()
     finally:

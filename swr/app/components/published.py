@@ -90,14 +90,15 @@ def panel(engine, kb: str | None, params: RetrievalParams) -> None:
             st.caption("Nothing published: every consumer uses the defaults.")
         if not can_publish(engine, kb):
             return
-        if st.button("Publish these settings", key="published_publish", width="stretch",
-                     help="Every agent's chat, the API, MCP, Dify and the CLI start from them."):
-            publish(engine, kb, params, origin="sidebar")
+        # callbacks: the change is made before this run draws the panel, which then lists it
+        st.button("Publish these settings", key="published_publish", width="stretch",
+                  help="Every agent's chat, the API, MCP, Dify and the CLI start from them.",
+                  on_click=publish, args=(engine, kb, params), kwargs={"origin": "sidebar"})
         for pub in versions[1:6]:
             c1, c2 = st.columns([4, 1], vertical_alignment="center")
             c1.caption(render.esc(describe(pub)))
-            if c2.button("Restore", key=f"published_restore_{pub.version}"):
-                _restore(engine, kb, pub.version)
+            c2.button("Restore", key=f"published_restore_{pub.version}", on_click=_restore,
+                      args=(engine, kb, pub.version))
 
 
 def _restore(engine, kb: str, version: int) -> None:
