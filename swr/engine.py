@@ -117,6 +117,9 @@ class Engine:
       :meth:`feedback`: the golden questions and the feedback of a knowledge base;
     - :meth:`open_document`: a hit in its document (:mod:`swr.docview`);
     - :meth:`as_user`: the checked view (:mod:`swr.access`) the app and ``swr users`` use.
+    - :meth:`kb_params` (the published settings every consumer starts from), :meth:`published`,
+      :meth:`published_versions`, :meth:`publish`, :meth:`restore_published`,
+      :meth:`published_stamp` (:mod:`swr.manage.published`).
     - ``trash`` (:class:`swr.trash.Trash`: ``entries``, ``restore``, ``purge``): what
       :meth:`delete_kb` / :meth:`delete_doc` moved there, restorable without re-embedding.
     """

@@ -80,6 +80,10 @@ def test_the_command_line_goes_through_the_running_app(app_server):
     ans = _cli(app_server, "ask", "How often should I descale the kettle?", "--kb", "alpha")
     assert "Descale" in ans["answer"] and ans["settings"]["published"] == {"version": 1, "overrides": []}
     assert ans["settings"]["top_k"] == 2 and ans["settings"]["window_size"] == 1 and ans["check"] is not None
+    note = app_server["home"].parent / "filter.txt"
+    note.write_text("The filter of the kettle is rinsed every week.\n", encoding="utf-8")
+    indexed = _cli(app_server, "index", str(note), "--kb", "alpha")
+    assert indexed["indexed"] == 1 and indexed["files"][0]["source"] == "filter.txt"
     checked = _cli(app_server, "check", "How much water does the kettle hold?", "--kb", "alpha",
                    "--answer", "The kettle holds 1.7 litres.")
     assert checked["sentences"][0]["supported"]
