@@ -29,6 +29,7 @@ from swr.ingest.load import SUPPORTED
 from swr.manage import golden
 from swr.manage.docview import DocViewer
 from swr.manage.feedback import FeedbackLog
+from swr.manage.published import Publication, PublishedStore, overrides
 from swr.manage.trash import Trash, drop_kb_files
 from swr.retrieve import expand, rerank, window as win
 from swr.retrieve.crosslingual import CrossLingual
@@ -123,6 +124,9 @@ class Engine:
       :meth:`feedback`: the golden questions and the feedback of a knowledge base;
     - :meth:`open_document`: a hit in its document (:mod:`swr.manage.docview`);
     - :meth:`as_user`: the checked view (:mod:`swr.manage.access`) the app and ``swr users`` use.
+    - :meth:`kb_params` (the published settings every consumer starts from), :meth:`published`,
+      :meth:`published_versions`, :meth:`publish`, :meth:`restore_published`,
+      :meth:`published_stamp` (:mod:`swr.manage.published`).
     - ``trash`` (:class:`swr.manage.trash.Trash`: ``entries``, ``restore``, ``purge``): what
       :meth:`delete_kb` / :meth:`delete_doc` moved there, restorable without re-embedding.
     """
@@ -146,6 +150,7 @@ class Engine:
                       "splitter": SPLITTER_VERSION, "sparse": self.sparse.version, "structure": STRUCTURE_VERSION}
         self._checked = False
         self._kb_seen: dict[str, tuple] = {}  # kb -> (store generation, when found): require_kb
+        self.published_store = PublishedStore.for_settings(settings)  # swr.manage.published
         self.reranker = rerank.CrossEncoderReranker(settings.rerank_model) if settings.rerank_model else None
         self.crosslingual = CrossLingual(settings, self.store, self.embedder, self.sparse,
                                          getattr(self.answerer, "config", None))
@@ -284,10 +289,39 @@ class Engine:
         """The retrieval defaults of this engine's settings, with ``changes`` applied."""
         return RetrievalParams.from_settings(self.settings, **changes)
 
+    # -- published settings (swr.manage.published) -------------------------------------------
+    def kb_params(self, kb: str, **changes) -> RetrievalParams:
+        """The knobs every consumer starts from for ``kb``: its published version (else the
+        settings' defaults), with ``changes`` applied."""
+        params, _ = self.published_store.params(kb, self.default_params())
+        return params.with_(**changes) if changes else params
+
+    def published(self, kb: str) -> Publication | None:
+        return self.published_store.current(kb)
+
+    def published_versions(self, kb: str) -> list[Publication]:
+        return self.published_store.versions(kb)
+
+    def publish(self, kb: str, params: RetrievalParams, by: str, **kw) -> Publication:
+        """Publish ``params`` for ``kb`` (``origin``, ``evidence``, ``note``: see PublishedStore.publish)."""
+        self.require_kb(kb)
+        return self.published_store.publish(kb, params, by, **kw)
+
+    def restore_published(self, kb: str, version: int, by: str) -> Publication:
+        self.require_kb(kb)
+        return self.published_store.restore(kb, version, by)
+
+    def published_stamp(self, kb: str, params: RetrievalParams) -> dict:
+        """Which published version an answer used: ``version`` (None: nothing published) and the
+        knobs the request changed from it (``overrides``)."""
+        pub = self.published_store.current(kb)
+        base = pub.retrieval_params() if pub else self.default_params()
+        return {"version": pub.version if pub else None, "overrides": overrides(params, base)}
+
     def retrieve(self, question: str, kb: str, params: RetrievalParams | None = None, **changes) -> Retrieval:
         """Search ``kb`` for ``question``: the hits, no windows yet.
 
-        ``params`` (default: :meth:`default_params`) with ``changes`` applied (any
+        ``params`` (default: :meth:`kb_params`, the published knobs) with ``changes`` applied (any
         :class:`swr.core.params.RetrievalParams` field: ``top_k``, ``mode``, ``fusion``, ...).
         ``stages`` are the post-fusion stages in order (``cutoff`` by ``min_score``, ``rerank``
         with the cross-encoder); by default a cutoff runs when ``min_score`` is given.
@@ -295,7 +329,7 @@ class Engine:
         question = _clean_question(question)
         self.require_kb(kb)
         self.ensure_collection()
-        rp = (params or self.default_params()).with_(**changes).validate()
+        rp = (params or self.kb_params(kb)).with_(**changes).validate()
         t0 = time.perf_counter()
         # both vectors in every mode, so every hit can show its dense and its sparse rank; the
         # question's translations (cross-lingual search) are embedded with it, in one model call
@@ -414,12 +448,12 @@ class Engine:
                    history: list[dict] | None = None, **changes) -> tuple[AskResult, Iterator[str] | None]:
         """Evidence at once, and the answer as a stream of text deltas (None when extractive).
 
-        ``params`` (default :meth:`default_params`) with ``changes``; ``window_size`` overrides
+        ``params`` (default :meth:`kb_params`) with ``changes``; ``window_size`` overrides
         ``params.window_size``. Consume the stream through :meth:`finish` (or catch
         ``LLMUnavailable`` yourself): on an LLM failure the result falls back to the extractive
         answer and carries ``llm_error``.
         """
-        rp = (params or self.default_params()).with_(window_size=window_size, **changes)
+        rp = (params or self.kb_params(kb)).with_(window_size=window_size, **changes)
         cond = self.condense(question, history, llm=llm) if history and retrieval is None else None
         retrieval = retrieval or self.retrieve(cond.standalone if cond else question, kb, rp)
         w = rp.window_size
@@ -439,6 +473,7 @@ class Engine:
             condense={"method": cond.method, "llm_error": cond.llm_error} if cond else {"method": "none"})
         if cond:
             result.question = cond.question
+        result.settings["published"] = self.published_stamp(kb, rp)
         verdict = answerable.assess(self, retrieval.question, kb, retrieval.hits, passages, retrieval.params,
                                     pool=retrieval.answer_pool, named=retrieval.named, foreign=retrieval.foreign,
                                     translations=retrieval.translations)

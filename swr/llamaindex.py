@@ -36,21 +36,39 @@ def passage_node(p: Passage) -> TextNode:
 class SentenceWindowRetriever(BaseRetriever):
     """Retrieve merged sentence windows from an swr knowledge base.
 
-    ``params`` (default ``engine.default_params()``: the chat's) with ``window_size`` and
-    ``knobs`` (any :class:`swr.core.params.RetrievalParams` field) applied; kept as :attr:`params`.
+    ``params`` (default: the knowledge base's published settings, ``engine.kb_params(kb)``, read
+    again for every query so a new publication applies) with ``window_size`` and ``knobs`` (any
+    :class:`swr.core.params.RetrievalParams` field) applied: :attr:`params`. Each node's metadata names
+    the published version the query used (``published_version``).
     """
 
     def __init__(self, engine, kb: str, params: RetrievalParams | None = None, *, window_size: int | None = None,
                  **knobs: Any) -> None:
         super().__init__()
-        self._engine, self._kb = engine, kb
-        self.params = (params or engine.default_params()).with_(window_size=window_size, **knobs).validate()
+        self._engine, self._kb, self._fixed = engine, kb, params
+        self._changes = {"window_size": window_size, **knobs}
+        self.params.validate()
+
+    @property
+    def params(self) -> RetrievalParams:
+        base = self._fixed
+        if base is None:
+            base = self._engine.kb_params(self._kb) if hasattr(self._engine, "kb_params") \
+                else self._engine.default_params()
+        return base.with_(**self._changes)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        r = self._engine.retrieve(query_bundle.query_str, self._kb, self.params)
-        passages = self._engine.passages(r, self.params.window_size, window_mode=self.params.window_mode,
-                                         budget_chars=self.params.budget_chars)
-        return [NodeWithScore(node=passage_node(p), score=p.score) for p in passages]
+        params = self.params.validate()
+        r = self._engine.retrieve(query_bundle.query_str, self._kb, params)
+        passages = self._engine.passages(r, params.window_size, window_mode=params.window_mode,
+                                         budget_chars=params.budget_chars)
+        stamp = self._engine.published_stamp(self._kb, params) if hasattr(self._engine, "published_stamp") else {}
+        nodes = [NodeWithScore(node=passage_node(p), score=p.score) for p in passages]
+        for n in nodes:
+            n.node.metadata["published_version"] = stamp.get("version")
+            n.node.excluded_embed_metadata_keys.append("published_version")
+            n.node.excluded_llm_metadata_keys.append("published_version")
+        return nodes
 
 
 class MergingWindowPostprocessor(BaseNodePostprocessor):

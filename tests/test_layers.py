@@ -13,10 +13,11 @@ SWR = ROOT / "swr"
 
 #: The stages, lowest first. A module may import its own stage and those before it.
 #: ``evaluate`` sits below ``manage``: the sample presets (manage) are question sets (evaluate).
+#: The interfaces come last: the command line reaches a running server through the API's client and
+#: starts ``serve``; the Streamlit app hosts the API beside its pages (``swr/app/asgi.py``).
 ORDER = ["core", "text", "embed", "ingest", "store", "retrieve", "answer", "verify", "evaluate", "manage",
          "engine", "llamaindex", "api", "cli", "app", "__main__"]
-#: Interfaces side by side at the top: none of them imports another.
-INTERFACES = {"api", "cli", "app"}
+INTERFACES: set[str] = set()
 #: Third-party packages only one stage may import.
 OWNERS = {"streamlit": {"app"}, "fastapi": {"api"}, "mcp": {"api"}, "torch": {"embed"}}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from swr.app import base, probe, state
-from swr.app.components import docview, evidence as ev
+from swr.app.components import docview, evidence as ev, published
 from swr.app.components.answer import answer_card, mode_text
 from swr.app.components.errors import md
 from swr.app.components.passages import EMPTY, anchor
@@ -205,3 +205,9 @@ def compare_results(engine, kb: str) -> None:
             st.html(ev.head(result.passages, result.context_chars, result.context_tokens))
             ev.scroll_cards(f"cmp-{side}", marked_cards(result.passages, sets[other], side, other))
             docview.controls(engine, kb, f"cmp-{side}", result.passages)
+            if published.can_publish(engine, kb) and st.button(
+                    f"Publish {side.upper()} for this knowledge base", key=f"cmp_publish_{side}",
+                    icon=":material/publish:"):
+                published.publish(engine, kb, v["params"], origin="compare",
+                                  evidence={"side": side, "question": res["question"][:200],
+                                            "context_sentences": len(sets[side])})

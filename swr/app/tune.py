@@ -14,6 +14,7 @@ import streamlit as st
 
 from swr import evaluate
 from swr.app import base, state
+from swr.app.components import published
 from swr.app.components.answer import short_value
 from swr.app.components.errors import flash, md, show_flash
 from swr.app.components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
@@ -58,7 +59,7 @@ def render() -> None:
     grid = tune_grid(len(questions), ctl.params)
     if grid is not None and questions:
         run_tune(engine, kb, questions, source, grid, ctl.params)
-    tune_results(kb)
+    tune_results(kb, engine)
 
 
 def sweep_params(params: RetrievalParams) -> tuple[RetrievalParams, list[str]]:
@@ -247,7 +248,7 @@ def _apply_and_flash() -> None:
     flash("success", f"Applied to the chat: {shape} · top-k {top_k} · {mode} ({knobs_text(params)}).")
 
 
-def tune_results(kb: str) -> None:
+def tune_results(kb: str, engine=None) -> None:
     """The kept sweep: table, charts, budget table, missed questions, apply to chat, export."""
     res = state.TUNE_RESULT.get()
     show_flash()
@@ -277,7 +278,7 @@ def tune_results(kb: str) -> None:
                        mime="text/csv", key=KEYS.tune_csv, icon=":material/download:", on_click="ignore")
     with c2.expander("Best configuration under a context budget"):
         st.dataframe(pd.DataFrame(evaluate.budget_table(rows)), hide_index=True, width="stretch")
-    _use_in_chat(res)
+    _use_in_chat(res, engine)
 
 
 def _charts(df: pd.DataFrame) -> None:
@@ -292,7 +293,7 @@ def _charts(df: pd.DataFrame) -> None:
                        height=max(220, 34 * int(df["top_k"].nunique()) + 120))
 
 
-def _use_in_chat(res: dict) -> None:
+def _use_in_chat(res: dict, engine=None) -> None:
     st.markdown("##### Use a configuration in the chat")
     rows = res["rows"]
     windows = [r for r in rows if r.config.method == "window"]
@@ -311,6 +312,13 @@ def _use_in_chat(res: dict) -> None:
         apply_config(row.config.window_size, row.config.top_k, row.config.mode, res["params"],
                      row.config.window_mode, row.config.budget_chars)
         st.switch_page(base.CHAT_PAGE)
+    if engine is not None and published.can_publish(engine, res["kb"]):
+        if st.button("Publish for this knowledge base", key="tune_publish", icon=":material/publish:",
+                     help="Every agent's chat, the API, MCP, Dify and the CLI then start from this configuration."):
+            tested = res["params"].with_(window_size=row.config.window_size, top_k=int(row.config.top_k),
+                                         mode=row.config.mode, window_mode=row.config.window_mode or "fixed",
+                                         budget_chars=row.config.budget_chars)
+            published.publish(engine, res["kb"], tested, origin="tune", evidence=tune_evidence(res, row))
     missed = [o for o in row.outcomes if o.get("hit") is False]
     with st.expander(f"Questions this configuration misses ({len(missed)})"):
         if missed:
@@ -320,6 +328,12 @@ def _use_in_chat(res: dict) -> None:
                        "says which limit cut a sentence.")
         else:
             st.caption("None.")
+
+
+def tune_evidence(res: dict, row) -> dict:
+    """The sweep row a publication was chosen on: its figures, the question set and its size."""
+    return {"configuration": row.config.label(), "hit_rate": row.hit_rate, "mrr": row.mrr,
+            "context_chars": round(row.context_chars or 0), "n": res["questions"], "question_set": res["source"]}
 
 
 def _pick_label(row) -> str:

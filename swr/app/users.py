@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from swr.app import base
+from swr.app.components import api_keys
 from swr.app.components.errors import errors_shown, flash, md, show_flash
 from swr.app.components.sidebar import sidebar
 from swr.app.state import Slot
@@ -42,6 +43,7 @@ def render() -> None:
         add_user_form(engine)
         if users:
             change_user_panel(engine, users)
+            api_keys.panel(engine, users)
 
 
 def _show_one_time_password() -> None:

@@ -140,9 +140,11 @@ def parser() -> argparse.ArgumentParser:
     gd.add_argument("--source", default="", help="add: the source file the answer is in")
     gd.add_argument("--json", action="store_true")
 
+    import swr.cli.serve as cli_serve
     import swr.cli.users as access_cli
 
     access_cli.add_parser(sub)
+    cli_serve.add_parsers(sub)
     return p
 
 

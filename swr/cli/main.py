@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from swr.cli.args import ask_params, eval_params, parser as _parser, verify_params
-from swr.core.errors import BadRequest, SwrError
+from swr.core.errors import BadRequest, StoreLocked, SwrError
 from swr.core.params import MODES, WINDOW_MODES
 
 
@@ -31,11 +31,11 @@ def _engine():
     return Engine(Settings.from_env())
 
 
-def cmd_index(a) -> dict:
+def cmd_index(a, eng=None) -> dict:
     from tqdm import tqdm
 
     files = _expand(a.paths)
-    eng = _engine()
+    own, eng = eng is None, eng or _engine()
     bar = tqdm(total=0, unit="sent", file=sys.stderr, disable=a.json and not sys.stderr.isatty())
     state = {"file": None}
 
@@ -51,7 +51,8 @@ def cmd_index(a) -> dict:
     results = eng.index_files(a.kb, files, tags=tags, progress=progress)
     bar.close()
     info = eng.embedder.info()
-    eng.close()
+    if own:
+        eng.close()
     return {"kb": a.kb, "files": [r.to_dict() for r in results],
             "indexed": sum(r.ok for r in results), "failed": sum(not r.ok for r in results),
             "sentences": sum(r.sentences for r in results if r.ok and not r.skipped),
@@ -69,47 +70,57 @@ def _read_history(path: Path) -> list[dict]:
     return check_history(data)
 
 
-def cmd_ask(a) -> dict:
-    eng = _engine()
-    history = _read_history(a.history) if a.history else None
-    res = eng.ask(a.question, a.kb, ask_params(eng.default_params, a), llm=not a.no_llm, history=history)
-    eng.check(res)  # each answer sentence against the passages: "check" in the JSON, as in the chat
-    out = res.to_dict()
-    eng.close()
-    return out
-
-
-def cmd_check(a) -> dict:
-    from swr.verify.check import check_answer
-
-    eng = _engine()
+def cmd_ask(a, eng=None) -> dict:
+    own, eng = eng is None, eng or _engine()
     try:
-        res = eng.ask(a.question, a.kb, eng.default_params(window_size=a.window_size, top_k=a.top_k), llm=False)
-        out = check_answer(eng, res.question, a.answer, res.passages, kb=a.kb).to_dict()
+        history = _read_history(a.history) if a.history else None
+        # the knowledge base's published settings, with the flags given
+        res = eng.ask(a.question, a.kb, ask_params(lambda **c: eng.kb_params(a.kb, **c), a), llm=not a.no_llm,
+                      history=history)
+        eng.check(res)  # each answer sentence against the passages: "check" in the JSON, as in the chat
+        return res.to_dict()
     finally:
-        eng.close()
+        if own:
+            eng.close()
+
+
+def cmd_check(a, eng=None) -> dict:
+    own, eng = eng is None, eng or _engine()
+    try:
+        res = eng.ask(a.question, a.kb, eng.kb_params(a.kb, window_size=a.window_size, top_k=a.top_k), llm=False)
+        res.answer, res.answer_kind, res.answerable = a.answer, "llm", True
+        out = eng.check(res) or {"support": 0.0, "sentences": [], "status": "empty"}
+    finally:
+        if own:
+            eng.close()
     out.update({"question": res.question, "kb": a.kb, "answer": a.answer, "answerable": res.answerable,
                 "answerable_score": res.answerable_score,
                 "passages": [{"n": n, "source": p.source, "first": p.first, "last": p.last, "text": p.text}
                              for n, p in enumerate(res.passages, 1)]})
-    if not a.json:
-        print(f"support {out['support']:.0%} over {len(out['sentences'])} sentence(s)")
-        for s in out["sentences"]:
-            mark = "+" if s["supported"] and not s["bad_citations"] else "!"
-            where = f" [passage {s['passage']}]" if s["passage"] else ""
-            print(f"  {mark} {s['verdict']}{where}: {s['text']}")
-            for why in s["reasons"]:
-                print(f"      because: {why}")
     return out
 
 
-def cmd_kbs(a) -> dict:
-    eng = _engine()
+def _print_check(out: dict) -> None:
+    print(f"support {out['support']:.0%} over {len(out['sentences'])} sentence(s)")
+    for s in out["sentences"]:
+        mark = "+" if s["supported"] and not s["bad_citations"] else "!"
+        where = f" [passage {s['passage']}]" if s["passage"] else ""
+        print(f"  {mark} {s['verdict']}{where}: {s['text']}")
+        for why in s["reasons"]:
+            print(f"      because: {why}")
+
+
+def cmd_kbs(a, eng=None) -> dict:
+    own, eng = eng is None, eng or _engine()
     out = eng.kbs()
+    for kb in out:
+        pub = eng.published(kb["kb"])
+        kb["published_version"] = pub.version if pub else None
     if a.docs:
         for kb in out:
             kb["docs"] = [d.to_dict() for d in eng.docs(kb["kb"])]
-    eng.close()
+    if own:
+        eng.close()
     return {"kbs": out}
 
 
@@ -343,19 +354,40 @@ def _print_human(cmd: str, out: dict) -> None:
         import swr.cli.users as access_cli
 
         access_cli.print_human(out)
+    elif cmd == "check":
+        _print_check(out)
+    elif cmd in ("keys", "serve", "publish"):
+        import swr.cli.serve as cli_serve
+
+        cli_serve.print_human(cmd, out)
+
+
+def run_command(command: str, args: dict, view) -> dict:
+    """One command of a command line on this machine, run by the server that holds the store
+    (``POST /api/v1/cli/{command}``), on the caller's checked view; its ``--json`` document."""
+    from swr.cli.serve import namespace
+
+    handler = {"ask": cmd_ask, "index": cmd_index, "kbs": cmd_kbs, "check": cmd_check}[command]
+    return handler(namespace(command, args), eng=view)
 
 
 def main(argv: list[str] | None = None) -> int:
     a = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if a.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
+    import swr.cli.serve as cli_serve
+
     handlers = {"index": cmd_index, "ask": cmd_ask, "kbs": cmd_kbs, "delete": cmd_delete, "eval": cmd_eval,
                 "verify": cmd_verify, "check": cmd_check, "users": cmd_users, "trash": cmd_trash,
-                "golden": cmd_golden}
+                "golden": cmd_golden, **cli_serve.HANDLERS,
+                "serve": lambda a: cli_serve.cmd_serve(a, cli_commands=run_command)}
     try:
         if a.cmd not in handlers:
             raise SwrError(f"`{a.cmd}` is not available in this version yet.")
-        out = handlers[a.cmd](a)
+        try:
+            out = handlers[a.cmd](a)
+        except StoreLocked as locked:  # a running server holds the store: through it (swr.api.client)
+            out = cli_serve.through_server(a, locked)
     except SwrError as exc:
         if a.json:
             print(json.dumps({"error": exc.to_dict()}, ensure_ascii=False))

@@ -59,6 +59,10 @@ def stamp_text(result: AskResult) -> str:
     filters = [f"{k} {short_value(s.get(k))}" for k in ("sources", "tags", "lang") if s.get(k)]
     if filters:
         parts.append("filters: " + "; ".join(filters))
+    pub = s.get("published") or {}
+    if pub.get("version") is not None:
+        changed = pub.get("overrides") or []
+        parts.append(f"published v{pub['version']}" + (f" (changed: {', '.join(changed)})" if changed else ""))
     parts.append(f"{s.get('embed_model')} ({s.get('embed_runtime')})")
     parts.append(f"LLM {s.get('llm_model')}" if s.get("llm_model") else "no LLM")
     t = result.timings

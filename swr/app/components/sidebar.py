@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from swr.app import base, history, state
+from swr.app.components import published
 from swr.app.components.errors import md
 from swr.app.state import CHAT, KEYS
 from swr.core.errors import SwrError
@@ -109,7 +110,7 @@ def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
     keep_kb()  # the select box would otherwise fall back to the first KB after a page switch
     nav(admin=getattr(engine, "actor", None) is not None and engine.actor.is_admin)
     kb = kb_selector(engine)
-    defaults = engine.default_params()
+    defaults = published.follow(engine, kb)  # the knowledge base's published knobs (or the defaults)
     if not knobs:
         return Controls(kb, state.chat_params(defaults))
     sb = st.sidebar
@@ -147,7 +148,9 @@ def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
         _retrieval_knobs(engine, defaults)
     if kb:
         _filters(engine, kb)
-    return Controls(kb, state.chat_params(defaults), False)
+    params = state.chat_params(defaults)
+    published.panel(engine, kb, params)
+    return Controls(kb, params, False)
 
 
 def _retrieval_knobs(engine: Engine, d: RetrievalParams) -> None:

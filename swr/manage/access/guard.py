@@ -23,7 +23,8 @@ from swr.manage.access.limits import Limits
 from swr.manage.access.users import Actor, UserStore, new_password
 
 # what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
-_PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp", "finish", "ensure_collection")
+_PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp", "finish", "ensure_collection",
+         "published_stamp")
 
 
 class GuardedEngine:
@@ -68,12 +69,12 @@ class GuardedEngine:
             raise Forbidden(f"Only an admin may {what} ({self.actor.name} is {self.actor.role}).")
 
     def _require_question(self, question: str, kb: str, params, changes: dict) -> None:
-        """Viewers: demo mode only (a preset question of ``kb`` with the default knobs)."""
+        """Viewers: demo mode only (a preset question of ``kb`` with its published or default knobs)."""
         if not self.actor.demo_only:
             return
         from swr.manage.presets import preset_questions  # no Streamlit in it
 
-        default = self._engine.default_params()
+        default = self._engine.kb_params(kb)  # the published settings (else the defaults)
         rp = (params or default).with_(**changes)
         if rp.with_(window_size=default.window_size) != default or \
                 (question or "").strip() not in [q.strip() for q in preset_questions(self.settings, kb)]:
@@ -191,6 +192,34 @@ class GuardedEngine:
         info["kbs"] = [k for k in info["kbs"] if self.actor.can_read(k["kb"])]
         return info
 
+    # -- published settings (swr.manage.published) -------------------------------------------
+    def kb_params(self, kb: str, **changes):
+        """The published knobs of ``kb`` (read grant), with ``changes``."""
+        self.require_kb(kb)
+        return self._engine.kb_params(kb, **changes)
+
+    def published(self, kb: str):
+        self.require_kb(kb)
+        return self._engine.published(kb)
+
+    def published_versions(self, kb: str):
+        self.require_kb(kb)
+        return self._engine.published_versions(kb)
+
+    def publish(self, kb: str, params, **kw):
+        """Publish ``params`` for ``kb``: editors with an edit grant and admins; audited."""
+        self._require_edit(kb, "publish settings")
+        pub = self._engine.publish(kb, params, self.actor.name, **kw)
+        self._log("publish", kb=kb, object=f"v{pub.version}", detail=pub.origin)
+        return pub
+
+    def restore_published(self, kb: str, version: int):
+        """Publish an earlier version again (edit grant), audited."""
+        self._require_edit(kb, "publish settings")
+        pub = self._engine.restore_published(kb, version, self.actor.name)
+        self._log("publish", kb=kb, object=f"v{pub.version}", detail=f"restore v{version}")
+        return pub
+
     # -- users (admins) ----------------------------------------------------------------------
     def _users(self, what: str) -> UserStore:
         """The users file, for admins only (:class:`Forbidden`, audited as refused, for anyone else)."""
@@ -240,6 +269,31 @@ class GuardedEngine:
         user = self._users("manage users").grant(name, kb, access)
         self._log("user_grant", kb=(kb or "").strip(), object=name, detail=access)
         return user
+
+    def api_keys(self) -> list[dict]:
+        """Every API key (never a secret or hash): admins only."""
+        self._require_admin("manage API keys")
+        from swr.manage.access.keys import KeyStore
+
+        return KeyStore.for_settings(self.settings).list()
+
+    def create_api_key(self, user: str, **kw) -> tuple[dict, str]:
+        """A new key of ``user`` (``kbs``, ``read_only``, ``name``, limits): its record and the secret,
+        to be shown once (never stored in clear, logged or audited)."""
+        self._require_admin("manage API keys")
+        from swr.manage.access.keys import KeyStore
+
+        key, secret = KeyStore.for_settings(self.settings).create(user, UserStore.for_settings(self.settings), **kw)
+        self._log("key_create", object=key["id"], detail=key["user"])
+        return key, secret
+
+    def revoke_api_key(self, key_id: str) -> dict:
+        self._require_admin("manage API keys")
+        from swr.manage.access.keys import KeyStore
+
+        key = KeyStore.for_settings(self.settings).revoke(key_id)
+        self._log("key_revoke", object=key_id, detail=key["user"])
+        return key
 
     def _keep_an_admin(self, store: UserStore, name: str, what: str, role: str | None = None) -> None:
         """The app never leaves the users file without an admin (the CLI on the server still can)."""

@@ -18,6 +18,7 @@ class LimitReached(BadRequest):
     """A per-user limit was reached; the message says which and when it frees up."""
 
     kind = "limit"
+    retry_after: int = 60  # seconds until the limit frees up (the HTTP API's Retry-After)
 
 
 class Limits:
@@ -52,8 +53,10 @@ class Limits:
                 q.popleft()
             if len(q) >= self.questions_per_min:
                 wait = max(1, int(60 - (now - q[0])) + 1)
-                raise LimitReached(f"Question limit reached: {self.questions_per_min} per minute per user "
+                exc = LimitReached(f"Question limit reached: {self.questions_per_min} per minute per user "
                                    f"(SWR_USER_QUESTIONS_PER_MIN). Try again in {wait} s.")
+                exc.retry_after = wait
+                raise exc
             q.append(now)
             if key is not None:
                 seen[key] = now
@@ -72,10 +75,12 @@ class Limits:
                 q.popleft()
             used = sum(n for _, n in q)
             if used + nbytes > cap:
-                raise LimitReached(
+                exc = LimitReached(
                     f"Upload limit reached: {self.upload_mb_per_hour:g} MB per hour per user "
                     f"(SWR_USER_UPLOAD_MB_PER_HOUR); this upload is {nbytes / 1048576:.1f} MB and "
                     f"{used / 1048576:.1f} MB were uploaded in the last hour. Nothing was indexed.")
+                exc.retry_after = max(1, int(3600 - (now - q[0][0])) + 1) if q else 3600
+                raise exc
             q.append((now, nbytes))
 
 
