@@ -1,0 +1,1 @@
+"""Retrieval: search requests, cross-lingual search, document subjects, windows, rerank."""
