@@ -56,9 +56,9 @@ DATA = ROOT.parent / "shared" / "data"
 if not DATA.is_dir():
     DATA = Path("/work/shared/data")
 OWN = ROOT / "bench" / "data" / "emanual_own_questions.csv"
-CHITCHAT = ["How are you today?", "What's the weather like tomorrow?", "Tell me a joke.", "Who won the World Cup in 2018?",
-            "今天天气怎么样？", "你叫什么名字？", "给我讲个笑话吧。", "What is the capital of France?",
-            "推荐一部好看的电影。", "How do I bake sourdough bread?"]
+CHITCHAT = ["How are you today?", "What's the weather like tomorrow?", "Tell me a joke.",
+            "Who won the World Cup in 2018?", "今天天气怎么样？", "你叫什么名字？", "给我讲个笑话吧。",
+            "What is the capital of France?", "推荐一部好看的电影。", "How do I bake sourdough bread?"]
 
 
 def norm(s: str) -> str:
@@ -179,8 +179,8 @@ def emanual():
     if OWN.is_file():
         with OWN.open(encoding="utf-8") as fh:
             for row in csv.DictReader(fh):
-                qs[row["manual"]].append({"q": row["question"], "answers": [a.strip() for a in row["answer"].split("|")],
-                                          "kind": "own", "lang": "en"})
+                answers = [a.strip() for a in row["answer"].split("|")]
+                qs[row["manual"]].append({"q": row["question"], "answers": answers, "kind": "own", "lang": "en"})
     return docs, qs
 
 
@@ -192,7 +192,7 @@ def expmrc_zh(n_paras: int, seed: int = 0):
     paras = [(a.get("title") or a.get("id") or str(k), p) for k, a in enumerate(d) for p in a["paragraphs"]]
     random.Random(seed).shuffle(paras)
     docs, qs = [], []
-    for k, (title, p) in enumerate(paras[:n_paras]):
+    for k, (_, p) in enumerate(paras[:n_paras]):
         name = f"cmrc{k:03d}.txt"
         docs.append((name, p["context"]))
         for qa in p["qas"]:
@@ -208,7 +208,8 @@ def offdomain(n: int, seed: int = 0) -> list[dict]:
     from swr.questions import load_squad
 
     out = [{"q": q, "kind": "chit-chat"} for q in CHITCHAT]
-    for name, path in (("cmrc", DATA / "cmrc2018" / "cmrc2018_dev.json"), ("squad", DATA / "squad_v1.1" / "dev-v1.1.json")):
+    for name, path in (("cmrc", DATA / "cmrc2018" / "cmrc2018_dev.json"),
+                       ("squad", DATA / "squad_v1.1" / "dev-v1.1.json")):
         qs = load_squad(path)[1]
         out += [{"q": q.question, "kind": name} for q in random.Random(seed).sample(qs, n)]
     return out
@@ -263,10 +264,9 @@ def part_mixed(eng, name: str, docs, qs, n: int, lines: list[str], store: dict) 
     store[name] = res
     lines += [f"\n### {name}: mixed-language KB ({len(docs)} passages, half en / half zh), answer in the passages "
               "(defaults: fixed window 3, top-k 3)", "", "| cell | SWR_CROSSLINGUAL=off | on |", "|---|---|---|"]
-    for label, key in (("same (both)", lambda r: ["same"] if r["kind"] == "same" else []),
-                       ("cross (both)", lambda r: ["cross"] if r["kind"] == "cross" else []),
-                       *[(c, (lambda c: lambda r: [c] if f"{r['kind']} {r['lang']}" == c else [])(c))
-                         for c in ("same en", "same zh", "cross en", "cross zh")]):
+    for label in ("same (both)", "cross (both)", "same en", "same zh", "cross en", "cross zh"):
+        def key(r, label=label) -> bool:
+            return label.split()[0] == r["kind"] and label.split()[1] in ("(both)", r["lang"])
         got = {m: [r["hit"] for r in res[m] if key(r)] for m in res}
         lines.append(f"| {label} | {rate(got['off'])} | {rate(got['on'])} |")
     s_off = [r["hit"] for r in res["off"] if r["kind"] == "same"]

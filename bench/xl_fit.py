@@ -8,11 +8,11 @@ import numpy as np
 
 def _norm_lists(row):
     own, foreign = [], {}
-    for l in row["lists"]:
-        if l["via"] is None:
-            own.append(l["hits"])
+    for lst in row["lists"]:
+        if lst["via"] is None:
+            own.append(lst["hits"])
         else:
-            foreign.setdefault(l["via"], []).append(l["hits"])
+            foreign.setdefault(lst["via"], []).append(lst["hits"])
     return own, foreign
 
 
@@ -46,8 +46,8 @@ def length(chars):
 
 
 def x_own(c):
-    l = c["lists"]["own"]
-    return [l["cos"] - c["own_c1"], l["sparse"], 1.0 / l["rank"], l["score"], c["len"]]
+    e = c["lists"]["own"]
+    return [e["cos"] - c["own_c1"], e["sparse"], 1.0 / e["rank"], e["score"], c["len"]]
 
 
 def x_foreign(c):
@@ -91,10 +91,12 @@ def rank_calibrated(row, wo, wf, margin=0.0, k=3):
     while len(out) < k and (j < len(own) or i < len(fo)):
         pj = min(floor, po[j]) if j < len(own) else -1
         if i < len(fo) and fo[i][0] > pj + margin:
-            out.append(fo[i][1]); i += 1
+            out.append(fo[i][1])
+            i += 1
         elif j < len(own):
             floor = pj
-            out.append(own[j]); j += 1
+            out.append(own[j])
+            j += 1
         else:
             break
     return out
@@ -104,8 +106,9 @@ def rank_current(row, second=0.5, k=3):
     cs = candidates(row)
     scored = []
     for c in cs.values():
-        ss = sorted((l["score"] for l in c["lists"].values()), reverse=True)
-        s = ss[0] + (second * ss[1] if len(ss) > 1 and c["foreign"] and not any(l["heading"] for l in c["lists"].values()) else 0)
+        ss = sorted((e["score"] for e in c["lists"].values()), reverse=True)
+        head = any(e["heading"] for e in c["lists"].values())
+        s = ss[0] + (second * ss[1] if len(ss) > 1 and c["foreign"] and not head else 0)
         scored.append((s, id(c), c))
     return [c for _, _, c in sorted(scored, key=lambda t: -t[0])[:k]]
 
@@ -130,13 +133,14 @@ def report(data):
     fmt = lambda d: " ".join(f"{k}={v:.2f}" for k, v in d.items())
     for name in sets:
         print(f"{name}: own-only   {fmt(evaluate(data[name], rank_own))}")
-        print(f"{name}: current    {fmt(evaluate(data[name], rank_current))}")
+        print(f"{name}: sum fusion (best + 0.5 x other) {fmt(evaluate(data[name], rank_current))}")
     wo, wf = fit([data[s] for s in sets])
     print("fitted on all: own", [round(x, 3) for x in wo], "foreign", [round(x, 3) for x in wf])
     for name in sets:
         others = [data[s] for s in sets if s != name]
         wo2, wf2 = fit(others) if others else (wo, wf)
-        for m in (0.0, 0.05, 0.1, 0.2):
-            print(f"{name}: calibrated(all) m={m} {fmt(evaluate(data[name], lambda r: rank_calibrated(r, wo, wf, m)))}")
-            print(f"{name}: calibrated(other set) m={m} "
-                  f"{fmt(evaluate(data[name], lambda r: rank_calibrated(r, wo2, wf2, m)))}")
+        for m in (0.0, 0.05, 0.1, 0.15, 0.2):
+            pooled = evaluate(data[name], lambda r, m=m: rank_calibrated(r, wo, wf, m))
+            held = evaluate(data[name], lambda r, m=m, a=wo2, b=wf2: rank_calibrated(r, a, b, m))
+            print(f"{name}: calibrated(all) m={m} {fmt(pooled)}")
+            print(f"{name}: calibrated(other set) m={m} {fmt(held)}")

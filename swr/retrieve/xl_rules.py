@@ -6,7 +6,7 @@ for the fitted numbers ("bipar+xquad"): bench/xl_calibrate.py on two mixed-langu
 bases built as bench/real_kbs.py builds them: BiPaR validation, 120 parallel novel passages, half
 indexed in English and half in Chinese, 240 questions; XQuAD, 240 paragraphs arranged the same
 way, 240 questions; the label of a candidate sentence is "the answer is within its default
-window" (fixed, 3). The figures each choice gave are in bench/README.md ("Cross-lingual fusion").
+window" (fixed, 3). The figures each choice gave: the comments below and bench/results/real_kbs.md.
 """
 from __future__ import annotations
 
