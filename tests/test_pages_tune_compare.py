@@ -209,7 +209,10 @@ def test_tune_uploaded_jsonl_question_set_with_chunk_baseline(engine):
     assert "2 usable questions (1 without an expected answer skipped)" in html.unescape(at.caption[1].value)
     sweep(at, chunks=128)
     table = at.dataframe[0].value
-    assert len(table) == 4 + 2 and (table["questions"] == 2).all()
+    # 2 fixed windows x 2 top-k, the section and budget windows the page sweeps by default, 1 chunk size x 2
+    fixed = table[table["window_mode"] == "fixed"]
+    assert len(fixed) == 4 and set(table["window_mode"].dropna()) == {"fixed", "section", "budget"}
+    assert len(table[table["method"] == "chunks"]) == 2 and (table["questions"] == 2).all()
     assert set(table["method"]) == {"window", "chunks"} and set(table["chunk_size"].dropna()) == {128}
     assert "mine.jsonl" in html.unescape(" ".join(c.value for c in at.caption))
     from swr.app import tune_charts as ui
