@@ -305,6 +305,12 @@ def part_refusals(eng, store: dict, qs_em: dict, n_off: int, lines: list[str]) -
     for label, rows in (("right answers refused: mixed KBs (answer in the passages)", answered),
                         ("right answers refused: E-manuals (answer in the passages)", answered_em)):
         lines.append(f"| {label} | {rate([not r['answerable'] for r in rows])} |")
+    for kb, v in store.items():  # the mixed KBs by kind: a cross-language answer is refused far more often
+        if not kb.startswith("em_") and kb != "offdomain":
+            for kind in ("same", "cross"):
+                rows = [r for r in v["on"] if r["hit"] and r["kind"] == kind]
+                refused = rate([not r["answerable"] for r in rows])
+                lines.append(f"| right answers refused: {kb}, {kind} language | {refused} |")
     for kind, rows in cells(res_off + swap, lambda r: [r["kind"], "all off-domain"]).items():
         lines.append(f"| off-domain refused: {kind} | {rate([not r['answerable'] for r in rows])} |")
 
