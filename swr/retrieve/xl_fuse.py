@@ -112,21 +112,22 @@ def _merge(primary: list[tuple], others: list[tuple], margin: float) -> list[tup
     candidate (best probability first) goes above the first question-language one it beats by
     ``margin``, and above a named document's sentence whose score (list score plus the subject
     bonus, as the sample manuals were tuned) is lower than its own."""
-    out, i, floor = [], 0, 1.0
+    out, rest, floor = [], list(others), 1.0
+
+    def enter(passes, why: Callable) -> None:
+        nonlocal rest
+        for p, c, trace in [t for t in rest if passes(t)]:
+            out.append((c, [*trace, f"{XlRule.FOREIGN_ENTERS.value}:{why(p)}"]))
+        rest = [t for t in rest if not passes(t)]
+
     for p, c, trace in primary:
         if p is None:  # a named document's sentence: passed only by a higher list score (plus bonus)
-            while i < len(others) and others[i][1].score > c.score:
-                out.append((others[i][1], [*others[i][2], f"{XlRule.FOREIGN_ENTERS.value}:score"]))
-                i += 1
-            out.append((c, trace))
-            continue
-        floor = min(floor, p)
-        while i < len(others) and others[i][0] > floor + margin:
-            out.append((others[i][1], [*others[i][2], f"{XlRule.FOREIGN_ENTERS.value}:{others[i][0]:.2f}>"
-                                                        f"{floor:.2f}+{margin:g}"]))
-            i += 1
+            enter(lambda t, c=c: t[1].score > c.score, lambda p: "score")
+        else:
+            floor = min(floor, p)
+            enter(lambda t, f=floor: t[0] > f + margin, lambda p, f=floor: f"{p:.2f}>{f:.2f}+{margin:g}")
         out.append((c, trace))
-    out += [(c, [*trace, XlRule.FOREIGN_AFTER.value]) for _, c, trace in others[i:]]
+    out += [(c, [*trace, XlRule.FOREIGN_AFTER.value]) for _, c, trace in rest]
     return out
 
 
