@@ -36,17 +36,21 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from intervals import wilson
 
 import swr.retrieve.crosslingual
 from swr.answer.llm import LLMConfig
+from swr.core.rules.crosslingual import DEFAULT_RULES
 from swr.core.settings import DEMO_GGUF, SMALL_GGUF, Settings
 from swr.engine import Engine
 from swr.evaluate import judge, load_set, normalize
 from swr.evaluate.questions import load_squad
-from swr.retrieve.crosslingual import SUBJECT_BONUS, Translator
+from swr.retrieve.crosslingual import Translator
+
+RULES = DEFAULT_RULES  # this run's cross-lingual rules (--mix, --senses, --margin)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -152,7 +156,7 @@ def save_llm_cache() -> None:
 def set_method(eng: Engine, method: str) -> None:
     eng.crosslingual.enabled = method != "off"
     eng.crosslingual.translation = method in ("on", "translate", *LLMS)
-    eng.crosslingual.bonus = 0.0 if method in ("lists", "translate") else SUBJECT_BONUS
+    eng.crosslingual.bonus = 0.0 if method in ("lists", "translate") else DEFAULT_RULES.subject_bonus
     eng.crosslingual.translator = translator(method)
     if hasattr(eng.crosslingual, "_translated"):  # the engine's per-question translation cache
         eng.crosslingual._translated.clear()  # belongs to the translator just replaced
@@ -216,7 +220,7 @@ def run_xquad(eng, kb, qs, method, counter) -> dict:
         counter.reset()
         s0, e0, c0, t0, m0, p0 = (counter.searches, counter.embeds, tr.llm_calls, time.perf_counter(), counter.calls,
                                   counter.probes)
-        r = eng.retrieve(q["q"], kb, top_k=3)
+        r = eng.retrieve(q["q"], kb, top_k=3, crosslingual=RULES)
         cost.append((counter.searches - s0, counter.embeds - e0, (time.perf_counter() - t0) * 1000, tr.llm_calls - c0,
                      counter.calls - m0, counter.probes - p0))
         hit = any(any(norm(a) in norm(h.sentence.text) for a in q["gold"].get(h.sentence.source, [])) for h in r.hits)
@@ -231,7 +235,7 @@ def run_sample(eng, kb, questions) -> dict:
     out, cost = [], []
     for q in questions:
         t0 = time.perf_counter()
-        res = eng.ask(q.question, kb, llm=False)  # the app's defaults: window 3, top-k 3
+        res = eng.ask(q.question, kb, llm=False, crosslingual=RULES)  # the app's defaults: window 3, top-k 3
         cost.append((time.perf_counter() - t0) * 1000)
         out.append(bool(judge([normalize(a) for a in q.answers], [], res.passages).hit))  # as evaluate.sweep
     return {"hit": rate(out), "misses": [q.question for q, h in zip(questions, out) if not h]}
@@ -241,7 +245,7 @@ def run_same(eng, kb, qs) -> dict:
     h1, h5, cost = [], [], []
     for q in qs:
         t0 = time.perf_counter()
-        r = eng.retrieve(q.question, kb, top_k=5)
+        r = eng.retrieve(q.question, kb, top_k=5, crosslingual=RULES)
         cost.append((time.perf_counter() - t0) * 1000)
         answers = [norm(a) for a in q.answers]
         first = next((k for k, h in enumerate(r.hits, 1) if any(a in norm(h.sentence.text) for a in answers)), None)
@@ -282,11 +286,10 @@ def main() -> None:
     ap.add_argument("--squad-articles", type=int, default=4)
     ap.add_argument("--sets", nargs="+", default=["xquad", "sample", "cmrc", "squad"])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--mix", type=float, default=None, help="crosslingual.DENSE_MIX for this run")
-    ap.add_argument("--senses", type=int, default=None, help="crosslingual.SPARSE_SENSES for this run")
+    ap.add_argument("--mix", type=float, default=None, help="CrossLingualRules.dense_mix for this run")
+    ap.add_argument("--senses", type=int, default=None, help="CrossLingualRules.sparse_senses for this run")
+    ap.add_argument("--margin", type=float, default=None, help="CrossLingualRules.margin for this run")
     ap.add_argument("--long-first", action="store_true", help="glossary.SHORT_FIRST off for this run")
-    ap.add_argument("--first-list", action="store_true",
-                    help="crosslingual.BETTER_FIRST and EMPTY_LAST off for this run (the older first-list fusion)")
     ap.add_argument("--splits", nargs="+", default=["dev", "test"],
                     help="XQuAD halves (by article, seeded): dev to choose methods on, test held out")
     ap.add_argument("--pretranslate", nargs="+", choices=sorted(LLMS),
@@ -295,17 +298,12 @@ def main() -> None:
     args = ap.parse_args()
     import swr.text.glossary
 
-    if args.mix is not None:
-        swr.retrieve.crosslingual.DENSE_MIX = args.mix
-    if args.senses is not None:
-        swr.retrieve.crosslingual.SPARSE_SENSES = args.senses
+    global RULES
+    RULES = replace(RULES, **{k: v for k, v in (("dense_mix", args.mix), ("sparse_senses", args.senses),
+                                                ("margin", args.margin)) if v is not None})
     if args.long_first:
         swr.text.glossary.SHORT_FIRST = False
-    if args.first_list:
-        swr.retrieve.crosslingual.BETTER_FIRST = swr.retrieve.crosslingual.EMPTY_LAST = False
-    print(f"DENSE_MIX={swr.retrieve.crosslingual.DENSE_MIX} SPARSE_SENSES={swr.retrieve.crosslingual.SPARSE_SENSES} "
-          f"SHORT_FIRST={swr.text.glossary.SHORT_FIRST} BETTER_FIRST={swr.retrieve.crosslingual.BETTER_FIRST} "
-          f"EMPTY_LAST={swr.retrieve.crosslingual.EMPTY_LAST}", file=sys.stderr)
+    print(f"{RULES} SHORT_FIRST={swr.text.glossary.SHORT_FIRST}", file=sys.stderr)
 
     engines: dict[str, tuple[Engine, Counter]] = {}
 

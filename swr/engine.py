@@ -333,7 +333,8 @@ class Engine:
         t0 = time.perf_counter()
         # both vectors in every mode, so every hit can show its dense and its sparse rank; the
         # question's translations (cross-lingual search) are embedded with it, in one model call
-        extra = self.crosslingual.prefetch(kb, question) if self.crosslingual.enabled and not rp.lang else []
+        extra = self.crosslingual.prefetch(kb, question, rp.crosslingual) \
+            if self.crosslingual.enabled and not rp.lang else []
         batch = getattr(self.embedder, "encode_queries", None)
         dense = batch([question, *extra])[0] if extra and batch else self.embedder.encode_query(question)
         t1 = time.perf_counter()
@@ -341,7 +342,8 @@ class Engine:
         # the reranker sees a larger pool than top_k
         pool = min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None
         req = SearchRequest.from_params(kb, dense, sparse, rp, top_k=pool)
-        hits = self.crosslingual.search(req, question) if self.crosslingual.enabled else self.store.search(req)
+        hits = self.crosslingual.search(req, question, rp.crosslingual) if self.crosslingual.enabled \
+            else self.store.search(req)
         # answerability's best cosine (swr.answer.answerable): the question's own vector and its translations'
         pool, translated = list(getattr(hits, "dense_pool", ())), list(getattr(hits, "translated_pool", ()))
         named, foreign = frozenset(getattr(hits, "named", ())), frozenset(getattr(hits, "foreign", ()))
@@ -359,6 +361,8 @@ class Engine:
             h.matched_tokens = self.sparse.matched_tokens(terms, h.sentence.text)
         stamp = rp.to_dict()
         stamp.pop("window_size")
+        if rp.crosslingual == RetrievalParams().crosslingual:
+            stamp.pop("crosslingual")  # the defaults: a stamp names what a request changed
         return Retrieval(question, kb, hits, stamp,
                          {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)}, rp,
                          dense, terms, pool, translated, named, foreign, translations)

@@ -74,7 +74,7 @@ def test_judge_metrics_on_a_hand_checked_example():
 def test_sweep_metrics_exact_on_a_tiny_kb(fake_engine):
     _index(fake_engine)
     rows = sweep(fake_engine, "fruit", QS, windows=[0, 1], top_ks=[1], modes=["sparse"], chunk_sizes=[],
-                 details=True)
+                 details=True, window_modes=["fixed"])
     by = {(r.config.window_size, r.config.top_k): r for r in rows}
     assert set(by) == {(0, 1), (1, 1)} and all(r.config.method == "window" for r in rows)
     # sparse top-1: Q1 -> S0 ("alpha apples grow"), Q2 -> S2 ("bananas"); answers sit one sentence later
@@ -89,6 +89,13 @@ def test_sweep_metrics_exact_on_a_tiny_kb(fake_engine):
         (QS[0].question, True, 1.0, None), (QS[1].question, True, 1.0, 0.5)]
     assert set(w0.to_dict()) == set(ROW_KEYS)
     assert w0.to_dict()["chunk_size"] is None
+
+
+def test_the_default_sweep_has_section_and_budget_windows(fake_engine):
+    # a user comparing windows with chunks sees every window mode, not only fixed windows
+    _index(fake_engine)
+    rows = sweep(fake_engine, "fruit", QS, windows=[0], top_ks=[1], modes=["sparse"], chunk_sizes=[], budgets=[500])
+    assert {r.config.window_mode for r in rows} == {"fixed", "section", "budget"}
 
 
 def test_prefix_derivation_equals_direct_retrieval(fake_engine):
@@ -110,7 +117,8 @@ def test_prefix_derivation_equals_direct_retrieval(fake_engine):
                 for a, b in zip(direct.hits, full.hits):
                     assert a.score in tied or key(a) == key(b), (mode, k)
     # dense and sparse (no exact ties here): every derived row equals direct retrieval at that k
-    rows = sweep(fake_engine, "fruit", qs, windows=ws, top_ks=ks, modes=["dense", "sparse"], chunk_sizes=[])
+    rows = sweep(fake_engine, "fruit", qs, windows=ws, top_ks=ks, modes=["dense", "sparse"], chunk_sizes=[],
+                 window_modes=["fixed"])
     assert len(rows) == len(ws) * len(ks) * 2
     for r in rows:  # every derived row equals what direct retrieval at that k gives
         c = r.config
@@ -272,7 +280,9 @@ def test_cli_eval_json_on_squad(tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     out = json.loads(p.stdout)
     assert out["questions"] == 10 and out["documents"] == 1
-    assert len(out["rows"]) == 2 * 2 + 2  # windows x top_ks + chunk sizes x top_ks
+    # fixed windows x top_ks + (section, budget) x budgets x top_ks + chunk sizes x top_ks: eval sweeps
+    # every window mode by default
+    assert len(out["rows"]) == 2 * 2 + 2 * 3 * 2 + 2
     for r in out["rows"]:
         assert set(r) == set(ROW_KEYS)
         assert 0 <= r["hit_rate"] <= 1 and 0 <= r["mrr"] <= r["hit_rate"] and r["context_chars"] > 0

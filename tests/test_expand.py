@@ -78,6 +78,40 @@ def test_section_on_documents_indexed_without_structure_says_reindex():
     assert expand.build([hit], "fixed", window_size=1, budget_chars=1200, fetch=_fetcher(sents))
 
 
+def test_a_block_larger_than_the_budget_is_cut_around_the_hit_the_following_side_first():
+    # an answer goes on after the sentence that matched the question: growing to the block's
+    # beginning first (as before) left the following sentences out at small budgets
+    text = "".join(f"Step detail number {i} here.\n" for i in range(10))
+    sents = _sentences(text)
+    per = len(sents[5].text)
+    hit = Hit(sentence=sents[5], score=1.0, rank=1)
+    [p] = expand.build([hit], "section", window_size=0, budget_chars=3 * per + 2, fetch=_fetcher(sents))
+    assert (p.first, p.last) == (4, 6) and p.stop_before == p.stop_after == "budget"
+    [p] = expand.build([hit], "section", window_size=0, budget_chars=2 * per + 2, fetch=_fetcher(sents))
+    assert (p.first, p.last) == (5, 6)
+
+
+def test_budget_window_takes_the_hits_whole_block_first():
+    # a three-line paragraph holds the answer; the next paragraph's lines are closer to the
+    # question, but the block comes whole first when it fits
+    text = "Intro line before.\n\nFirst line of the answer.\nSecond line of the answer.\nThird line of it.\n\n" \
+        + "".join(f"Unrelated line {i} here.\n" for i in range(6))
+    sents = _sentences(text)
+    first = _at(sents, "First line")
+    q = np.array([1.0, 0.0], dtype=np.float32)
+
+    def vectors(keys):  # the lines after the paragraph are the most similar to the question
+        return {(d, i): np.array([0.9, 0.44], dtype=np.float32) if sents[i].text.startswith("Unrelated")
+                else np.array([0.1, 0.99], dtype=np.float32) for d, i in keys}
+
+    hit = Hit(sentence=first, score=1.0, rank=1)
+    block = sum(len(s.text) for s in sents if "answer" in s.text or s.text.startswith("Third"))
+    [p] = expand.build([hit], "budget", window_size=0, budget_chars=block + 5, fetch=_fetcher(sents),
+                       fetch_vectors=vectors, query=q)
+    assert "First line" in p.text and "Second line" in p.text and "Third line" in p.text
+    assert "Unrelated" not in p.text
+
+
 def test_budget_window_grows_toward_the_most_similar_neighbours():
     text = "".join(f"Sentence number {i} here.\n" for i in range(12))
     sents = _sentences(text)

@@ -151,7 +151,7 @@ def test_the_next_sweep_measures_whether_a_setting_finds_the_chosen_sentence(eng
     eng.record_feedback("faq", "answer", question=q, answer="s-9", verdict="not_helpful")
     assert eng.record_feedback("faq", "right_sentence", question=q, answer="s-9", **_sentence(eng, RIGHT))["golden"]
     rows = evaluate.sweep(eng, "faq", presets.golden_questions(eng.settings, "faq"), windows=[0, 1], top_ks=[1],
-                          modes=["sparse"], chunk_sizes=[], details=True)
+                          modes=["sparse"], chunk_sizes=[], details=True, window_modes=["fixed"])
     by = {r.config.window_size: r.hit_rate for r in rows}
     assert by == {0: 0.0, 1: 1.0}
 

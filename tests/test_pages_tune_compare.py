@@ -106,8 +106,11 @@ def charts(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
 
 
-def sweep(at: AppTest, chunks: int | None = None) -> AppTest:
-    """Run a 2 windows x 2 top-k grid in hybrid mode on at most 6 questions (and one chunk size)."""
+def sweep(at: AppTest, chunks: int | None = None, window_modes: list[str] | None = None) -> AppTest:
+    """Run a 2 windows x 2 top-k grid in hybrid mode on at most 6 questions (and one chunk size);
+    ``window_modes`` (default: the page's, every mode) narrows the window modes swept."""
+    if window_modes is not None:
+        at.multiselect(key="w_tune_window_modes").set_value(window_modes)
     at.multiselect(key="w_tune_windows").set_value([0, 2])
     at.multiselect(key="w_tune_top_ks").set_value([1, 3])
     at.multiselect(key="w_tune_modes").set_value(["hybrid"])
@@ -142,7 +145,9 @@ def test_tune_sweeps_golden_questions_shows_table_charts_and_applies_to_chat(eng
     assert {"Chat", "Knowledge bases", "Tune", "Compare"} <= links, links
     assert ("Verify" in links) == (ROOT / "pages" / "3_Verify.py").is_file()
     assert "30 usable questions" in html.unescape(at.caption[1].value), "the sample KB's golden file"
-    sweep(at)  # no chunk baseline here: chunking the whole sample KB embeds it all again (slow)
+    # no chunk baseline here (chunking the whole sample KB embeds it all again: slow), fixed windows only
+    assert set(at.multiselect(key="w_tune_window_modes").value) == {"fixed", "section", "budget"}, "the default"
+    sweep(at, window_modes=["fixed"])
     assert at.progress and at.progress[0].value == 100
     table = at.dataframe[0].value
     assert len(table) == 2 * 2, "2 windows x 2 top-k"
@@ -209,7 +214,10 @@ def test_tune_uploaded_jsonl_question_set_with_chunk_baseline(engine):
     assert "2 usable questions (1 without an expected answer skipped)" in html.unescape(at.caption[1].value)
     sweep(at, chunks=128)
     table = at.dataframe[0].value
-    assert len(table) == 4 + 2 and (table["questions"] == 2).all()
+    # 2 fixed windows x 2 top-k, the section and budget windows the page sweeps by default, 1 chunk size x 2
+    fixed = table[table["window_mode"] == "fixed"]
+    assert len(fixed) == 4 and set(table["window_mode"].dropna()) == {"fixed", "section", "budget"}
+    assert len(table[table["method"] == "chunks"]) == 2 and (table["questions"] == 2).all()
     assert set(table["method"]) == {"window", "chunks"} and set(table["chunk_size"].dropna()) == {128}
     assert "mine.jsonl" in html.unescape(" ".join(c.value for c in at.caption))
     from swr.app import tune_charts as ui

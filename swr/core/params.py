@@ -7,10 +7,11 @@ change only the fields the user changed with :meth:`with_`.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from swr.core.errors import BadRequest
+from swr.core.rules.crosslingual import CrossLingualRules
 
 MODES = ("dense", "sparse", "hybrid")
 FUSIONS = ("dbsf", "rrf", "weighted")
@@ -25,7 +26,10 @@ SWEEP_WINDOWS = (0, 1, 2, 3, 5)
 SWEEP_TOP_KS = (1, 2, 3, 5, 10)
 SWEEP_MODES = ("hybrid",)
 SWEEP_BUDGETS = (500, 1000, 2000)  # context budgets (characters) of the budget table
-SWEEP_WINDOW_MODES = ("fixed",)  # eval --window-modes; section and budget windows sweep --budgets
+# eval --window-modes and the Tune page: every mode, so a comparison with chunks sees the windows'
+# best side (section and budget windows beat chunks at small budgets on the E-manuals and Chinese
+# evidence sentences, bench/real_kbs.py); section and budget windows sweep --budgets
+SWEEP_WINDOW_MODES = ("fixed", "section", "budget")
 
 
 def _tuple(v) -> tuple:
@@ -73,8 +77,11 @@ class RetrievalParams:
     lang: str | None = None
     min_score: float | None = None
     stages: tuple[str, ...] | None = None
+    # the cross-lingual search's numbers and rules (swr/core/rules/crosslingual.py)
+    crosslingual: CrossLingualRules = field(default_factory=CrossLingualRules)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "crosslingual", CrossLingualRules.from_dict(self.crosslingual))
         object.__setattr__(self, "sources", _tuple(self.sources))
         object.__setattr__(self, "tags", _tuple(self.tags))
         if self.stages is None:

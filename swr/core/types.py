@@ -82,6 +82,8 @@ class Hit:
     rerank_score: float | None = None
     via: str | None = None  # how cross-lingual search found it: "translation", "lang-list" (retrieve/crosslingual)
     matched_tokens: list[str] | None = None  # the question's BM25 terms this sentence holds (SparseEncoder)
+    # the ranking rules that placed it (swr.core.rules.crosslingual.XlRule values, some with their numbers)
+    trace: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

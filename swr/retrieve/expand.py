@@ -8,10 +8,12 @@ passages; nothing is embedded or written.
   the whole list of steps, the whole table (its first row is the header), the paragraph; a hit on
   a heading grows over the text of its section up to the next heading (never past a heading of
   the same or a higher level; a subsection's heading also stops it). Blocks never cross a
-  heading. A window is capped at :data:`SECTION_MAX` sentences around its hit.
-- ``budget``: the hits' windows grow one sentence at a time, across all hits, toward the
-  neighbour whose stored dense vector is most similar to the question vector, until the next
-  sentence would not fit; asymmetric windows are the point.
+  heading. A block larger than the budget is cut around the hit (outward, the following side
+  first), not at its beginning. A window is capped at :data:`SECTION_MAX` sentences around its hit.
+- ``budget``: each hit's whole block first (rank order) when it fits in what is left of the
+  budget (an answer that spans a paragraph or a list comes whole); then the windows grow one
+  sentence at a time, across all hits, toward the neighbour whose stored dense vector is most
+  similar to the question vector, until the next sentence would not fit.
 
 Both keep the whole context (every passage's characters together) within ``budget_chars``: the
 hits come first, in rank order (a hit that no longer fits is left out, except the first), then the
@@ -122,6 +124,48 @@ def _section_range(s: Sentence) -> tuple[int, int]:
     return s.block_first, s.block_last
 
 
+def _block_chars(have: dict[Key, Sentence], doc: str, a: int, b: int) -> int | None:
+    """Characters of sentences a..b of ``doc`` (None when one is not fetched)."""
+    got = [have.get((doc, i)) for i in range(a, b + 1)]
+    return None if any(g is None for g in got) else sum(len(g.text) for g in got)
+
+
+def _grow_block(p: _Plan, have: dict[Key, Sentence], s: Sentence, a: int, b: int) -> None:
+    """Grow hit ``s`` over sentences ``a..b`` of its block: the whole block when it fits in what
+    is left of the budget, else outward from the hit one sentence a side at a time, the
+    following side first (an answer goes on after the sentence that matched the question), so
+    the context keeps the part of the block around the hit instead of the block's beginning."""
+    doc = s.doc_id
+    a0, b0 = _section_range(s)
+    ends = {-1: a, 1: b}
+    at = {-1: s.i, 1: s.i}
+    open_ = [1, -1]
+    while open_:
+        for side in list(open_):
+            i = at[side]
+            if i == ends[side]:
+                if ends[side] != (a0 if side < 0 else b0):
+                    p.why[(doc, i, side)] = "cap"
+                else:
+                    beyond = have.get((doc, i + side))
+                    p.why[(doc, i, side)] = ("heading" if beyond is not None and beyond.block_kind == "heading"
+                                             else "block_end")
+                open_.remove(side)
+                continue
+            nxt = have.get((doc, i + side))
+            if nxt is None:
+                p.why[(doc, i, side)] = "missing"
+                open_.remove(side)
+            elif nxt.block_kind == "heading" and nxt.block != s.block:
+                p.why[(doc, i, side)] = "heading"  # a subsection's heading: its text is its own
+                open_.remove(side)
+            elif not p.take(doc, nxt):
+                p.why[(doc, i, side)] = "budget"
+                open_.remove(side)
+            else:
+                at[side] = i + side
+
+
 def plan_section(hits: list[Hit], fetch: Fetch, budget_chars: int) -> tuple[list[Interval], dict[Key, Sentence]]:
     """Section windows of ``hits`` and the sentences fetched for them (one fetch)."""
     require_structure(hits)
@@ -141,32 +185,8 @@ def plan_section(hits: list[Hit], fetch: Fetch, budget_chars: int) -> tuple[list
     p.add_hits(hits)
     kept = {id(h) for h, _ in p.hits}
     for h, a, b in ranges:
-        s = h.sentence
-        if id(h) not in kept:
-            continue
-        doc = s.doc_id
-        a0, b0 = _section_range(s)
-        for side, end, block_end in ((-1, a, a0), (1, b, b0)):
-            i = s.i
-            while i != end:
-                nxt = have.get((doc, i + side))
-                if nxt is None:
-                    p.why[(doc, i, side)] = "missing"
-                    break
-                if nxt.block_kind == "heading" and nxt.block != s.block:
-                    p.why[(doc, i, side)] = "heading"  # a subsection's heading: its text is its own
-                    break
-                if not p.take(doc, nxt):
-                    p.why[(doc, i, side)] = "budget"
-                    break
-                i += side
-            else:
-                if end != block_end:
-                    p.why[(doc, i, side)] = "cap"
-                else:
-                    beyond = have.get((doc, i + side))
-                    p.why[(doc, i, side)] = ("heading" if beyond is not None and beyond.block_kind == "heading"
-                                             else "block_end")
+        if id(h) in kept:
+            _grow_block(p, have, h.sentence, a, b)
     sources, sizes = _meta(hits)
     return p.intervals(sources, sizes), have
 
@@ -185,13 +205,25 @@ def plan_budget(hits: list[Hit], fetch: Fetch, fetch_vectors: FetchVectors, quer
     p.add_hits(hits)
     r = budget_radius(hits, budget_chars)
     want: set[Key] = set()
+    blocks = []
     for h, _ in p.hits:
         s = h.sentence
         want.update((s.doc_id, i) for i in range(max(0, s.i - r), min(s.n - 1, s.i + r) + 1))
+        if s.block is not None:  # the hit's block (structure recorded at indexing)
+            a, b = _section_range(s)
+            a, b = max(a, s.i - SECTION_MAX // 2), min(b, s.i + SECTION_MAX // 2)
+            blocks.append((s.doc_id, a, b))
+            want.update((s.doc_id, i) for i in range(a, b + 1))
     have = {(h.sentence.doc_id, h.sentence.i): h.sentence for h in hits}
     missing = sorted(k for k in want if k not in have)
     if missing:
         have.update(fetch(missing))
+    for doc, a, b in blocks:  # a hit's whole block first, in rank order, when it fits in what is left
+        size = _block_chars(have, doc, a, b)
+        new = [i for i in range(a, b + 1) if i not in p.chosen[doc]]
+        if size is not None and new and sum(len(have[(doc, i)].text) for i in new) <= p.left:
+            for i in new:
+                p.take(doc, have[(doc, i)])
     keys = sorted(k for k in want if k in have)
     vecs = fetch_vectors(keys) if keys else {}
     q = np.asarray(query, dtype=np.float32).ravel()

@@ -1,0 +1,405 @@
+"""Retrieval on real support content, side by side in one run, every rate with n and a 95% Wilson interval.
+
+    python bench/real_kbs.py                 # every part, default sizes (about 20 min on 2 shared cores)
+    python bench/real_kbs.py --quick         # smaller samples (a few minutes once embeddings are cached)
+    python bench/real_kbs.py --parts bipar --n 60
+
+Data is read from ../shared/data at run time and never copied into the project (BiPaR is
+CC BY-NC: evaluation only). Parts:
+
+(a) ``bipar``: a mixed-language knowledge base as bipar/SOURCE.txt describes: a seeded sample of
+    the parallel passages, half indexed in English only and half in Chinese only; each passage's
+    English and Chinese question. "same": the question's language is the passage's; "cross": the
+    other. Hit: an answer (of the indexed copy) is in the passages of that document sent to the
+    LLM, at the app's defaults (fixed window 3, top-k 3), with ``SWR_CROSSLINGUAL`` off and on.
+    The same on a second mixed KB built from XQuAD (en half / zh half by paragraph), so a rule
+    is never tuned to one set.
+(b) ``emanual``: the Samsung S10 and Smart TV/remote manuals (emanual/), each indexed as one
+    Markdown document (a heading per section), with their user questions (the answer is a whole
+    section: hit = a line of 25+ characters of the answering section in the passages) and
+    bench/data/emanual_own_questions.csv (short answers written over the same manuals).
+(c) ``refusals`` (from the runs of (a) and (b), at default settings): right answers refused
+    (answerable false while the answer is in the passages), and off-domain questions refused:
+    TV questions on the S10 KB, S10 questions on the TV KB, CMRC and SQuAD questions and
+    chit-chat on the S10 KB.
+(d) ``windows``: ``swr.evaluate.sweep`` (fixed 0-5, section and budget windows at each budget,
+    top-k 1-10) against chunks of 64-512 tokens; for 300, 600 and 1,200 characters the best of
+    each side whose mean context is under the budget. English: the two manuals' user questions
+    (hit as in (b)). Chinese: ExpMRC's CMRC 2018 subset with the longest human-marked evidence
+    (56 characters on average, a clause to several sentences) as the expected answer, whole:
+    real Chinese passages where the answer to carry is long, not a short span (CMRC's own
+    answers fit in any window).
+
+Embeddings are cached under --home (a rerun embeds only new texts); each KB is built once per run.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import re
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from intervals import wilson
+
+from swr.core.rules.crosslingual import DEFAULT_RULES
+
+RULES = DEFAULT_RULES  # this run's cross-lingual rules (--rule)
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
+if not DATA.is_dir():
+    DATA = Path("/work/shared/data")
+OWN = ROOT / "bench" / "data" / "emanual_own_questions.csv"
+CHITCHAT = ["How are you today?", "What's the weather like tomorrow?", "Tell me a joke.",
+            "Who won the World Cup in 2018?", "今天天气怎么样？", "你叫什么名字？", "给我讲个笑话吧。",
+            "What is the capital of France?", "推荐一部好看的电影。", "How do I bake sourdough bread?"]
+
+
+def norm(s: str) -> str:
+    return "".join((s or "").split()).lower()
+
+
+def rate(flags: list[bool]) -> str:
+    k, n = sum(flags), len(flags)
+    if not n:
+        return "–"
+    lo, hi = wilson(k, n)
+    return f"{k / n:.3f} [{lo:.2f}, {hi:.2f}] n={n}"
+
+
+# -- data ---------------------------------------------------------------------------------------
+def bipar(n_passages: int, seed: int = 0):
+    """(docs, questions) of the mixed BiPaR KB; each question: q, lang, kind, doc, answers."""
+    d = json.loads((DATA / "bipar" / "zh_and_en_valid.json").read_text(encoding="utf-8"))["data"]
+    by = {}
+    for e in d:
+        p = e["paragraphs"][0]
+        lang = "zh" if p["qas"][0]["id"].endswith("ZH") else "en"
+        by.setdefault(e["title"], {})[lang] = p
+    titles = sorted(t for t, v in by.items() if len(v) == 2)
+    random.Random(seed).shuffle(titles)
+    docs, qs = [], []
+    for k, t in enumerate(titles[:n_passages]):
+        lang = "en" if k % 2 == 0 else "zh"
+        name = f"bp{k:03d}.{lang}.txt"
+        docs.append((name, by[t][lang]["context"]))
+        gold = {re.sub(r"_(EN|ZH)$", "", qa["id"]): [a["text"] for a in qa["answers"]] for qa in by[t][lang]["qas"]}
+        for qlang in ("en", "zh"):
+            for qa in by[t][qlang]["qas"]:
+                answers = gold.get(re.sub(r"_(EN|ZH)$", "", qa["id"]))
+                if answers:
+                    qs.append({"q": qa["question"], "lang": qlang, "kind": "same" if qlang == lang else "cross",
+                               "doc": name, "answers": answers})
+    return docs, qs
+
+
+def xquad(n_paras: int, seed: int = 0):
+    """The same arrangement over XQuAD's parallel paragraphs (a second, Wikipedia-based set)."""
+    data = {lang: json.loads((DATA / "xquad" / f"xquad.{lang}.json").read_text(encoding="utf-8"))["data"]
+            for lang in ("en", "zh")}
+    paras = {lang: [p for a in data[lang] for p in a["paragraphs"]] for lang in data}
+    order = list(range(len(paras["en"])))
+    random.Random(seed).shuffle(order)
+    docs, qs = [], []
+    for k, p in enumerate(order[:n_paras]):
+        lang = "en" if k % 2 == 0 else "zh"
+        name = f"xq{p:03d}.{lang}.txt"
+        docs.append((name, paras[lang][p]["context"]))
+        gold = {qa["id"]: [a["text"] for a in qa["answers"]] for qa in paras[lang][p]["qas"]}
+        for qlang in ("en", "zh"):
+            for qa in paras[qlang][p]["qas"]:
+                if gold.get(qa["id"]):
+                    qs.append({"q": qa["question"], "lang": qlang, "kind": "same" if qlang == lang else "cross",
+                               "doc": name, "answers": gold[qa["id"]]})
+    return docs, qs
+
+
+def _s10_markdown() -> tuple[str, dict[str, list[str]]]:
+    """The S10 manual as Markdown (a heading per section, each section's own lines), and each
+    section path's lines."""
+    d = json.loads((DATA / "emanual" / "s10_manual_corpus.json").read_text(encoding="utf-8"))
+    secs = list(d.values())
+    kids = {}
+    for s in secs:
+        parts = s["section_hierarchy"].split(">")
+        if len(parts) > 1:
+            kids.setdefault(parts[-2], []).append(s)
+    out, lines_of, path_of = [], {}, {}
+    for s in secs:
+        parts = s["section_hierarchy"].split(">")
+        path_of[s["id"]] = [*path_of.get(parts[-2], []), s["title"]] if len(parts) > 1 else [s["title"]]
+        child_titles = {c["title"] for c in kids.get(s["id"], [])}
+        own = []
+        for line in s["text"][1:] if s["text"] and s["text"][0] == s["title"] else s["text"]:
+            if line in child_titles:
+                break
+            if line.strip() and line.strip() != "See .":
+                own.append(line.strip())
+        out.append("#" * min(len(parts), 6) + " " + s["title"])
+        out.append("\n".join(own))
+        full = [x.strip() for x in s["text"] if len(x.strip()) >= 25]
+        lines_of.setdefault(">".join(path_of[s["id"]]), full)
+    return "\n\n".join(x for x in out if x), lines_of
+
+
+def _tv_markdown() -> tuple[str, dict[str, list[str]]]:
+    d = json.loads((DATA / "emanual" / "smart_tv_remote_manual_corpus.json").read_text(encoding="utf-8"))
+    out, lines_of = [], {}
+    for s in d.values():
+        text = " ".join(x.strip() for x in s["text"])  # the PDF's lines broke sentences: join them
+        out += ["## " + s["title"], text]
+        lines_of.setdefault(s["title"], []).extend(x.strip() + "." for x in re.split(r"(?<=[.!?])\s+", text)
+                                                   if len(x.strip()) >= 25)
+    return "\n\n".join(out), lines_of
+
+
+def emanual():
+    """(docs per manual, questions per manual); a question's ``answers`` are the answering section's lines."""
+    s10, s10_lines = _s10_markdown()
+    tv, tv_lines = _tv_markdown()
+    docs = {"s10": [("galaxy_s10_manual.md", s10)], "tv": [("smart_tv_remote_manual.md", tv)]}
+    qs: dict[str, list[dict]] = {"s10": [], "tv": []}
+    for key, fname, lines_of in (("s10", "s10_50_questions.csv", s10_lines), ("tv", "smart_tv_remote_50_questions.csv",
+                                                                            tv_lines)):
+        with (DATA / "emanual" / fname).open(encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                path = [p.strip() for p in row["section_path"].split(">")]
+                cand = lines_of.get(">".join(path)) if key == "s10" else lines_of.get(path[-1])
+                if cand is None and key == "s10":  # the CSV's path may skip a level: match its end
+                    cand = next((v for k, v in lines_of.items() if k.endswith(">" + path[-1])), None)
+                answers = [x.rstrip(".") for x in cand or [] if norm(x.rstrip("."))[:40] in norm(row["answer"])]
+                if answers:
+                    qs[key].append({"q": row["question"], "answers": answers, "kind": "user", "lang": "en"})
+    if OWN.is_file():
+        with OWN.open(encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                answers = [a.strip() for a in row["answer"].split("|")]
+                qs[row["manual"]].append({"q": row["question"], "answers": answers, "kind": "own", "lang": "en"})
+    return docs, qs
+
+
+def expmrc_zh(n_paras: int, seed: int = 0):
+    """(docs, Questions) of ExpMRC's CMRC subset, the evidence sentences as the expected answers."""
+    from swr.evaluate.questions import Question
+
+    d = json.loads((DATA / "expmrc" / "expmrc-cmrc2018-dev.json").read_text(encoding="utf-8"))["data"]
+    paras = [(a.get("title") or a.get("id") or str(k), p) for k, a in enumerate(d) for p in a["paragraphs"]]
+    random.Random(seed).shuffle(paras)
+    docs, qs = [], []
+    for k, (_, p) in enumerate(paras[:n_paras]):
+        name = f"cmrc{k:03d}.txt"
+        docs.append((name, p["context"]))
+        for qa in p["qas"]:
+            ev = [e for e in (qa.get("evidences") or qa.get("evidence") or []) if e]
+            ev = [e for e in dict.fromkeys(ev) if norm(e) in norm(p["context"])]
+            if ev:  # the longest annotator's evidence, whole: an answer of one or more long sentences
+                qs.append(Question(qa["question"], [max(ev, key=len)], [], name, str(qa.get("id", ""))))
+    return docs, qs
+
+
+def offdomain(n: int, seed: int = 0) -> list[dict]:
+    """Questions no manual answers: CMRC and SQuAD questions, chit-chat (the TV / S10 swap is added by main)."""
+    from swr.evaluate.questions import load_squad
+
+    out = [{"q": q, "kind": "chit-chat"} for q in CHITCHAT]
+    for name, path in (("cmrc", DATA / "cmrc2018" / "cmrc2018_dev.json"),
+                       ("squad", DATA / "squad_v1.1" / "dev-v1.1.json")):
+        qs = load_squad(path)[1]
+        out += [{"q": q.question, "kind": name} for q in random.Random(seed).sample(qs, n)]
+    return out
+
+
+# -- runs ---------------------------------------------------------------------------------------
+def engine(home: str, crosslingual: str = "on"):
+    from swr.core.settings import Settings
+    from swr.engine import Engine
+
+    s = Settings.from_env(env={}, secrets_path=Path(home) / "none.toml", home=home, sample_kb="",
+                          crosslingual=crosslingual)
+    return Engine(s)
+
+
+def build(eng, kb: str, docs: list[tuple[str, str]]) -> None:
+    t0 = time.perf_counter()
+    res = eng.index_files(kb, [(n, t.encode("utf-8")) for n, t in docs])
+    print(f"[{kb}] {len(res)} documents, {sum(r.sentences for r in res)} sentences, "
+          f"{time.perf_counter() - t0:.0f}s", file=sys.stderr)
+
+
+def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
+    """Each question asked at the defaults (no LLM): answer in the passages (of its document when
+    it names one), answerable, and the top hits' languages / rule traces."""
+    eng.crosslingual.enabled = xl
+    eng.crosslingual._translated.clear()
+    out = []
+    for q in qs:
+        r = eng.ask(q["q"], kb, llm=False, crosslingual=RULES)
+        ps = [p for p in r.passages if "doc" not in q or p.source == q["doc"]]
+        hit = any(norm(a) in norm(p.text) for p in ps for a in q.get("answers", ()))
+        top = [h for p in r.passages for h in p.hits]
+        out.append({**q, "hit": hit, "answerable": bool(r.answerable),
+                    "vias": [h.via for h in sorted(top, key=lambda h: h.rank)]})
+    return out
+
+
+def cells(rows: list[dict], key) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        for k in key(r):
+            out.setdefault(k, []).append(r)
+    return out
+
+
+def part_mixed(eng, name: str, docs, qs, n: int, lines: list[str], store: dict) -> None:
+    build(eng, name, docs)
+    by = cells(qs, lambda r: [f"{r['kind']} {r['lang']}"])
+    picked = [q for k in sorted(by) for q in random.Random(k).sample(by[k], min(n, len(by[k])))]
+    res = {m: ask_all(eng, name, picked, m == "on") for m in ("off", "on")}
+    store[name] = res
+    lines += [f"\n### {name}: mixed-language KB ({len(docs)} passages, half en / half zh), answer in the passages "
+              "(defaults: fixed window 3, top-k 3)", "", "| cell | SWR_CROSSLINGUAL=off | on |", "|---|---|---|"]
+    for label in ("same (both)", "cross (both)", "same en", "same zh", "cross en", "cross zh"):
+        def key(r, label=label) -> bool:
+            return label.split()[0] == r["kind"] and label.split()[1] in ("(both)", r["lang"])
+        got = {m: [r["hit"] for r in res[m] if key(r)] for m in res}
+        lines.append(f"| {label} | {rate(got['off'])} | {rate(got['on'])} |")
+    s_off = [r["hit"] for r in res["off"] if r["kind"] == "same"]
+    s_on = [r["hit"] for r in res["on"] if r["kind"] == "same"]
+    c_on = [r["hit"] for r in res["on"] if r["kind"] == "cross"]
+    if s_on and c_on:
+        a, b, c = sum(s_off) / len(s_off), sum(s_on) / len(s_on), sum(c_on) / len(c_on)
+        lines.append(f"\nfloors: same on - off = {100 * (b - a):+.1f} points (>= -2); cross on / same on = "
+                     f"{c / b if b else 0:.3f} (>= 0.85)")
+
+
+def part_emanual(eng, n: int, lines: list[str], store: dict) -> tuple[dict, dict]:
+    docs, qs = emanual()
+    for kb in ("s10", "tv"):
+        build(eng, f"em_{kb}", docs[kb])
+    lines += ["\n### E-manuals: answer in the passages (defaults), SWR_CROSSLINGUAL=on", "",
+              "| manual | questions | hit |", "|---|---|---|"]
+    for kb in ("s10", "tv"):
+        for kind in ("user", "own"):
+            sub = [q for q in qs[kb] if q["kind"] == kind][:n]
+            res = ask_all(eng, f"em_{kb}", sub, True)
+            store[f"em_{kb}_{kind}"] = res
+            lines.append(f"| {kb} | {kind} | {rate([r['hit'] for r in res])} |")
+    return docs, qs
+
+
+def part_refusals(eng, store: dict, qs_em: dict, n_off: int, lines: list[str]) -> None:
+    answered = [r for k, v in store.items() if not k.startswith("em_") for r in v["on"] if r["hit"]]
+    answered_em = [r for k, v in store.items() if k.startswith("em_") for r in v if r["hit"]]
+    off = offdomain(n_off)
+    res_off = ask_all(eng, "em_s10", off, True)
+    swap = ask_all(eng, "em_s10", [{"q": q["q"], "kind": "tv on s10"} for q in qs_em["tv"][:n_off]], True)
+    swap += ask_all(eng, "em_tv", [{"q": q["q"], "kind": "s10 on tv"} for q in qs_em["s10"][:n_off]], True)
+    store["offdomain"] = res_off + swap
+    lines += ["\n### Refusals at the defaults (no LLM), SWR_CROSSLINGUAL=on", "", "| what | rate |", "|---|---|"]
+    for label, rows in (("right answers refused: mixed KBs (answer in the passages)", answered),
+                        ("right answers refused: E-manuals (answer in the passages)", answered_em)):
+        lines.append(f"| {label} | {rate([not r['answerable'] for r in rows])} |")
+    for kb, v in store.items():  # the mixed KBs by kind: a cross-language answer is refused far more often
+        if not kb.startswith("em_") and kb != "offdomain":
+            for kind in ("same", "cross"):
+                rows = [r for r in v["on"] if r["hit"] and r["kind"] == kind]
+                refused = rate([not r["answerable"] for r in rows])
+                lines.append(f"| right answers refused: {kb}, {kind} language | {refused} |")
+    for kind, rows in cells(res_off + swap, lambda r: [r["kind"], "all off-domain"]).items():
+        lines.append(f"| off-domain refused: {kind} | {rate([not r['answerable'] for r in rows])} |")
+
+
+def part_windows(eng, name: str, docs, questions, lines: list[str], store: dict, budgets=(300, 600, 1200)) -> None:
+    from window_modes import best, cfg_label
+
+    from swr.evaluate import sweep
+
+    if docs:
+        build(eng, name, docs)
+    eng.crosslingual.enabled = True
+    t0 = time.perf_counter()
+    rows = sweep(eng, name, questions, windows=(0, 1, 2, 3, 5), top_ks=(1, 2, 3, 5, 10), modes=("hybrid",),
+                 chunk_sizes=(64, 128, 256, 512), window_modes=("fixed", "section", "budget"), budgets=budgets,
+                 details=True)
+    print(f"[{name}] sweep {time.perf_counter() - t0:.0f}s", file=sys.stderr)
+    store[f"windows_{name}"] = [r.to_dict() for r in rows]
+    lines += [f"\n### Windows vs chunks: {name} ({len(questions)} questions), best configuration under each budget", "",
+              "| budget | best window | best chunks | fixed | section | budget |", "|---|---|---|---|---|---|"]
+    for b in budgets:
+        cell = []
+        for sub in ([r for r in rows if r.config.method == "window"], [r for r in rows if r.config.method == "chunks"],
+                    *[[r for r in rows if r.config.method == "window" and r.config.window_mode == m]
+                      for m in ("fixed", "section", "budget")]):
+            r = best(sub, sub[0].config.method, b) if sub else None
+            if r is None:
+                cell.append("nothing fits")
+                continue
+            k = sum(bool(o["hit"]) for o in r.outcomes)
+            lo, hi = wilson(k, len(r.outcomes))
+            cell.append(f"{k / len(r.outcomes):.3f} [{lo:.2f}, {hi:.2f}] {r.context_chars:.0f}ch ({cfg_label(r)})")
+        lines.append(f"| {b} | " + " | ".join(cell) + " |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--parts", nargs="+", default=["bipar", "xquad", "emanual", "refusals", "windows"])
+    ap.add_argument("--n", type=int, default=50, help="questions per cell (mixed KBs: per kind and language)")
+    ap.add_argument("--passages", type=int, default=120, help="BiPaR passages (half en, half zh)")
+    ap.add_argument("--xquad-paras", type=int, default=240)
+    ap.add_argument("--zh-paras", type=int, default=120, help="ExpMRC CMRC paragraphs for the Chinese windows set")
+    ap.add_argument("--quick", action="store_true", help="n 20, 60 passages, 60 paragraphs")
+    ap.add_argument("--home", default=str(ROOT / "bench" / "out" / "real_kbs_home"))
+    ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "real_kbs.json"))
+    ap.add_argument("--report", default=None, help="also write the printed report to this file")
+    ap.add_argument("--rule", nargs="*", default=[], metavar="FIELD=VALUE",
+                    help="CrossLingualRules fields for this run (e.g. margin=0.2)")
+    args = ap.parse_args()
+    global RULES
+    RULES = replace(RULES, **{k: type(getattr(RULES, k))(v) for k, v in (x.split("=", 1) for x in args.rule)})
+    if args.quick:
+        args.n, args.passages, args.xquad_paras, args.zh_paras = 20, 60, 120, 60
+    cmd = "python bench/real_kbs.py " + " ".join(sys.argv[1:])
+    t_start = time.perf_counter()
+    eng = engine(args.home)
+    lines = [f"`{cmd}` (load before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"]
+    store: dict = {}
+    if "bipar" in args.parts:
+        part_mixed(eng, "bipar", *bipar(args.passages), args.n, lines, store)
+    if "xquad" in args.parts:
+        part_mixed(eng, "xquad_mixed", *xquad(args.xquad_paras), args.n, lines, store)
+    qs_em = None
+    if "emanual" in args.parts or "refusals" in args.parts or "windows" in args.parts:
+        docs_em, qs_em = emanual()
+        if "emanual" in args.parts or "refusals" in args.parts:
+            part_emanual(eng, args.n, lines, store)
+        else:
+            build(eng, "em_s10", docs_em["s10"])
+    if "refusals" in args.parts:
+        part_refusals(eng, store, qs_em, min(args.n, 20), lines)
+    if "windows" in args.parts:
+        from swr.evaluate.questions import Question
+
+        # the S10 manual (the TV manual's sections are PDF pages joined: no paragraph structure)
+        man = [Question(q["q"], q["answers"], [], None, "") for q in qs_em["s10"][:args.n * 2]]
+        part_windows(eng, "em_s10", [], man, lines, store)
+        zdocs, zqs = expmrc_zh(args.zh_paras)
+        part_windows(eng, "expmrc_zh", zdocs, zqs[:args.n * 3], lines, store)
+    lines.append(f"\n{time.perf_counter() - t_start:.0f}s in all")
+    text = "\n".join(lines)
+    print(text)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(store, ensure_ascii=False, indent=0, default=str), encoding="utf-8")
+    if args.report:
+        Path(args.report).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.report).write_text(text + "\n", encoding="utf-8")
+    eng.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""The candidate lists of the cross-lingual search, captured per question, for calibrating its fusion.
+
+    python bench/xl_calibrate.py capture --out bench/out/xl_lists.json   # BiPaR + XQuAD mixed KBs
+    python bench/xl_calibrate.py fit bench/out/xl_lists.json             # the rules' hit rates offline
+
+``capture`` asks every question of bench/real_kbs.py's two mixed-language KBs once with
+``SWR_CROSSLINGUAL=on`` and keeps the lists :func:`swr.retrieve.crosslingual.fuse` receives (each
+sentence's per-list score, cosine, BM25 score, language, document); ``fit`` replays the fusion
+rules on them (no store, no model) and prints, per set, the document-level hit@3 (a top-3 hit in
+the answer's document: with the default window 3 the answer is then in the passages for nearly
+every BiPaR / XQuAD paragraph) of same- and cross-language questions for each setting tried.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+import real_kbs
+
+import swr.retrieve.crosslingual as xl
+
+
+def capture(args) -> None:
+    eng = real_kbs.engine(args.home)
+    got: list = []
+    real_fuse = xl.fuse
+    cur: dict = {}
+
+    def in_window(h) -> bool:  # the answer within the default window (3) of this hit
+        if h.sentence.source != cur["q"]["doc"]:
+            return False
+        keys = [(h.sentence.doc_id, j) for j in range(max(0, h.sentence.i - 3), h.sentence.i + 4)]
+        got = eng.fetch_sentences(cur["kb"], keys)
+        text = real_kbs.norm("".join(got[k].text for k in keys if k in got))
+        return any(real_kbs.norm(a) in text for a in cur["q"]["answers"])
+
+    def recording(lists, top_k, weights=None, bonus=0.0, foreign=frozenset(), exempt=None, *rest, **kw):
+        got.append([{"via": via, "subject": bool(rest), "hits": [
+            {"src": h.sentence.source, "i": h.sentence.i, "lang": h.sentence.lang, "score": h.score,
+             "dense": h.dense_score, "sparse": h.sparse_score, "heading": xl.heading_like(h.sentence),
+             "wordy": bool(xl._WORDY.search(h.sentence.text)), "win": in_window(h),
+             "chars": len(h.sentence.text.strip())} for h in hits]} for via, hits, *rest in lists])
+        return real_fuse(lists, top_k, weights, bonus, foreign, exempt, *rest, **kw)
+
+    xl.fuse = recording
+    out = {}
+    for name, (docs, qs) in (("bipar", real_kbs.bipar(args.passages)), ("xquad", real_kbs.xquad(args.xquad_paras))):
+        real_kbs.build(eng, name, docs)
+        by = real_kbs.cells(qs, lambda r: [f"{r['kind']} {r['lang']}"])
+        picked = [q for k in sorted(by) for q in random.Random(k).sample(by[k], min(args.n, len(by[k])))]
+        rows = []
+        for q in picked:
+            got.clear()
+            cur.update(q=q, kb=name)
+            eng.retrieve(q["q"], name, top_k=3)
+            rows.append({**q, "lists": got[-1] if got else []})
+        out[name] = rows
+        print(f"[{name}] {len(rows)} questions captured", file=sys.stderr)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
+    eng.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("capture")
+    c.add_argument("--home", default=str(real_kbs.ROOT / "bench" / "out" / "real_kbs_home"))
+    c.add_argument("--out", default=str(real_kbs.ROOT / "bench" / "out" / "xl_lists.json"))
+    c.add_argument("--n", type=int, default=50)
+    c.add_argument("--passages", type=int, default=120)
+    c.add_argument("--xquad-paras", type=int, default=240)
+    f = sub.add_parser("fit")
+    f.add_argument("lists")
+    args = ap.parse_args()
+    if args.cmd == "capture":
+        capture(args)
+    else:
+        import xl_fit
+
+        xl_fit.report(json.loads(Path(args.lists).read_text(encoding="utf-8")))
+
+
+if __name__ == "__main__":
+    main()

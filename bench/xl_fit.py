@@ -1,0 +1,146 @@
+"""Offline replay of the cross-lingual fusion on captured lists (bench/xl_calibrate.py fit)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _norm_lists(row):
+    own, foreign = [], {}
+    for lst in row["lists"]:
+        if lst["via"] is None:
+            own.append(lst["hits"])
+        else:
+            foreign.setdefault(lst["via"], []).append(lst["hits"])
+    return own, foreign
+
+
+def candidates(row):
+    """{key: features} of every sentence in the lists: own-language and other-language ones."""
+    own, foreign = _norm_lists(row)
+    out = {}
+    own_c1 = max([h["dense"] for hs in own for h in hs if h["dense"] is not None and h["lang"] == row["lang"]]
+                 or [0.0])
+    for via, lists in (("own", own), *foreign.items()):
+        for hs in lists:
+            cos = [h["dense"] for h in hs if h["dense"] is not None]
+            lo = min(cos) if cos else 0.0
+            top_s = max([h["sparse"] or 0 for h in hs] or [0]) or 1.0
+            for r, h in enumerate(hs, 1):
+                key = (h["src"], h["i"])
+                v = "lang-list" if via == "own" and h["lang"] != row["lang"] else via
+                c = out.setdefault(key, {"src": h["src"], "foreign": v != "own", "own_c1": own_c1, "lists": {},
+                                         "win": h.get("win", False), "len": length(h.get("chars", 100))})
+                if v in c["lists"] and c["lists"][v]["score"] >= h["score"]:
+                    continue
+                c["lists"][v] = {"score": h["score"], "cos": h["dense"] if h["dense"] is not None else lo - 0.02,
+                                   "sparse": (h["sparse"] or 0) / top_s, "rank": r, "heading": h["heading"],
+                                   "wordy": h["wordy"]}
+    return out
+
+
+def length(chars):
+    """A sentence's length on a 0..1 scale (log, 200 characters and more: 1)."""
+    return min(1.0, math.log1p(chars) / math.log1p(200))
+
+
+def x_own(c):
+    e = c["lists"]["own"]
+    return [e["cos"] - c["own_c1"], e["sparse"], 1.0 / e["rank"], e["score"], c["len"]]
+
+
+def x_foreign(c):
+    t, g = c["lists"].get("translation"), c["lists"].get("lang-list")
+    ct = t["cos"] if t else None
+    cl = g["cos"] if g else None
+    return [(ct if ct is not None else (cl or 0) + 0.07) - c["own_c1"], (cl if cl is not None else (ct or 0) - 0.07)
+            - c["own_c1"], t["sparse"] if t else 0.0, 1.0 / t["rank"] if t else 0.0, 1.0 / g["rank"] if g else 0.0,
+            float(bool(t and g)), c["len"]]
+
+
+def sigmoid(z):
+    return 1 / (1 + math.exp(-z))
+
+
+def fit(rows_sets, C=1.0):
+    from sklearn.linear_model import LogisticRegression
+
+    xo, yo, xf, yf = [], [], [], []
+    for rows in rows_sets:
+        for row in rows:
+            for c in candidates(row).values():
+                (xf if c["foreign"] else xo).append(x_foreign(c) if c["foreign"] else x_own(c))
+                (yf if c["foreign"] else yo).append(c["win"])
+    mo = LogisticRegression(C=C, max_iter=1000).fit(np.array(xo), np.array(yo))
+    mf = LogisticRegression(C=C, max_iter=1000).fit(np.array(xf), np.array(yf))
+    return ([float(mo.intercept_[0]), *map(float, mo.coef_[0])], [float(mf.intercept_[0]), *map(float, mf.coef_[0])])
+
+
+def p(w, x):
+    return sigmoid(w[0] + sum(a * b for a, b in zip(w[1:], x)))
+
+
+def rank_calibrated(row, wo, wf, margin=0.0, k=3):
+    cs = candidates(row)
+    own = sorted((c for c in cs.values() if not c["foreign"]), key=lambda c: -c["lists"]["own"]["score"])
+    fo = sorted(((p(wf, x_foreign(c)), c) for c in cs.values() if c["foreign"]), key=lambda t: -t[0])
+    out, floor, i = [], 1.0, 0
+    po = [p(wo, x_own(c)) for c in own]
+    j = 0
+    while len(out) < k and (j < len(own) or i < len(fo)):
+        pj = min(floor, po[j]) if j < len(own) else -1
+        if i < len(fo) and fo[i][0] > pj + margin:
+            out.append(fo[i][1])
+            i += 1
+        elif j < len(own):
+            floor = pj
+            out.append(own[j])
+            j += 1
+        else:
+            break
+    return out
+
+
+def rank_current(row, second=0.5, k=3):
+    cs = candidates(row)
+    scored = []
+    for c in cs.values():
+        ss = sorted((e["score"] for e in c["lists"].values()), reverse=True)
+        head = any(e["heading"] for e in c["lists"].values())
+        s = ss[0] + (second * ss[1] if len(ss) > 1 and c["foreign"] and not head else 0)
+        scored.append((s, id(c), c))
+    return [c for _, _, c in sorted(scored, key=lambda t: -t[0])[:k]]
+
+
+def rank_own(row, k=3):
+    cs = candidates(row)
+    own = sorted((c for c in cs.values() if not c["foreign"]), key=lambda c: -c["lists"]["own"]["score"])
+    return own[:k]
+
+
+def evaluate(rows, ranker):
+    res = {}
+    for r in rows:
+        hit = any(c["win"] for c in ranker(r))
+        for key in (r["kind"], f"{r['kind']} {r['lang']}"):
+            res.setdefault(key, []).append(hit)
+    return {k: sum(v) / len(v) for k, v in sorted(res.items())}
+
+
+def report(data):
+    sets = list(data)
+    fmt = lambda d: " ".join(f"{k}={v:.2f}" for k, v in d.items())
+    for name in sets:
+        print(f"{name}: own-only   {fmt(evaluate(data[name], rank_own))}")
+        print(f"{name}: sum fusion (best + 0.5 x other) {fmt(evaluate(data[name], rank_current))}")
+    wo, wf = fit([data[s] for s in sets])
+    print("fitted on all: own", [round(x, 3) for x in wo], "foreign", [round(x, 3) for x in wf])
+    for name in sets:
+        others = [data[s] for s in sets if s != name]
+        wo2, wf2 = fit(others) if others else (wo, wf)
+        for m in (0.0, 0.05, 0.1, 0.15, 0.2):
+            pooled = evaluate(data[name], lambda r, m=m: rank_calibrated(r, wo, wf, m))
+            held = evaluate(data[name], lambda r, m=m, a=wo2, b=wf2: rank_calibrated(r, a, b, m))
+            print(f"{name}: calibrated(all) m={m} {fmt(pooled)}")
+            print(f"{name}: calibrated(other set) m={m} {fmt(held)}")

@@ -1,0 +1,192 @@
+"""The cross-lingual fusion: the question's own language first, another language only where it is better.
+
+The lists of one cross-lingual search (swr/retrieve/crosslingual.py) are ``(via, hits)`` or
+``(via, hits, True)`` for the lists of the subject documents alone; ``via`` is None for the
+question language's lists, ``"lang-list"`` for another language's searched with the question's own
+vectors and ``"translation"`` for those searched with its translation's. Each list's scores are
+already normalised within it (DBSF), so they rank inside a list but do not compare across
+languages: summed or maxed, the other language's best sentence ranked as high as the question
+language's best, and an English question whose English answer is indexed got three Chinese
+sentences on a neighbouring topic (bench/real_kbs.py, BiPaR).
+
+So the question language's sentences keep their own order (their best fused score, plus the
+subject bonus; a sentence of a document the question names ranks with them whatever its
+language), and each other-language sentence is compared with them on one scale: the probability
+that the answer is within its window, from a logistic model per side
+(:class:`swr.core.rules.crosslingual.CrossLingualRules`, calibrated on two mixed-language knowledge
+bases). It goes above a question-language sentence only when its probability is higher by the
+rules' ``margin`` (the question-language side read as a running minimum, so one weak sentence
+does not open the door to every other-language one). Every hit records the rules that placed it
+(``Hit.trace``: :class:`~swr.core.rules.crosslingual.XlRule` values).
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules, XlRule
+from swr.core.types import Hit
+
+_WORDY = re.compile(r"\w")
+
+
+@dataclass
+class _Entry:
+    score: float
+    order: int
+    rank: int
+    cos: float
+    sparse: float  # BM25 score / the list's best
+
+
+@dataclass
+class _Cand:
+    hit: Hit
+    own: list[_Entry] = field(default_factory=list)  # question-language lists
+    lists: dict[str, _Entry] = field(default_factory=dict)  # another language's: "lang-list", "translation"
+    subject: bool = False
+    via: str | None = None
+    score: float = float("-inf")
+    order: int = 0
+
+
+def length(text: str) -> float:
+    """A sentence's length on a 0..1 scale (log; 200 characters and more: 1): e5 puts short
+    generic lines ("哦？", "去干什么？") close to many questions, and they rarely hold an answer."""
+    return min(1.0, math.log1p(len(text.strip())) / math.log1p(200))
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def _p(weights: tuple[float, ...], x: list[float]) -> float:
+    return _sigmoid(weights[0] + sum(w * v for w, v in zip(weights[1:], x)))
+
+
+def _collect(lists: list[tuple], weights: dict[str, float], rules: CrossLingualRules, qlang: str | None) -> dict:
+    cands: dict[tuple[str, int], _Cand] = {}
+    for order, (via, hits, *subject) in enumerate(lists):
+        cos = [h.dense_score for h in hits if h.dense_score is not None]
+        lo = (min(cos) if cos else 0.0) - rules.missing_cos_drop
+        top_s = max([h.sparse_score or 0.0 for h in hits] or [0.0]) or 1.0
+        for r, h in enumerate(hits, start=1):
+            if weights.get(h.sentence.source) and not subject:
+                continue  # a subject document's sentences compete in its own list (its BM25 there
+                # leaves out the words that named the subject)
+            c = cands.setdefault((h.sentence.doc_id, h.sentence.i), _Cand(h))
+            e = _Entry(h.score, order, r, h.dense_score if h.dense_score is not None else lo,
+                       (h.sparse_score or 0.0) / top_s)
+            c.subject = c.subject or bool(subject)
+            if e.score > c.score or (e.score == c.score and order < c.order):
+                c.score, c.order, c.via, c.hit = e.score, order, via, h
+            if via is None and qlang and h.sentence.lang and h.sentence.lang != qlang:
+                via = "lang-list"  # another language's sentence in the plain list: the question's vectors found it
+            if via is None:
+                c.own.append(e)
+            elif via not in c.lists or e.score > c.lists[via].score:
+                c.lists[via] = e
+    return cands
+
+
+def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules, heading: Callable) -> tuple[float, list[str]]:
+    t, g = c.lists.get("translation"), c.lists.get("lang-list")
+    ct = t.cos if t else (g.cos + rules.lang_cos_gap if g else best_cos)
+    cl = g.cos if g else ct - rules.lang_cos_gap
+    both = bool(t and g)
+    trace = []
+    if both and rules.heading_no_both and heading(c.hit.sentence):
+        both = False
+        trace.append(XlRule.HEADING.value)
+    elif both:
+        trace.append(XlRule.BOTH_LISTS.value)
+    x = [ct - best_cos, cl - best_cos, t.sparse if t else 0.0, 1.0 / t.rank if t else 0.0,
+         1.0 / g.rank if g else 0.0, float(both), length(c.hit.sentence.text)]
+    return _p(rules.foreign_weights, x), trace
+
+
+def _merge(primary: list[tuple], others: list[tuple], margin: float) -> list[tuple]:
+    """Primary (question language, subject documents) in their order; each other-language
+    candidate (best probability first) goes above the first question-language one it beats by
+    ``margin``, and above a named document's sentence whose score (list score plus the subject
+    bonus, as the sample manuals were tuned) is lower than its own."""
+    out, rest, floor = [], list(others), 1.0
+
+    def enter(passes, why: Callable) -> None:
+        nonlocal rest
+        for p, c, trace in [t for t in rest if passes(t)]:
+            out.append((c, [*trace, f"{XlRule.FOREIGN_ENTERS.value}:{why(p)}"]))
+        rest = [t for t in rest if not passes(t)]
+
+    for p, c, trace in primary:
+        if p is None:  # a named document's sentence: passed only by a higher list score (plus bonus)
+            enter(lambda t, c=c: t[1].score > c.score, lambda p: "score")
+        else:
+            floor = min(floor, p)
+            enter(lambda t, f=floor: t[0] > f + margin, lambda p, f=floor: f"{p:.2f}>{f:.2f}+{margin:g}")
+        out.append((c, trace))
+    out += [(c, [*trace, XlRule.FOREIGN_AFTER.value]) for _, c, trace in rest]
+    return out
+
+
+def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None, bonus: float = 0.0,
+         foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None,
+         rules: CrossLingualRules = DEFAULT_RULES, heading: Callable = lambda s: False,
+         qlang: str | None = None) -> list[Hit]:
+    """The best ``top_k`` hits of the lists (the module docstring), ranked, traced and scored.
+
+    ``weights`` (source -> subject weight) names the documents the question is about: their
+    sentences get ``bonus`` x their weight and rank with the question language's. ``qlang``: the
+    question's language (a sentence of another language in a ``None`` list, the plain search over
+    every language, counts as found by the question's vectors in its language). ``foreign``: the
+    sources of another product's documents; with ``rules.other_product_last`` their sentences go
+    after every other sentence except those ``exempt`` says name a named product themselves.
+    A hit's ``score`` is its best list score (plus the subject bonus), shown at most at the score
+    above it; ``via`` says which list found it (``+alias`` for a subject document).
+    """
+    weights = weights or {}
+    cands = _collect(lists, weights, rules, qlang)
+    best_cos = max([e.cos for c in cands.values() for e in c.own] or [0.0])
+    primary, others = [], []
+    for c in cands.values():
+        w = weights.get(c.hit.sentence.source, 0.0)
+        c.score += bonus * w
+        if w:  # a document the question names, in any language: ranked by its score and the bonus,
+            # and no other sentence is compared with it (the named product's text first)
+            primary.append((None, c, [XlRule.SUBJECT.value]))
+        elif c.own:
+            e = max(c.own, key=lambda e: e.score)
+            p = _p(rules.own_weights, [e.cos - best_cos, e.sparse, 1.0 / e.rank, e.score, length(c.hit.sentence.text)])
+            primary.append((p, c, [XlRule.OWN_LANGUAGE.value]))
+        else:
+            p, trace = _foreign_p(c, best_cos, rules, heading)
+            others.append((p, c, trace))
+    primary.sort(key=lambda t: (-t[1].score, t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
+    others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
+    merged = _merge(primary, others, rules.margin)
+    return _ranked(merged, top_k, weights, foreign, exempt, rules)
+
+
+def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign, exempt, rules) -> list[Hit]:
+    def key(t):
+        c, trace = t
+        other = bool(weights) and rules.other_product_last and c.hit.sentence.source in foreign \
+            and not (exempt and exempt(c.hit))
+        empty = rules.empty_last and not _WORDY.search(c.hit.sentence.text)
+        return (empty, other)
+    out, floor = [], None
+    for r, (c, trace) in enumerate(sorted(merged, key=key)[:top_k], start=1):
+        empty, other = key((c, trace))
+        trace = trace + ([XlRule.OTHER_PRODUCT_LAST.value] if other else []) + \
+            ([XlRule.EMPTY_LAST.value] if empty else [])
+        score = c.score if floor is None else min(c.score, floor)
+        floor = score
+        via = c.via
+        if weights.get(c.hit.sentence.source):
+            via = f"{via}+alias" if via else "alias"
+        h = c.hit
+        h.rank, h.via, h.score, h.trace = r, via, round(score, 6), trace
+        out.append(h)
+    return out
