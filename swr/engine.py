@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import answerable, expand, golden, rerank, window as win
+from . import answerable, expand, golden, rerank, subjects, window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer, not_found_message
+from .extractive import grounded_answer
 from .crosslingual import CrossLingual
 from .docview import DocViewer, files as kept
 from .embed import Embedder, make_embedder
@@ -93,6 +94,8 @@ class AskResult:
     answerability: dict = field(default_factory=dict)  # its figures and reason
     query_tokens: list[str] | None = None  # the question's BM25 terms (each hit has its matched_tokens)
     check: dict | None = None  # swr.check: each answer sentence against the passages (Engine.check)
+    extract: dict | None = None  # swr.extractive.Extract of an extractive answer: its sentence, relevance, polarity
+    trace: list = field(default_factory=list)  # the rules that decided (answerability, extract, check): rule ids
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -432,12 +435,16 @@ class Engine:
                                     translations=retrieval.translations)
         result.answerable, result.answerable_score = verdict.answerable, verdict.score
         result.answerability = verdict.to_dict()
+        result.trace = [{"rule": r, "why": verdict.reason} for r in verdict.rules]
         if not verdict.answerable:  # say so plainly; the passages stay as the closest, not an answer
             result.answer, result.answer_kind = not_found_message(retrieval.question), "extractive"
             result.settings["llm_model"] = None
             return result, None
         if not use_llm:
-            result.answer = extractive_answer(retrieval.question, answerable.substantive(passages) or passages)
+            ext = grounded_answer(self.embedder, retrieval.question, answerable.substantive(passages) or passages,
+                                  foreign=retrieval.foreign, subjects=subjects.for_kb(self, kb))
+            result.answer, result.extract = ext.text, ext.to_dict()
+            result.trace += ext.trace
             return result, None
         return result, self.answerer.stream(retrieval.question, passages)
 
