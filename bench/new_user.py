@@ -134,7 +134,8 @@ def ask(engine, row: dict, use_llm: bool, docs: dict) -> dict:
     out = {"q": row["q"], "product": row.get("product"), "answerable": r.answerable, "kind": r.answer_kind,
            "answer": r.answer, "standalone": r.standalone_question, "status": (check or {}).get("status"),
            "reason": r.answerability.get("reason"), "source": answer_source(r) if r.answerable else None,
-           "s": round(time.perf_counter() - t, 2)}
+           "cosine": (r.extract or {}).get("cosine"), "relevant": (r.extract or {}).get("relevant"),
+           "trace": [t["rule"] for t in r.trace], "s": round(time.perf_counter() - t, 2)}
     if "expect" in row:
         out["right"] = bool(r.answerable) and is_right(row, ans)
         other = {p: d for p, d in docs.items() if p != row["product"]}

@@ -351,14 +351,17 @@ class Engine:
         fetch of window building, for any stage that widens hits into windows."""
         return self.store.fetch_sentences(kb, keys)
 
-    def condense(self, question: str, history: list[dict] | None, *, llm: bool = True):
+    def condense(self, question: str, history: list[dict] | None, *, llm: bool = True, kb: str | None = None):
         """The standalone search question of a follow-up (:func:`swr.condense.condense`): the LLM
-        rewrites it when one is configured, else the previous question's subject is carried."""
+        rewrites it when one is configured, else the previous question's subject is carried. With
+        ``kb``, a question none of whose words the knowledge base uses stands alone (off-topic)."""
         from .condense import condense, embed_similarity
 
+        xl = getattr(self, "crosslingual", None)
+        unknown = (lambda terms: xl.unknown(kb, terms)) if kb and xl is not None else None
         return condense(_clean_question(question), history,
                         llm=self.answerer if llm and self.answerer.configured else None,
-                        similarity=embed_similarity(self.embedder.encode_query))
+                        similarity=embed_similarity(self.embedder.encode_query), unknown=unknown)
 
     # -- golden questions and feedback (swr.golden, swr.feedback) -------------------------------
     def golden(self, kb: str) -> list[dict]:
@@ -411,7 +414,7 @@ class Engine:
         answer and carries ``llm_error``.
         """
         rp = (params or self.default_params()).with_(window_size=window_size, **changes)
-        cond = self.condense(question, history, llm=llm) if history and retrieval is None else None
+        cond = self.condense(question, history, llm=llm, kb=kb) if history and retrieval is None else None
         retrieval = retrieval or self.retrieve(cond.standalone if cond else question, kb, rp)
         w = rp.window_size
         t0 = time.perf_counter()
@@ -478,7 +481,15 @@ class Engine:
         t0 = time.perf_counter()
         checked = check_answer(self, result.standalone_question or result.question,
                                checkable(result.answer, result.answer_kind), result.passages, kb=result.kb)
+        if result.answer_kind == "extractive" and result.extract and not checked.refused:
+            # what an extractive answer's check adds: the quoted sentence matches itself, so whether
+            # it answers the question is the extract's relevance test (swr.extractive)
+            from .check import Rule
+
+            checked.answers = bool(result.extract.get("relevant"))
+            checked.trace.append((Rule.QUOTED_RELEVANT if checked.answers else Rule.QUOTED_OFF).value)
         result.check = checked.to_dict()
+        result.trace = list(result.trace) + [{"rule": r, "why": checked.status} for r in checked.trace]
         result.timings["check_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return result.check
 
