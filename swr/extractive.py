@@ -247,14 +247,19 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
         score = cos + RULES.term_weight * cover + RULES.number_weight * kind + RULES.code_weight * code \
             + RULES.hit_weight * hit
         if best is None or score > best[0]:
-            best = (score, cos, c, cover, kind or code)
+            # a sentence with numbers of none of the kinds the question asks for states another fact
+            # ("5200 mAh" for "How long does the battery last?"): kind None fails the relevance test
+            other = bool(dims - {"*"}) and bool(have) and not kind
+            best = (score, cos, c, cover, None if other else (kind or code))
     return best
 
 
-def relevant(cos: float, cover: float, fact: bool = False) -> bool:
+def relevant(cos: float, cover: float, fact: bool | None = False) -> bool:
     """The relevance test: the sentence answers the question (not merely shares its topic): close
     enough, or nearly so and holding half the question's terms or the fact it asks for (``fact``:
     its code, or a number of the kind it asks about)."""
+    if fact is None:  # its numbers are of another kind than the question asks for
+        return False
     return cos >= RULES.relevance or (cos >= RULES.relevance_terms and (cover >= 0.5 or fact))
 
 
