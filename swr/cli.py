@@ -74,8 +74,18 @@ def cmd_ask(a) -> dict:
     history = _read_history(a.history) if a.history else None
     res = eng.ask(a.question, a.kb, ask_params(eng.default_params, a), llm=not a.no_llm, history=history)
     eng.check(res)  # each answer sentence against the passages: "check" in the JSON, as in the chat
-    out = res.to_dict()
+    out = numbered(res.to_dict())
     eng.close()
+    return out
+
+
+def numbered(out: dict) -> dict:
+    """The ask JSON with the 1-based sentence numbers people see in the app and the CLI beside the
+    0-based indexes: ``first_sentence`` / ``last_sentence`` per passage, ``sentence_no`` per hit."""
+    for p in out.get("passages") or []:
+        p["first_sentence"], p["last_sentence"] = p["first"] + 1, p["last"] + 1
+        for h in p.get("hits") or []:
+            h["sentence_no"] = h["i"] + 1
     return out
 
 
@@ -303,8 +313,8 @@ def _print_human(cmd: str, out: dict) -> None:
             print(f"(not answered by this knowledge base: {out['answerability'].get('reason', '')}; "
                   "the passages below are the closest, not an answer)\n")
         for n, p in enumerate(out["passages"], 1):
-            hits = ", ".join(f"#{h['i']} score {h['score']:.4f}" for h in p["hits"])
-            print(f"[{n}] {p['source']} sentences {p['first']}-{p['last']} ({hits})")
+            hits = ", ".join(f"sentence {h['i'] + 1} score {h['score']:.4f}" for h in p["hits"])
+            print(f"[{n}] {p['source']} sentences {p['first'] + 1}-{p['last'] + 1} ({hits})")
             print("    " + p["text"].replace("\n", "\n    "))
         s = out["settings"]
         print(f"\nwindow {s['window_size']}, top_k {s['top_k']}, mode {s['mode']}; "

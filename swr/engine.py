@@ -440,12 +440,13 @@ class Engine:
         result.answerability = verdict.to_dict()
         result.trace = [{"rule": r, "why": verdict.reason} for r in verdict.rules]
         if not verdict.answerable:  # say so plainly; the passages stay as the closest, not an answer
-            result.answer, result.answer_kind = not_found_message(retrieval.question), "extractive"
+            result.answer, result.answer_kind = not_found_message(question), "extractive"
             result.settings["llm_model"] = None
             return result, None
         if not use_llm:
             ext = grounded_answer(self.embedder, retrieval.question, answerable.substantive(passages) or passages,
-                                  foreign=retrieval.foreign, subjects=subjects.for_kb(self, kb))
+                                  foreign=retrieval.foreign, subjects=subjects.for_kb(self, kb),
+                                  asked=question)
             result.answer, result.extract = ext.text, ext.to_dict()
             result.trace += ext.trace
             return result, None

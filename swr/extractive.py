@@ -264,11 +264,12 @@ def relevant(cos: float, cover: float, fact: bool | None = False) -> bool:
 
 
 def grounded_answer(embedder, question: str, passages: list[Passage], foreign=frozenset(),
-                    subjects=None) -> Extract:
+                    subjects=None, asked: str | None = None) -> Extract:
     """The extractive answer: the label (in the question's language), the sentence that answers
     (:func:`pick`) marked 【】, after "Yes." / "No." for a yes/no question (:func:`polarity`), then
-    its passage as context. Without a candidate sentence: :func:`extractive_answer`."""
-    lang = question_lang(question)
+    its passage as context. Without a candidate sentence: :func:`extractive_answer`. ``asked``: the
+    question as the user typed it (a follow-up's rewrite may be in another language): the label's."""
+    lang = question_lang(asked or question)
     found = pick(embedder, question, passages, foreign, subjects)
     if found is None:
         return Extract(extractive_answer(question, passages))

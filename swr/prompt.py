@@ -22,6 +22,10 @@ and do not guess.
 
 Rules:
 - Be concise: a few sentences or a short list.
+- For a yes/no question, start with "Yes" or "No" ("是" or "不是" in Chinese), then the fact that \
+says so.
+- Use only passages about the product the question asks about: a fact about another product \
+never answers it.
 - Answer in the same language as the question.
 - Cite the passages you used by their numbers in square brackets, like [1] or [2][3], right after \
 the statement they support.
