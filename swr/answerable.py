@@ -287,6 +287,9 @@ def _grounds(engine, kb: str, named, foreign):
     return ok
 
 
+grounds = _grounds  # the public name (swr.extractive's candidates pass the same test)
+
+
 def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
              pool: list | None = None, foreign=frozenset(), named=frozenset()) -> tuple[float, str] | None:
     """(cosine, text) of the substantive sentence of ``kb`` closest to the question, whatever the
@@ -434,6 +437,12 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                              [Rule.NO_SENTENCE.value])
     cos, text = best
     cross = cl.has_cjk(question) != cl.has_cjk(text)
+    if not cross and passages and all(cl.has_cjk(p.text) != cl.has_cjk(question) for p in passages):
+        # the closest sentence is in the question's language (an English FAQ line on the kettle) but
+        # every passage is in the other one (the Chinese kettle manual's warranty): the evidence is
+        # across languages, read as such ("Does the kettle have a 5-year warranty?" was refused for
+        # "none of the question's terms is in the passages")
+        cross, text = True, passages[0].text
     cover = evidence_coverage(question, passages, text, cross)  # across languages: in the closest's
     asked = sources_named(engine, kb, question) if passages else set()  # the documents it names, once
     named = cross and any(p.source in asked for p in passages)

@@ -166,20 +166,22 @@ def answer_sentences(answer: str) -> list[tuple[str, str, list[int]]]:
     return out
 
 
-def stands_alone(sentence: str) -> bool:
-    """A sentence that makes its own statement: long enough, or short but naming what it speaks of
-    (two content terms: "整机保修一年。" is a claim of its own; "可以。", "Yes.", "一年。" are not)."""
+def stands_alone(sentence: str, question: str = "") -> bool:
+    """A sentence that makes its own statement: long enough, or short but stating a number of its
+    own where the question states one too ("整机保修一年。" for "电热水壶保修五年吗？": read with the
+    question it became one claim of both years, and the true sentence was contradicted). "可以。",
+    "Yes.", "E2 表示风扇坏了。" say what they say about the question: they are read with it."""
     bare = re.sub(r"[\s\W]", "", sentence)
     if len(bare) > SHORT_CHARS and (has_cjk(sentence) or len(sentence.split()) > 3):  # no spaces in Chinese
         return True
-    return len([t for t in cl.content_terms(sentence) if not cl.quantities(t)]) >= 2
+    return bool(cl.quantities(sentence)) and bool(cl.quantities(question or ""))
 
 
 def statement(question: str, sentence: str) -> str:
     """The sentence, or for one that cannot stand alone (:func:`stands_alone`) the statement it
     makes about the question: "电热水壶保修五年吗？ 整机保修一年。" was checked as one claim of
     both years, and the true sentence marked contradicted."""
-    if stands_alone(sentence):
+    if stands_alone(sentence, question):
         return sentence
     q = _QMARK.sub("", (question or "").strip()).strip()
     return f"{q} {sentence}".strip() if q else sentence

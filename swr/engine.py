@@ -446,7 +446,8 @@ class Engine:
         if not use_llm:
             ext = grounded_answer(self.embedder, retrieval.question, answerable.substantive(passages) or passages,
                                   foreign=retrieval.foreign, subjects=subjects.for_kb(self, kb),
-                                  asked=question)
+                                  asked=question,
+                                  allowed=answerable.grounds(self, kb, retrieval.named, retrieval.foreign))
             result.answer, result.extract = ext.text, ext.to_dict()
             result.trace += ext.trace
             return result, None

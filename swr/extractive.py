@@ -188,19 +188,30 @@ class Extract:
         return asdict(self)
 
 
-def _candidates(passages: list[Passage], foreign: frozenset) -> list[tuple[int, int, int, str]]:
-    """(passage index, start, end, sentence) of every real sentence of the passages, none of a
-    ``foreign`` document (another product's than the question names)."""
+_ASKING = re.compile(r"[?？]\W*$")
+
+
+def _candidates(passages: list[Passage], foreign: frozenset, allowed=None) -> list[tuple[int, int, int, str, str]]:
+    """(passage index, start, end, sentence, the question it answers) of every real sentence of the
+    passages that states something (not a heading, not a question: an FAQ's "Is the basket
+    dishwasher safe?" asks, its next line answers: that question is kept beside it, else ""), none
+    of a ``foreign`` document (another product's than the question names) unless ``allowed(source,
+    sentence)`` (the sentence names the asked product: an FAQ's line)."""
     from swr.answerable import substantive_text
 
     out = []
     for k, p in enumerate(passages):
-        if p.source in foreign:
-            continue
+        asked = ""
         for a, b in split_spans(p.text):
             s = p.text[a:b].strip()
-            if substantive_text(s) and not s.lstrip().startswith("#") and len(re.sub(r"\W", "", s)) >= 4:
-                out.append((k, a, b, s))
+            if not substantive_text(s) or s.lstrip().startswith("#") or len(re.sub(r"\W", "", s)) < 4:
+                continue
+            if _ASKING.search(s):
+                asked = s
+                continue
+            if not (p.source in foreign and not (allowed is not None and allowed(p.source, s))):
+                out.append((k, a, b, s, asked))
+            asked = ""
     return out
 
 
@@ -216,7 +227,7 @@ def asked_dims(question: str) -> set[str]:
     return {"*"} if _ASKS_AMOUNT.search(question or "") else set()
 
 
-def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), subjects=None):
+def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), subjects=None, allowed=None):
     """(score, cosine, candidate, cover) of the sentence of ``passages`` that best answers
     ``question``: its cosine to the question, plus :data:`RULES`' bonuses for the share of the
     question's terms it holds (those that do not name a product of ``subjects``, a
@@ -226,20 +237,22 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
 
     from swr.verdict import ClaimFacts
 
-    cands = _candidates(passages, frozenset(foreign or ()))
+    cands = _candidates(passages, frozenset(foreign or ()), allowed)
     if not cands:
         return None
     q = np.asarray(embedder.encode_query(question), dtype=np.float32)
-    vecs = np.asarray(embedder.encode_passages([c[3] for c in cands]), dtype=np.float32)
+    texts = list(dict.fromkeys([c[3] for c in cands] + [c[4] for c in cands if c[4]]))
+    vec = dict(zip(texts, np.asarray(embedder.encode_passages(texts), dtype=np.float32)))
     facts = ClaimFacts.read(_A_NOT_A.sub("", question), subjects)
     terms = [t for t in facts.about if not cl.codes(t)] or facts.content
     dims = {x.dim for x in facts.quantities if x.dim} | asked_dims(question)
     own = [c for c in facts.codes if not (subjects and any(c in s.codes for s in subjects.subjects.values()))]
     hits = {(k, h.start) for k, p in enumerate(passages) for h in p.hits}
     best = None
-    for c, v in zip(cands, vecs):
-        cos = float(v @ q)
-        cover = len(cl.contained(terms, c[3])) / len(terms) if terms else 0.0
+    for c in cands:
+        # an FAQ's answer line is as close to the question as the FAQ question it answers
+        cos = max(float(vec[c[3]] @ q), float(vec[c[4]] @ q) if c[4] else -1.0)
+        cover = _share(terms, c[3])
         have = {x.dim for x in cl.quantities(c[3])}
         kind = bool(dims & have or ("*" in dims and have))
         code = bool(own) and all(cl.written(x, c[3]) for x in own)
@@ -254,6 +267,16 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
     return best
 
 
+def _share(terms: list[str], sentence: str) -> float:
+    """The share of ``terms`` in ``sentence``: an English term by stem, a Chinese one also inside a
+    longer word (电池 in 锂电池: jieba cuts 锂电池 whole)."""
+    if not terms:
+        return 0.0
+    low = cl.norm(sentence)
+    found = set(cl.contained(terms, sentence)) | {t for t in terms if cl.has_cjk(t) and t in low}
+    return len(found) / len(terms)
+
+
 def relevant(cos: float, cover: float, fact: bool | None = False) -> bool:
     """The relevance test: the sentence answers the question (not merely shares its topic): close
     enough, or nearly so and holding half the question's terms or the fact it asks for (``fact``:
@@ -264,16 +287,16 @@ def relevant(cos: float, cover: float, fact: bool | None = False) -> bool:
 
 
 def grounded_answer(embedder, question: str, passages: list[Passage], foreign=frozenset(),
-                    subjects=None, asked: str | None = None) -> Extract:
+                    subjects=None, asked: str | None = None, allowed=None) -> Extract:
     """The extractive answer: the label (in the question's language), the sentence that answers
     (:func:`pick`) marked 【】, after "Yes." / "No." for a yes/no question (:func:`polarity`), then
     its passage as context. Without a candidate sentence: :func:`extractive_answer`. ``asked``: the
     question as the user typed it (a follow-up's rewrite may be in another language): the label's."""
     lang = question_lang(asked or question)
-    found = pick(embedder, question, passages, foreign, subjects)
+    found = pick(embedder, question, passages, foreign, subjects, allowed)
     if found is None:
         return Extract(extractive_answer(question, passages))
-    _, cos, (k, a, b, sentence), cover, fact = found
+    _, cos, (k, a, b, sentence, _), cover, fact = found
     p = passages[k]
     ok = relevant(cos, cover, fact)
     trace = [{"rule": Rule.PICKED.value, "why": f"cosine {cos:.3f}, {cover:.0%} of the question's terms"},
