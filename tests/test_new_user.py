@@ -141,3 +141,16 @@ def test_model_names_are_read_as_names_and_versions_are_not_codes():
 def test_yes_no_questions_are_recognised():
     assert is_yes_no("Does the DH-20 have Wi-Fi?") and is_yes_no("扫地机器人保修五年吗？")
     assert is_yes_no("能不能用水洗？") and not is_yes_no("What is the warranty?") and not is_yes_no("保修多久？")
+
+
+def test_the_sample_kbs_yes_no_and_faq_answers(e5_engine):
+    """The issue's sample examples: "No" with the warranty clause; the FAQ's answer line below its
+    question ("Is the air fryer basket dishwasher safe?"), not a baking tip about the basket."""
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    r = eng.ask("Does the kettle have a 5-year warranty?", kb, llm=False)
+    assert r.answerable and said(r).startswith("No.") and "保修" in said(r), (r.answerability, r.answer)
+    r = eng.ask("电热水壶保修五年吗？", kb, llm=False)
+    assert said(r).startswith("不是。") and "整机保修一年" in said(r)
+    assert eng.check(r)["status"] == "supported"
+    r = eng.ask("Can I put the air fryer basket in the dishwasher?", kb, llm=False)
+    assert "dishwasher safe" in said(r) and "baking tin" not in said(r), r.answer
