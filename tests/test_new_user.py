@@ -154,3 +154,24 @@ def test_the_sample_kbs_yes_no_and_faq_answers(e5_engine):
     assert eng.check(r)["status"] == "supported"
     r = eng.ask("Can I put the air fryer basket in the dishwasher?", kb, llm=False)
     assert "dishwasher safe" in said(r) and "baking tin" not in said(r), r.answer
+
+
+def test_verify_never_lets_one_products_fact_support_the_other_on_uploaded_documents(user_kb):
+    """The subjects of uploaded documents in both languages: "除湿机" names the English DH-20 manual,
+    so the RB-300 FAQ's "整机保修一年" cannot support a claim about the dehumidifier."""
+    from swr.verify import verify
+
+    eng, kb = user_kb
+    wrong = verify(eng, "除湿机整机保修一年。", kb)
+    assert wrong.verdict != "supported", wrong.reasons
+    right = verify(eng, "扫地机器人的电池保修 6 个月。", kb)
+    assert right.verdict == "supported", right.reasons
+
+
+def test_an_uploaded_documents_product_word_names_it_in_the_other_language(user_kb):
+    from swr import subjects
+
+    eng, kb = user_kb
+    ix = subjects.for_kb(eng, kb)
+    dh20 = next(s.key for s in ix.subjects.values() if "DH20" in s.codes)
+    assert ix.mentioned("除湿机整机保修一年。") == {dh20}
