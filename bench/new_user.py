@@ -136,10 +136,12 @@ def ask(engine, row: dict, use_llm: bool, docs: dict) -> dict:
            "reason": r.answerability.get("reason"), "source": answer_source(r) if r.answerable else None,
            "cosine": (r.extract or {}).get("cosine"), "relevant": (r.extract or {}).get("relevant"),
            "trace": [t["rule"] for t in r.trace], "s": round(time.perf_counter() - t, 2)}
+    # an LLM's "I don't know: the documents do not cover this." is a refusal too (the check says so)
+    out["answerable"] = bool(r.answerable) and out["status"] != "refused"
     if "expect" in row:
-        out["right"] = bool(r.answerable) and is_right(row, ans)
+        out["right"] = out["answerable"] and is_right(row, ans)
         other = {p: d for p, d in docs.items() if p != row["product"]}
-        out["wrong_product"] = bool(r.answerable) and not out["right"] and out["source"] in other.values()
+        out["wrong_product"] = out["answerable"] and not out["right"] and out["source"] in other.values()
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from swr.extractive import is_yes_no
 from swr.tokens import count_tokens
 from swr.types import Passage
 
@@ -22,10 +23,6 @@ and do not guess.
 
 Rules:
 - Be concise: a few sentences or a short list.
-- For a yes/no question, start with "Yes" or "No" ("是" or "不是" in Chinese), then the fact that \
-says so.
-- Use only passages about the product the question asks about: a fact about another product \
-never answers it.
 - Answer in the same language as the question.
 - Cite the passages you used by their numbers in square brackets, like [1] or [2][3], right after \
 the statement they support.
@@ -56,9 +53,15 @@ def context_text(passages: list[Passage]) -> str:
     return "\n\n".join(_passage_block(n, p) for n, p in enumerate(passages, 1))
 
 
+YES_NO_HINT = ("\n\nThis is a yes/no question: if the passages answer it, start with Yes or No (是 or 不是 "
+               "in Chinese), then the fact that says so.")
+
+
 def build_prompt(question: str, passages: list[Passage]) -> list[dict]:
     """Chat messages for the LLM: the system rules, then the numbered passages and the question."""
     user = f"Passages:\n\n{context_text(passages)}\n\nQuestion: {question.strip()}"
+    if is_yes_no(question):  # only then: a small model told so for every question put "No," before all
+        user += YES_NO_HINT
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": user},
