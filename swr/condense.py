@@ -266,9 +266,24 @@ def embed_similarity(encode: Callable[[str], "object"]) -> Similarity:
     return similarity
 
 
+def standalone_previous(history: list[dict], similarity: Similarity | None = None) -> str | None:
+    """The previous question as it was searched: itself a follow-up ("那E2呢？" after
+    "电饭煲显示E4是什么意思？"), its own offline rewrite, so a third turn ("What about E1?") still
+    carries the rice cooker, not a bare "那E1呢？"."""
+    turns = [k for k, t in enumerate(history) if t["role"] == "user" and t["content"].strip()]
+    if not turns:
+        return None
+    last = turns[-1]
+    previous = history[last]["content"]
+    earlier = history[:last]
+    if len(turns) > 1 and needs_context(previous):
+        return condense_offline(previous, earlier, similarity)
+    return previous
+
+
 def condense_offline(question: str, history: list[dict], similarity: Similarity | None = None) -> str:
     """The follow-up with the previous question's subject appended (see the module doc)."""
-    previous = previous_question(history)
+    previous = standalone_previous(history, similarity)
     if not previous:
         return question
     swapped = substitute(question, previous, similarity)

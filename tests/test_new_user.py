@@ -175,3 +175,14 @@ def test_an_uploaded_documents_product_word_names_it_in_the_other_language(user_
     ix = subjects.for_kb(eng, kb)
     dh20 = next(s.key for s in ix.subjects.values() if "DH20" in s.codes)
     assert ix.mentioned("除湿机整机保修一年。") == {dh20}
+
+
+def test_a_third_turn_carries_the_subject_of_the_first_in_english_as_in_chinese():
+    """"What about E1?" after "电饭煲显示E4是什么意思？" and "那E2呢？" is about the rice cooker: the
+    previous follow-up is read as it was searched, not as the bare "那E2呢？"."""
+    from swr.condense import condense_offline
+
+    h = [{"role": "user", "content": "电饭煲显示E4是什么意思？"}, {"role": "assistant", "content": "E4 表示温度传感器故障。"},
+         {"role": "user", "content": "那E2呢？"}, {"role": "assistant", "content": "E2 表示顶部传感器开路。"}]
+    assert condense_offline("What about E1?", h) == "电饭煲显示E1是什么意思？"
+    assert condense_offline("那E1呢？", h) == "电饭煲显示E1是什么意思？"
