@@ -76,8 +76,9 @@ def main() -> int:
                 ps = eng.passages(r, 3)
                 v = an.assess(eng, r.question, kb, r.hits, ps, r.params, pool=r.answer_pool, named=r.named,
                               foreign=r.foreign, translations=r.translations)
+                rule = (getattr(v, "rules", None) or [v.reason.split(",")[0][:40]])[0]  # older code: no rule ids
                 rows.append({"q": q, "kb": kb, "own": kb == own, "found": kb == own and in_passages(ps, answer),
-                             "answerable": v.answerable, "rule": (v.rules or [""])[0], "reason": v.reason})
+                             "answerable": v.answerable, "rule": rule, "reason": v.reason})
     eng.close()
     found = [r for r in rows if r["found"]]
     off = [r for r in rows if not r["own"]]

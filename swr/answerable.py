@@ -362,7 +362,8 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     # they are about something else, however close ("What does E9 mean on the air fryer?": no
     # manual lists an E9, and its closest sentences are the other codes' rows)
     if missing:
-        return False, Reason(f"cosine {cos:.3f}, but the question's {', '.join(missing)} is in none of the passages", Rule.CODE_MISSING)
+        return False, Reason(f"cosine {cos:.3f}, but the question's {', '.join(missing)} is in none of the passages",
+                             Rule.CODE_MISSING)
     # when a document the question names holds every code of it, that is evidence no paraphrase
     # fakes: the low bar ("What does error E2 mean on the air fryer?", 0.875 to "E2 means fan
     # fault.", only "error" of its words in the passages: it sat on the high bar, 0.874895 on the

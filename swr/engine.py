@@ -14,11 +14,11 @@ from pathlib import Path
 
 from . import answerable, expand, golden, rerank, subjects, window as win
 from .answer import Answerer, LLMConfig, context_text, count_tokens, extractive_answer, not_found_message
-from .extractive import grounded_answer
 from .crosslingual import CrossLingual
 from .docview import DocViewer, files as kept
 from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound
+from .extractive import grounded_answer
 from .feedback import FeedbackLog
 from .indexer import EMBED_CHUNK, Indexer  # noqa: F401  (EMBED_CHUNK: its old home)
 from .load import SUPPORTED

@@ -21,6 +21,7 @@ def user_kb(tmp_path_factory):
     """The two documents, made as a user has them (a PDF and a .docx) and uploaded."""
     sys.path.insert(0, str(ROOT / "bench"))
     import new_user as nu
+
     from swr.engine import Engine
     from swr.settings import Settings
 

@@ -215,9 +215,9 @@ def hit_feedback(engine: Engine, entry: dict, passages: list[Passage]) -> None:
                 chosen = st.session_state.get(KEYS.feedback("sent", eid))
                 marked = _is_marked(done, options[chosen][1] if chosen is not None and 0 <= chosen < len(options)
                                     else None)
-                st.button(f"{'Marked: ' if marked else ''}This is the right sentence", key=KEYS.feedback("right", eid),
-                          icon=":material/task_alt:", on_click=_pick_right, args=(engine, kb, key, eid, fields, options),
-                          disabled=chosen is None or marked)
+                st.button(f"{'Marked: ' if marked else ''}This is the right sentence",
+                          key=KEYS.feedback("right", eid), icon=":material/task_alt:", on_click=_pick_right,
+                          args=(engine, kb, key, eid, fields, options), disabled=chosen is None or marked)
             wrong = {tuple(w) for w in done.get("wrong", [])}
             for n, p in enumerate(passages, 1):
                 for h in p.hits:
