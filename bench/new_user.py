@@ -104,7 +104,11 @@ _YES = re.compile(r"^\W*(?:yes\b|是|对|可以|有)", re.I | re.M)
 
 
 def is_right(row: dict, answer: str) -> bool:
+    """The answer writes an expected substring; a yes/no one also says Yes/No first (a "Yes" to a
+    question whose claim is true needs no more: the question states the fact it confirms)."""
     text = norm(answer)
+    if row.get("yesno") == "yes" and _YES.search(answer) and not _NO.search(answer):
+        return True
     if not any(norm(e) in text or norm(e).replace(" ", "") in text.replace(" ", "") for e in row["expect"]):
         return False
     if row.get("yesno"):

@@ -18,11 +18,12 @@ from .crosslingual import CrossLingual
 from .docview import DocViewer, files as kept
 from .embed import Embedder, make_embedder
 from .errors import BadRequest, LLMUnavailable, NotFound
-from .extractive import grounded_answer
+from .extractive import grounded_answer, is_yes_no
 from .feedback import FeedbackLog
 from .indexer import EMBED_CHUNK, Indexer  # noqa: F401  (EMBED_CHUNK: its old home)
 from .load import SUPPORTED
 from .params import MAX_TOP_K, RetrievalParams
+from .prompt import yes_no_hint
 from .settings import Settings
 from .sparse import SparseEncoder
 from .split import SPLITTER_VERSION
@@ -443,14 +444,17 @@ class Engine:
             result.answer, result.answer_kind = not_found_message(question), "extractive"
             result.settings["llm_model"] = None
             return result, None
-        if not use_llm:
-            ext = grounded_answer(self.embedder, retrieval.question, answerable.substantive(passages) or passages,
+        if not use_llm or is_yes_no(retrieval.question):  # the LLM is told what the evidence says to a yes/no
+            ext = grounded_answer(self.embedder, retrieval.question, passages,
                                   foreign=retrieval.foreign, subjects=subjects.for_kb(self, kb),
                                   asked=question,
                                   allowed=answerable.grounds(self, kb, retrieval.named, retrieval.foreign))
-            result.answer, result.extract = ext.text, ext.to_dict()
             result.trace += ext.trace
-            return result, None
+            if not use_llm:
+                result.answer, result.extract = ext.text, ext.to_dict()
+                return result, None
+            hint = yes_no_hint(ext.polarity, ext.passage, ext.sentence) if ext.polarity and ext.passage else None
+            return result, self.answerer.stream(retrieval.question, passages, hint)
         return result, self.answerer.stream(retrieval.question, passages)
 
     def finish(self, result: AskResult, stream: Iterator[str], on_delta: Callable[[str], None] | None = None) -> str:
