@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -454,6 +455,7 @@ class Engine:
                 result.answer, result.extract = ext.text, ext.to_dict()
                 return result, None
             hint = yes_no_hint(ext.polarity, ext.passage, ext.sentence) if ext.polarity and ext.passage else None
+            result.extract = ext.to_dict() if hint else None
             return result, self.answerer.stream(retrieval.question, passages, hint)
         return result, self.answerer.stream(retrieval.question, passages)
 
@@ -466,7 +468,7 @@ class Engine:
                 parts.append(delta)
                 if on_delta:
                     on_delta(delta)
-            result.answer = "".join(parts)
+            result.answer = with_fact("".join(parts), result.extract)
         except LLMUnavailable as exc:
             result.llm_error = exc.message
             result.answer_kind = "extractive"
@@ -512,6 +514,18 @@ class Engine:
                                                              "location": self.store.location},
                 "llm": {"base_url": self.settings.llm_base_url, **self.answerer.health()},
                 "collection": self.store.meta(), "kbs": self.kbs()}
+
+
+_BARE = re.compile(r"^\W*(?:yes|no|是的?|不是|对|不对|否)\W*$", re.I)
+
+
+def with_fact(answer: str, extract: dict | None) -> str:
+    """An LLM's bare "Yes" / "No" to a yes/no question, with the fact that says so (the sentence of
+    the extract it was told of, cited): "No." alone is no answer to pass on to a customer."""
+    if not extract or not extract.get("polarity") or not _BARE.match(answer or ""):
+        return answer
+    stop = "。" if re.search(r"[\u4e00-\u9fff]", answer) else ". "
+    return f"{answer.strip().rstrip('.。')}{stop}{extract['sentence']} [{extract['passage']}]"
 
 
 def _kb_name(kb: str) -> str:
