@@ -187,3 +187,17 @@ def test_a_third_turn_carries_the_subject_of_the_first_in_english_as_in_chinese(
          {"role": "user", "content": "那E2呢？"}, {"role": "assistant", "content": "E2 表示顶部传感器开路。"}]
     assert condense_offline("What about E1?", h) == "电饭煲显示E1是什么意思？"
     assert condense_offline("那E1呢？", h) == "电饭煲显示E1是什么意思？"
+
+
+def test_a_bare_yes_or_no_from_the_llm_gets_its_fact():
+    from swr.engine import with_fact
+    from swr.prompt import build_prompt, yes_no_hint
+
+    ext = {"polarity": "no", "sentence": "The rated power consumption is 220 W.", "passage": 2}
+    assert with_fact("No", ext) == "No. The rated power consumption is 220 W. [2]"
+    assert with_fact("No, it uses 220 W [2].", ext) == "No, it uses 220 W [2]."
+    assert with_fact("No", None) == "No"
+    hint = yes_no_hint("no", 2, "The rated power consumption is 220 W.")
+    user = build_prompt("Does the DH-20 use 300 W?", [], hint)[1]["content"]
+    assert user.endswith(hint) and "Start with No" in hint
+    assert "yes/no" not in build_prompt("What is the power?", [])[1]["content"]
