@@ -7,19 +7,20 @@
 set -eu
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1  # no harmless warnings
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   echo "swr needs Python 3.11 or newer (found: $("$PY" --version 2>&1)). Set PYTHON=python3.11." >&2
   exit 1
 fi
 
-# pip install "$@", quietly; its output (less the harmless "WARNING: Location ... is ignored" lines
-# of an offline index) on stderr; exit with pip's status when it fails. POSIX sh has no pipefail, so
+# pip install "$@", quietly; its output (less the harmless lines: "WARNING: Location ... is ignored"
+# of an offline index, "Running pip as the 'root' user", pip's "[notice]" of a newer pip) on stderr; exit with pip's status when it fails. POSIX sh has no pipefail, so
 # the status is taken before the output is filtered.
 pip_install() {
   log=$(mktemp)
   status=0
   .venv/bin/python -m pip install -q "$@" >"$log" 2>&1 || status=$?
-  grep -v "^WARNING: Location" "$log" >&2 || true
+  grep -v -e "^WARNING: Location" -e "Running pip as the 'root' user" -e "^\[notice\]" "$log" >&2 || true
   rm -f "$log"
   if [ "$status" -ne 0 ]; then
     echo "setup: 'pip install $*' failed (exit $status); see the messages above" >&2
@@ -62,3 +63,5 @@ for which in ${LOCAL_LLM_TEST:-} ${LOCAL_LLM:-}; do
   .venv/bin/python -c "import xllamacpp" 2>/dev/null || pip_install "xllamacpp==2026.10.11549"
   .venv/bin/python scripts/fetch_gguf.py "$which"
 done
+echo "swr is set up. Start the app with:"
+echo "  .venv/bin/streamlit run app.py"

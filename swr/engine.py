@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import swr.answer.answerable as answerable
-from swr.answer.extractive import extractive_answer
+from swr.answer.extractive import extractive_answer, grounded_answer, is_yes_no
 from swr.answer.llm import Answerer, LLMConfig, not_found_message
-from swr.answer.prompt import context_text
+from swr.answer.prompt import context_text, yes_no_hint
 from swr.core.errors import BadRequest, LLMUnavailable, NotFound
 from swr.core.params import MAX_TOP_K, RetrievalParams
 from swr.core.settings import Settings
@@ -31,7 +32,7 @@ from swr.manage.docview import DocViewer
 from swr.manage.feedback import FeedbackLog
 from swr.manage.published import Publication, PublishedStore, overrides
 from swr.manage.trash import Trash, drop_kb_files
-from swr.retrieve import expand, rerank, window as win
+from swr.retrieve import expand, rerank, subjects, window as win
 from swr.retrieve.crosslingual import CrossLingual
 from swr.store import SearchRequest, Store, open_store
 from swr.text.sparse import SparseEncoder
@@ -101,6 +102,8 @@ class AskResult:
     answerability: dict = field(default_factory=dict)  # its figures and reason
     query_tokens: list[str] | None = None  # the question's BM25 terms (each hit has its matched_tokens)
     check: dict | None = None  # swr.verify.check: each answer sentence against the passages (Engine.check)
+    extract: dict | None = None  # an extractive answer's Extract (swr.answer.extractive): sentence, relevance, polarity
+    trace: list = field(default_factory=list)  # the rules that decided (answerability, extract, check): rule ids
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -398,14 +401,17 @@ class Engine:
         fetch of window building, for any stage that widens hits into windows."""
         return self.store.fetch_sentences(kb, keys)
 
-    def condense(self, question: str, history: list[dict] | None, *, llm: bool = True):
+    def condense(self, question: str, history: list[dict] | None, *, llm: bool = True, kb: str | None = None):
         """The standalone search question of a follow-up (:func:`swr.answer.condense.condense`): the LLM
-        rewrites it when one is configured, else the previous question's subject is carried."""
+        rewrites it when one is configured, else the previous question's subject is carried. With
+        ``kb``, a question none of whose words the knowledge base uses stands alone (off-topic)."""
         from swr.answer.condense import condense, embed_similarity
 
+        xl = getattr(self, "crosslingual", None)
+        unknown = (lambda terms: xl.unknown(kb, terms)) if kb and xl is not None else None
         return condense(_clean_question(question), history,
                         llm=self.answerer if llm and self.answerer.configured else None,
-                        similarity=embed_similarity(self.embedder.encode_query))
+                        similarity=embed_similarity(self.embedder.encode_query), unknown=unknown)
 
     # -- golden questions and feedback (swr.manage.golden, swr.manage.feedback) -------------------------------
     def golden(self, kb: str) -> list[dict]:
@@ -458,7 +464,7 @@ class Engine:
         answer and carries ``llm_error``.
         """
         rp = (params or self.kb_params(kb)).with_(window_size=window_size, **changes)
-        cond = self.condense(question, history, llm=llm) if history and retrieval is None else None
+        cond = self.condense(question, history, llm=llm, kb=kb) if history and retrieval is None else None
         retrieval = retrieval or self.retrieve(cond.standalone if cond else question, kb, rp)
         w = rp.window_size
         t0 = time.perf_counter()
@@ -483,13 +489,23 @@ class Engine:
                                     translations=retrieval.translations)
         result.answerable, result.answerable_score = verdict.answerable, verdict.score
         result.answerability = verdict.to_dict()
+        result.trace = [{"rule": r, "why": verdict.reason} for r in verdict.rules]
         if not verdict.answerable:  # say so plainly; the passages stay as the closest, not an answer
-            result.answer, result.answer_kind = not_found_message(retrieval.question), "extractive"
+            result.answer, result.answer_kind = not_found_message(question), "extractive"
             result.settings["llm_model"] = None
             return result, None
-        if not use_llm:
-            result.answer = extractive_answer(retrieval.question, answerable.substantive(passages) or passages)
-            return result, None
+        if not use_llm or is_yes_no(retrieval.question):  # the LLM is told what the evidence says to a yes/no
+            ext = grounded_answer(self.embedder, retrieval.question, passages,
+                                  foreign=retrieval.foreign, subjects=subjects.for_kb(self, kb),
+                                  asked=question,
+                                  allowed=answerable.grounds(self, kb, retrieval.named, retrieval.foreign))
+            result.trace += ext.trace
+            if not use_llm:
+                result.answer, result.extract = ext.text, ext.to_dict()
+                return result, None
+            hint = yes_no_hint(ext.polarity, ext.passage, ext.sentence) if ext.polarity and ext.passage else None
+            result.extract = ext.to_dict() if hint else None
+            return result, self.answerer.stream(retrieval.question, passages, hint)
         return result, self.answerer.stream(retrieval.question, passages)
 
     def finish(self, result: AskResult, stream: Iterator[str], on_delta: Callable[[str], None] | None = None) -> str:
@@ -501,7 +517,7 @@ class Engine:
                 parts.append(delta)
                 if on_delta:
                     on_delta(delta)
-            result.answer = "".join(parts)
+            result.answer = with_fact("".join(parts), result.extract)
         except LLMUnavailable as exc:
             result.llm_error = exc.message
             result.answer_kind = "extractive"
@@ -522,7 +538,15 @@ class Engine:
         t0 = time.perf_counter()
         checked = check_answer(self, result.standalone_question or result.question,
                                checkable(result.answer, result.answer_kind), result.passages, kb=result.kb)
+        if result.answer_kind == "extractive" and result.extract and not checked.refused:
+            # what an extractive answer's check adds: the quoted sentence matches itself, so whether
+            # it answers the question is the extract's relevance test (swr.answer.extractive)
+            from swr.verify.check import Rule
+
+            checked.answers = bool(result.extract.get("relevant"))
+            checked.trace.append((Rule.QUOTED_RELEVANT if checked.answers else Rule.QUOTED_OFF).value)
         result.check = checked.to_dict()
+        result.trace = list(result.trace) + [{"rule": r, "why": checked.status} for r in checked.trace]
         result.timings["check_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return result.check
 
@@ -539,6 +563,18 @@ class Engine:
                                                              "location": self.store.location},
                 "llm": {"base_url": self.settings.llm_base_url, **self.answerer.health()},
                 "collection": self.store.meta(), "kbs": self.kbs()}
+
+
+_BARE = re.compile(r"^\W*(?:yes|no|是的?|不是|对|不对|否)\W*$", re.I)
+
+
+def with_fact(answer: str, extract: dict | None) -> str:
+    """An LLM's bare "Yes" / "No" to a yes/no question, with the fact that says so (the sentence of
+    the extract it was told of, cited): "No." alone is no answer to pass on to a customer."""
+    if not extract or not extract.get("polarity") or not _BARE.match(answer or ""):
+        return answer
+    stop = "。" if re.search(r"[\u4e00-\u9fff]", answer) else ". "
+    return f"{answer.strip().rstrip('.。')}{stop}{extract['sentence']} [{extract['passage']}]"
 
 
 def _kb_name(kb: str) -> str:

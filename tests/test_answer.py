@@ -393,8 +393,8 @@ def test_an_extractive_answer_is_checked_on_its_marked_hits(e5_engine):
     eng, kb = e5_engine, e5_engine.settings.sample_kb
     r = eng.ask("空气炸锅显示E2是什么意思？", kb, llm=False)
     ck = eng.check(r)
-    assert r.answer_kind == KIND_EXTRACTIVE and "【E2 means fan fault.】" in r.answer
     marked = "".join(re.findall(r"【([^】]+)】", r.answer))
+    assert r.answer_kind == KIND_EXTRACTIVE and "E2" in marked and "fan fault" in marked.lower(), r.answer
     assert ck["sentences"] and all(s["text"] in marked for s in ck["sentences"]), ck["sentences"]
     assert ck["status"] == "supported", [s for s in ck["sentences"] if not s["supported"]]
 

@@ -284,6 +284,8 @@ def test_chat_feedback_makes_a_golden_question_tune_lists_and_the_feedback_page_
     at.button(key="fb-right-1").click().run()
     assert not at.exception, at.exception
     assert "now golden question" in _text(at)
+    done = at.button(key="fb-right-1")  # confirmed like "Wrong hit": marked, and not clicked twice
+    assert done.label.startswith("Marked:") and done.disabled
     rows = app_eng.golden("faq")
     assert [(r["question"], r["expected_answer"], r["origin"]) for r in rows] == \
         [("How long is the QX-5 warranty?", RIGHT, "feedback")]

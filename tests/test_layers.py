@@ -12,10 +12,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SWR = ROOT / "swr"
 
 #: The stages, lowest first. A module may import its own stage and those before it.
-#: ``evaluate`` sits below ``manage``: the sample presets (manage) are question sets (evaluate).
+#: ``verify`` sits below ``answer``: an extractive yes/no answer compares the question's claim with a
+#: sentence (verify's claim facts); ``evaluate`` below ``manage``: the sample presets are question sets.
 #: The interfaces come last: the command line reaches a running server through the API's client and
 #: starts ``serve``; the Streamlit app hosts the API beside its pages (``swr/app/asgi.py``).
-ORDER = ["core", "text", "embed", "ingest", "store", "retrieve", "answer", "verify", "evaluate", "manage",
+ORDER = ["core", "text", "embed", "ingest", "store", "retrieve", "verify", "answer", "evaluate", "manage",
          "engine", "llamaindex", "api", "cli", "app", "__main__"]
 INTERFACES: set[str] = set()
 #: Third-party packages only one stage may import.

@@ -42,7 +42,8 @@ English articles) and are reported on both halves (``bench/README.md``, section 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
 
 from swr.core.ids import sentence_id
 from swr.core.types import Passage
@@ -62,6 +63,46 @@ class AnswerThresholds:
     def to_dict(self) -> dict:
         return asdict(self)
 
+
+class Rule(str, Enum):
+    """The rule that decided a question's answerability (kept in the answer's trace)."""
+
+    NO_SENTENCE = "answerable.no_sentence"  # nothing substantive retrieved
+    CODE_MISSING = "answerable.code_missing"  # a code of the question no passage writes
+    NAME_ABSENT = "answerable.name_absent"  # a Chinese name neither the passages nor their documents write
+    UNKNOWN_TERMS = "answerable.unknown_terms"  # most of the question's terms in no document
+    CODES_NAMED = "answerable.codes_named"  # the question's codes held in a document it names
+    SUBJECT_NAMED = "answerable.subject_named"  # the question names a passage's document; its terms there
+    CROSS_NAMES = "answerable.cross_names"  # across languages: the translation's names in the passages
+    CROSS = "answerable.cross"  # across languages: cosine and a shared term or named product
+    HIGH = "answerable.high"  # cosine at the high bar with a term of the question
+    LOW_COVER = "answerable.low_cover"  # cosine at the low bar with most of the question's terms
+    NO_TERM = "answerable.no_term"  # high cosine, but none of the question's terms in the passages
+    BELOW = "answerable.below"  # cosine below the bars
+
+
+class Reason(str):
+    """A decision's reason (a plain string, as before) that also carries its :class:`Rule`."""
+
+    rule: Rule
+
+    def __new__(cls, text: str, rule: Rule) -> "Reason":
+        obj = super().__new__(cls, text)
+        obj.rule = rule
+        return obj
+
+
+@dataclass(frozen=True)
+class SubjectRules:
+    """When the question names a document of the passages (its title, model number or product
+    word: swr.retrieve.aliases), that document's passages are the evidence. Calibrated on bench/new_user.py
+    (the DH-20 manual and the RB-300 FAQ), checked on bench/answerable.py (SQuAD titles are names)."""
+
+    low: float = 0.86  # the best cosine that answers when the question names the passage's document ...
+    cover: float = 0.5  # ... and this share of its terms is in that document's passages
+
+
+SUBJECT = SubjectRules()
 
 DENSE_K = 10  # sentences of the dense search whose best cosine decides
 POOL_READ = 20  # the best dense candidates of the retrieval's own search read for it (best_hit)
@@ -86,6 +127,7 @@ class Answerability:
     coverage: float
     reason: str
     thresholds: dict
+    rules: list = field(default_factory=list)  # the Rule ids that decided (swr.answer.answerable.Rule values)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -119,12 +161,13 @@ def code_evidence(engine, question: str, kb: str, passages: list[Passage],
     codes = tuple(cl.codes(question))
     if not codes:
         return (), ()
-    held = set(cl.codes("\n".join(p.text for p in passages)))
+    text = "\n".join(p.text for p in passages)
+    held = set(cl.codes(text)) | {c for c in codes if cl.written(c, text)}  # a model name's part: "C3" of XK32-C3
     missing = tuple(c for c in codes if c not in held and not names_a_subject(engine, c, kb, passages))
     if missing:
         return (), missing
     asked = sources_named(engine, kb, question) if asked is None else asked
-    if not any(p.source in asked and set(cl.codes(p.text)) & set(codes) for p in passages):
+    if not any(p.source in asked and any(cl.written(c, p.text) for c in codes) for p in passages):
         return (), ()
     return codes, ()
 
@@ -244,6 +287,9 @@ def _grounds(engine, kb: str, named, foreign):
     return ok
 
 
+grounds = _grounds  # the public name (swr.answer.extractive's candidates pass the same test)
+
+
 def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
              pool: list | None = None, foreign=frozenset(), named=frozenset()) -> tuple[float, str] | None:
     """(cosine, text) of the substantive sentence of ``kb`` closest to the question, whatever the
@@ -301,7 +347,7 @@ def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> 
 
 def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,
            has_terms: bool = True, codes: tuple = (), missing: tuple = (), names: tuple = (),
-           unknown: tuple = (), n_terms: int = 0, absent: tuple = ()) -> tuple[bool, str]:
+           unknown: tuple = (), n_terms: int = 0, absent: tuple = (), subject: float | None = None) -> tuple[bool, str]:
     """The decision on the figures, and why. ``has_terms``: the question has content terms (a
     question of only a code, "E4是什么意思？", has none: its cosine decides alone). ``codes``: the
     question's model numbers and error codes (:func:`swr.text.claims.codes`) when a passage of a document
@@ -309,34 +355,37 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     ``names``: the names of the question's translation its passages hold (:func:`translated_names`);
     ``unknown``: those of the question's ``n_terms`` content terms no document of the knowledge base
     uses (:func:`unknown_terms`); ``absent``: the question's Chinese names that neither the passages
-    nor their documents write (:func:`absent_names`)."""
+    nor their documents write (:func:`absent_names`); ``subject``: the share of the question's terms
+    in the passages of the documents it names (None: it names none; :class:`SubjectRules`). The
+    reason is a :class:`Reason`: its ``rule`` says which rule decided."""
     # a code says exactly what is asked about, in either language: when the passages lack one,
     # they are about something else, however close ("What does E9 mean on the air fryer?": no
     # manual lists an E9, and its closest sentences are the other codes' rows)
     if missing:
-        return False, (f"cosine {cos:.3f}, but the question's {', '.join(missing)} is in none of the passages")
+        return False, Reason(f"cosine {cos:.3f}, but the question's {', '.join(missing)} is in none of the passages",
+                             Rule.CODE_MISSING)
+    # when a document the question names holds every code of it, that is evidence no paraphrase
+    # fakes: the low bar ("What does error E2 mean on the air fryer?", 0.875 to "E2 means fan
+    # fault.", only "error" of its words in the passages: it sat on the high bar, 0.874895 on the
+    # 4-bit engine). Not for a code alone: every sample manual has an E5, and "What does error E5
+    # mean on my washing machine?" names none of them
+    if codes and cos >= t.low:
+        return True, Reason(f"cosine {cos:.3f} >= {t.low:g} and the passages of the document it names hold "
+                      f"the question's {', '.join(codes)}", Rule.CODES_NAMED)
     # in one language, a name the question asks about (a person, a railway) that neither the passages
     # nor their documents write: they are about someone else, however close (e5's Chinese cosines
     # run high: "广茂铁路全长多少公里？" scored 0.895 against another railway's article)
     if not cross and absent:
-        return False, (f"cosine {cos:.3f}, but the question's {', '.join(absent)} is in none of the passages "
-                       "or their documents")
+        return False, Reason(f"cosine {cos:.3f}, but the question's {', '.join(absent)} is in none of the passages "
+                       "or their documents", Rule.NAME_ABSENT)
     # in one language, a question most of whose words no document uses asks about something else
     # ("How do I reset the firmware password of my router?" against the sample manuals). On
     # bench/answerable.py no answered question of its own knowledge base had more than half of its
     # terms unknown there (bench/README.md §8b, session 8). Half is not enough: "What does error E5
     # mean on my washing machine?" (0.879) has only "machine" unknown (the manuals wash the pot)
     if not cross and n_terms and len(unknown) * 2 > n_terms:
-        return False, (f"cosine {cos:.3f}, but {len(unknown)} of the question's {n_terms} terms "
-                       f"({', '.join(unknown)}) are in no document of this knowledge base")
-    # ... and when a document the question names holds every one, that is evidence no paraphrase
-    # fakes: the low bar ("What does error E2 mean on the air fryer?", 0.875 to "E2 means fan
-    # fault.", only "error" of its words in the passages: it sat on the high bar, 0.874895 on the
-    # 4-bit engine). Not for a code alone: every sample manual has an E5, and "What does error E5
-    # mean on my washing machine?" names none of them
-    if codes and cos >= t.low:
-        return True, (f"cosine {cos:.3f} >= {t.low:g} and the passages of the document it names hold "
-                      f"the question's {', '.join(codes)}")
+        return False, Reason(f"cosine {cos:.3f}, but {len(unknown)} of the question's {n_terms} terms "
+                       f"({', '.join(unknown)}) are in no document of this knowledge base", Rule.UNKNOWN_TERMS)
     # across languages a cosine alone is weak evidence (with per-language lists the best sentence of
     # the other language is always a candidate: "What is the speed of light?" scores 0.873 against
     # a Chinese manual, as "空气炸锅的容量是多少？" does against the English one): the cross bar needs a
@@ -345,24 +394,33 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     # language than their article, answered 5 / 0 -> 14 / 17 (dev / held out), wrong knowledge bases
     # of the other language 0 / 0 -> 1 / 0 of 37 / 40 (bench/README.md §8b, session 8)
     if cross and cos >= t.cross_names and names:
-        return True, (f"cosine {cos:.3f} >= {t.cross_names:g} (the closest sentence is in the other language) "
-                      f"and the passages name its translation's {', '.join(names)}")
+        return True, Reason(f"cosine {cos:.3f} >= {t.cross_names:g} (the closest sentence is in the other language) "
+                      f"and the passages name its translation's {', '.join(names)}", Rule.CROSS_NAMES)
     if cross and cos >= t.cross and (cover > 0 or named):
-        return True, (f"cosine {cos:.3f} >= {t.cross:g} (the closest sentence is in the other language) "
-                      f"and {cover:.0%} of the question's terms found")
+        return True, Reason(f"cosine {cos:.3f} >= {t.cross:g} (the closest sentence is in the other language) "
+                      f"and {cover:.0%} of the question's terms found", Rule.CROSS)
     # in one language a high cosine answers only when a term of the question is in the passages: e5
     # puts "今天天气怎么样？" at 0.878 from a kettle sentence, and no passage says a word of it (on
     # bench/answerable.py no answerable same-language question was answered with none of its terms)
     if cos >= t.high and (cover > 0 or not has_terms):
-        return True, f"cosine {cos:.3f} >= {t.high:g}" + (f" and {cover:.0%} of the question's terms found"
-                                                          if has_terms else "")
+        return True, Reason(f"cosine {cos:.3f} >= {t.high:g}" + (f" and {cover:.0%} of the question's terms found"
+                                                                 if has_terms else ""), Rule.HIGH)
     if cos >= t.low and cover >= t.cover:
-        return True, f"cosine {cos:.3f} >= {t.low:g} and {cover:.0%} of the question's terms found"
+        return True, Reason(f"cosine {cos:.3f} >= {t.low:g} and {cover:.0%} of the question's terms found",
+                            Rule.LOW_COVER)
+    # the question names a document of the passages (its product word or model number: "the
+    # dehumidifier"), and that document's passages hold half its terms: they are its evidence
+    # ("Can I wash the dehumidifier filter in the dishwasher?", 0.869, "Do not put the air filter in
+    # a dishwasher." in the DH-20 manual; bench/new_user.py)
+    if not cross and subject is not None and cos >= SUBJECT.low and subject >= SUBJECT.cover:
+        return True, Reason(f"cosine {cos:.3f} >= {SUBJECT.low:g} and {subject:.0%} of the question's terms "
+                            "found in the passages of the document it names", Rule.SUBJECT_NAMED)
     bar = t.cross if cross else t.high
     if cos >= bar:
-        return False, f"cosine {cos:.3f}, but none of the question's terms is in the passages"
-    return False, (f"cosine {cos:.3f} below {bar:g}, and " + (f"below {t.low:g}" if cos < t.low else
-                                                           f"only {cover:.0%} of the question's terms found"))
+        return False, Reason(f"cosine {cos:.3f}, but none of the question's terms is in the passages", Rule.NO_TERM)
+    return False, Reason(f"cosine {cos:.3f} below {bar:g}, and " + (f"below {t.low:g}" if cos < t.low else
+                                                                  f"only {cover:.0%} of the question's terms found"),
+                         Rule.BELOW)
 
 
 def assess(engine, question: str, kb: str, hits, passages: list[Passage], filters: dict | None = None,
@@ -376,24 +434,35 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     best = best_hit(engine, question, kb, hits, filters, pool, foreign, named)
     cover = coverage(question, passages)
     if best is None:
-        return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict())
+        return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict(),
+                             [Rule.NO_SENTENCE.value])
     cos, text = best
     cross = cl.has_cjk(question) != cl.has_cjk(text)
+    if not cross and passages and all(cl.has_cjk(p.text) != cl.has_cjk(question) for p in passages):
+        # the closest sentence is in the question's language (an English FAQ line on the kettle) but
+        # every passage is in the other one (the Chinese kettle manual's warranty): the evidence is
+        # across languages, read as such ("Does the kettle have a 5-year warranty?" was refused for
+        # "none of the question's terms is in the passages")
+        cross, text = True, passages[0].text
     cover = evidence_coverage(question, passages, text, cross)  # across languages: in the closest's
     asked = sources_named(engine, kb, question) if passages else set()  # the documents it names, once
     named = cross and any(p.source in asked for p in passages)
     codes, missing = code_evidence(engine, question, kb, passages, asked)
     names = translated_names(question, translations, passages, text) if cross else ()
     terms = question_terms(question)
+    mine = [p for p in passages if p.source in asked]  # the passages of the documents it names
+    subject = coverage(question, mine) if mine and not cross else None
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,
-                     names=names, n_terms=len(terms))
+                     names=names, n_terms=len(terms), subject=subject)
     if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then
         # (under eight askers beside an upload the probes of every question were an eighth of the
         # time the process held the GIL: py-spy, bench/README.md §9, session 8)
         ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing,
                          names=names, unknown=unknown_terms(engine, question, kb), n_terms=len(terms),
-                         absent=absent_names(engine, question, kb, passages))
-    return Answerability(ok, round(cos, 6), round(cover, 4), why, t.to_dict())
+                         absent=absent_names(engine, question, kb, passages), subject=subject)
+    rule = getattr(why, "rule", None)
+    return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
+                         [rule.value] if rule else [])
 
 
 _BORDER = re.compile(r"^[\s|:\-–—=+*#_~`.·•]*$")

@@ -266,9 +266,24 @@ def embed_similarity(encode: Callable[[str], "object"]) -> Similarity:
     return similarity
 
 
+def standalone_previous(history: list[dict], similarity: Similarity | None = None) -> str | None:
+    """The previous question as it was searched: itself a follow-up ("那E2呢？" after
+    "电饭煲显示E4是什么意思？"), its own offline rewrite, so a third turn ("What about E1?") still
+    carries the rice cooker, not a bare "那E1呢？"."""
+    turns = [k for k, t in enumerate(history) if t["role"] == "user" and t["content"].strip()]
+    if not turns:
+        return None
+    last = turns[-1]
+    previous = history[last]["content"]
+    earlier = history[:last]
+    if len(turns) > 1 and needs_context(previous):
+        return condense_offline(previous, earlier, similarity)
+    return previous
+
+
 def condense_offline(question: str, history: list[dict], similarity: Similarity | None = None) -> str:
     """The follow-up with the previous question's subject appended (see the module doc)."""
-    previous = previous_question(history)
+    previous = standalone_previous(history, similarity)
     if not previous:
         return question
     swapped = substitute(question, previous, similarity)
@@ -428,8 +443,23 @@ def condense_llm(question: str, history: list[dict], llm: Chat, raw: list | None
     return clean_llm_output(reply, question, history)
 
 
+def stands_alone(question: str, unknown: Callable[[list[str]], list[str]] | None) -> bool:
+    """A question that leans on nothing (not elliptical, no pronoun) whose every term the knowledge
+    base never uses (``unknown``: the terms no document holds) is a new, off-topic question, not a
+    follow-up: "今天天气怎么样？" after "扫地机器人显示E2是什么意思？" is searched as it is."""
+    if unknown is None or is_elliptical(question) or \
+            (_ANAPHORA_ZH if has_cjk(question) else _ANAPHORA_EN).search(question):
+        return False
+    own = [t for t in terms(question) if _shape(t) == "word"]
+    try:
+        return bool(own) and len(unknown(own)) == len(own)
+    except Exception:  # noqa: BLE001 - a hint only: a failed probe leaves the follow-up as one
+        return False
+
+
 def condense(question: str, history: list[dict] | None, *, llm: Chat | None = None,
-             similarity: Similarity | None = None) -> Condensed:
+             similarity: Similarity | None = None,
+             unknown: Callable[[list[str]], list[str]] | None = None) -> Condensed:
     """The standalone search question for ``question`` after ``history``.
 
     With ``llm`` (an :class:`swr.answer.llm.Answerer` that is configured) the LLM rewrites it, given
@@ -439,7 +469,7 @@ def condense(question: str, history: list[dict] | None, *, llm: Chat | None = No
     from swr.core.errors import LLMUnavailable
 
     history = check_history(history)
-    if not previous_question(history) or not needs_context(question):
+    if not previous_question(history) or not needs_context(question) or stands_alone(question, unknown):
         return Condensed(question, question, METHOD_NONE)
     error, raw = None, []
     offline = condense_offline(question, history, similarity)

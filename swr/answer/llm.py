@@ -199,7 +199,7 @@ class Answerer:
                 "with http:// or https:// (for example http://127.0.0.1:8000/v1)."
             )
 
-    def stream(self, question: str, passages: list[Passage]) -> Iterator[str]:
+    def stream(self, question: str, passages: list[Passage], hint: str | None = None) -> Iterator[str]:
         """Yield the answer's text deltas as the LLM produces them.
 
         Raises :class:`LLMUnavailable` right away when no LLM is configured, and while iterating
@@ -211,7 +211,7 @@ class Answerer:
         if not passages:
             return iter([not_found_message(question)])
         sent = fit_passages(question, passages, self.config)
-        return self._stream(build_prompt(question, sent), f"{len(sent)} passages")
+        return self._stream(build_prompt(question, sent, hint), f"{len(sent)} passages")
 
     def chat(self, messages: list[dict], *, max_tokens: int | None = None,
              temperature: float | None = None) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from swr.answer.extractive import is_yes_no
 from swr.core.tokens import count_tokens
 from swr.core.types import Passage
 
@@ -52,9 +53,27 @@ def context_text(passages: list[Passage]) -> str:
     return "\n\n".join(_passage_block(n, p) for n, p in enumerate(passages, 1))
 
 
-def build_prompt(question: str, passages: list[Passage]) -> list[dict]:
-    """Chat messages for the LLM: the system rules, then the numbered passages and the question."""
+YES_NO_HINT = ("\n\nThis is a yes/no question: if the passages answer it, start with Yes or No (是 or 不是 "
+               "in Chinese), then the fact that says so.")
+
+
+def yes_no_hint(polarity: str, passage: int, sentence: str) -> str:
+    """What the evidence says to a yes/no question (swr.answer.extractive's polarity of the sentence that
+    answers it), for :func:`build_prompt`: a small model asked alone said "Yes" to "Does the DH-20
+    use 300 W?" beside "The rated power consumption is 220 W." (bench/new_user.py)."""
+    word = "Yes" if polarity == "yes" else "No"
+    return (f"\n\nThe passages answer this yes/no question with {word}: passage [{passage}] says "
+            f"\"{sentence}\". Start with {word} (in Chinese {'是' if word == 'Yes' else '不是'}) and give that fact.")
+
+
+def build_prompt(question: str, passages: list[Passage], hint: str | None = None) -> list[dict]:
+    """Chat messages for the LLM: the system rules, then the numbered passages and the question
+    (``hint``: what the evidence says to a yes/no question, :func:`yes_no_hint`)."""
     user = f"Passages:\n\n{context_text(passages)}\n\nQuestion: {question.strip()}"
+    if hint:
+        user += hint
+    elif is_yes_no(question):  # only then: a small model told so for every question put "No," before all
+        user += YES_NO_HINT
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": user},

@@ -22,4 +22,24 @@ def audit_panel(engine: GuardedEngine) -> None:
         return
     # st.table: plain text cells in the page (a data grid draws on a canvas), escaped by Streamlit
     with st.container(key="audit_table", height=480):
-        st.table(pd.DataFrame(entries, columns=COLUMNS).astype(str).replace({"None": "", "nan": ""}))
+        st.table(audit_frame(entries))
+
+
+def count_text(v) -> str:
+    """A count as people write it: ``3``, never ``3.0`` (a column with a missing count is read as
+    floats); empty when missing."""
+    if v is None or v != v or v == "":  # None, NaN, ""
+        return ""
+    try:
+        return str(int(float(v)))
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def audit_frame(entries: list[dict]) -> pd.DataFrame:
+    """The entries as plain text cells, counts as integers."""
+    df = pd.DataFrame(entries, columns=COLUMNS)
+    counts = [count_text(v) for v in df["count"]]
+    df = df.astype(object).where(df.notna(), "").astype(str).replace({"None": "", "nan": ""})
+    df["count"] = counts
+    return df

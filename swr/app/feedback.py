@@ -75,6 +75,12 @@ def _sentence_fields(s: Sentence | dict) -> dict:
             "sentence": (get("sentence") or get("text") or "").strip(), "page": get("page")}
 
 
+def _is_marked(done: dict, sentence) -> bool:
+    """Whether ``sentence`` (the one chosen) is the right sentence this session already recorded:
+    its button then says "Marked:" and is disabled, as "Wrong hit" does."""
+    return sentence is not None and bool(done.get("right")) and _sentence_fields(sentence)["sentence"] == done["right"]
+
+
 def status_line(done: dict | None) -> str:
     """What this session marked on an answer, one escaped line (empty when nothing)."""
     if not done:
@@ -170,9 +176,12 @@ def document_feedback(engine: Engine, kb: str, view_key: str, view) -> None:
     st.selectbox("The sentence that answers the question", list(range(len(options))),
                  format_func=lambda k: _view_label(options[k]),
                  key=KEYS.feedback("dvsent", eid), index=None, placeholder="Choose a sentence of this document…")
-    if st.button("This is the right sentence", key=KEYS.feedback("dvright", eid), icon=":material/task_alt:",
-                 on_click=_pick_in_view, args=(engine, kb, answer_key(entry), eid, fields, options),
-                 disabled=st.session_state.get(KEYS.feedback("dvsent", eid)) is None):
+    chosen = st.session_state.get(KEYS.feedback("dvsent", eid))
+    marked = _is_marked(state.FEEDBACK.get().get(answer_key(entry)) or {},
+                        options[chosen] if chosen is not None and 0 <= chosen < len(options) else None)
+    if st.button(f"{'Marked: ' if marked else ''}This is the right sentence", key=KEYS.feedback("dvright", eid),
+                 icon=":material/task_alt:", on_click=_pick_in_view,
+                 args=(engine, kb, answer_key(entry), eid, fields, options), disabled=chosen is None or marked):
         st.rerun()  # the whole page: the answer's feedback line shows it
 
 
@@ -203,9 +212,12 @@ def hit_feedback(engine: Engine, entry: dict, passages: list[Passage]) -> None:
                 st.selectbox("The sentence that answers the question", list(range(len(options))),
                              format_func=lambda k: _label(*options[k]), key=KEYS.feedback("sent", eid),
                              index=None, placeholder="Choose a sentence of the passages…")
-                st.button("This is the right sentence", key=KEYS.feedback("right", eid), icon=":material/task_alt:",
-                          on_click=_pick_right, args=(engine, kb, key, eid, fields, options),
-                          disabled=st.session_state.get(KEYS.feedback("sent", eid)) is None)
+                chosen = st.session_state.get(KEYS.feedback("sent", eid))
+                marked = _is_marked(done, options[chosen][1] if chosen is not None and 0 <= chosen < len(options)
+                                    else None)
+                st.button(f"{'Marked: ' if marked else ''}This is the right sentence",
+                          key=KEYS.feedback("right", eid), icon=":material/task_alt:", on_click=_pick_right,
+                          args=(engine, kb, key, eid, fields, options), disabled=chosen is None or marked)
             wrong = {tuple(w) for w in done.get("wrong", [])}
             for n, p in enumerate(passages, 1):
                 for h in p.hits:

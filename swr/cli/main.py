@@ -78,10 +78,20 @@ def cmd_ask(a, eng=None) -> dict:
         res = eng.ask(a.question, a.kb, ask_params(lambda **c: eng.kb_params(a.kb, **c), a), llm=not a.no_llm,
                       history=history)
         eng.check(res)  # each answer sentence against the passages: "check" in the JSON, as in the chat
-        return res.to_dict()
+        return numbered(res.to_dict())
     finally:
         if own:
             eng.close()
+
+
+def numbered(out: dict) -> dict:
+    """The ask JSON with the 1-based sentence numbers people see in the app and the CLI beside the
+    0-based indexes: ``first_sentence`` / ``last_sentence`` per passage, ``sentence_no`` per hit."""
+    for p in out.get("passages") or []:
+        p["first_sentence"], p["last_sentence"] = p["first"] + 1, p["last"] + 1
+        for h in p.get("hits") or []:
+            h["sentence_no"] = h["i"] + 1
+    return out
 
 
 def cmd_check(a, eng=None) -> dict:
@@ -314,8 +324,8 @@ def _print_human(cmd: str, out: dict) -> None:
             print(f"(not answered by this knowledge base: {out['answerability'].get('reason', '')}; "
                   "the passages below are the closest, not an answer)\n")
         for n, p in enumerate(out["passages"], 1):
-            hits = ", ".join(f"#{h['i']} score {h['score']:.4f}" for h in p["hits"])
-            print(f"[{n}] {p['source']} sentences {p['first']}-{p['last']} ({hits})")
+            hits = ", ".join(f"sentence {h['i'] + 1} score {h['score']:.4f}" for h in p["hits"])
+            print(f"[{n}] {p['source']} sentences {p['first'] + 1}-{p['last'] + 1} ({hits})")
             print("    " + p["text"].replace("\n", "\n    "))
         s = out["settings"]
         print(f"\nwindow {s['window_size']}, top_k {s['top_k']}, mode {s['mode']}; "

@@ -324,7 +324,9 @@ def answer_html(answer: str, n_passages: int | None = None, *, anchor: str = "")
 
 _CHECK_STATUS = {"supported": "Supported by the evidence", "partly supported": "Partly supported",
                  "rejected": "Rejected by the check", "unchecked": "Nothing to check",
-                 "unconfirmed": "Not confirmed: its evidence is in the other language"}
+                 "unconfirmed": "Not confirmed: its evidence is in the other language",
+                 "refused": "A refusal: the documents do not cover the question",
+                 "off the question": "Quoted from the evidence, but it may not answer the question"}
 
 
 def _check_id(prefix: str, k: int) -> str:

@@ -123,6 +123,18 @@ def _name_runs(source: str) -> set[str]:
     return out
 
 
+def _translated(title: str) -> str:
+    """``title`` in the other language, word by word (:mod:`swr.text.glossary`); "" when it cannot be."""
+    if not title.strip():
+        return ""
+    try:
+        from swr.text.glossary import glossary
+
+        return glossary().translate(title, "en" if has_cjk(title) else "zh") or ""
+    except Exception:  # noqa: BLE001 - a hint only: without it, the title's own language names it
+        return ""
+
+
 def build(docs: list[tuple[str, str, list[str]]]) -> SubjectIndex:
     """The index of ``(doc_id, source, opening sentences)`` triples."""
     raw = []
@@ -132,6 +144,10 @@ def build(docs: list[tuple[str, str, list[str]]]) -> SubjectIndex:
         title = " ".join(h for h in head[:2] if _heading_like(h))
         zh, en = _terms(_name_words(source) + " " + title)
         zh |= _name_runs(source)
+        # the product word in the other language too (CC-CEDICT, word by word): "dehumidifier" of the
+        # DH-20 manual is "除湿机" in a Chinese claim, "扫地机器人" of the RB-300 FAQ a "robot"
+        zh2, en2 = _terms(_translated(title))
+        zh, en = zh | zh2, en | en2
         cs = set(codes(" ".join(head)) + codes(_name_words(source)))
         raw.append((doc_id, source, zh, en, cs))
     holders: dict[str, set[str]] = {}

@@ -99,7 +99,7 @@ def contained(terms: list[str], text: str) -> list[str]:
 
 # -- negation ---------------------------------------------------------------------------------
 _NEG_EN = re.compile(r"\b(?:not|no|never|none|nor|neither|cannot|nothing|nobody|nowhere)\b|n't\b")
-_NEG_ZH = re.compile("不要|不能|不可|不得|不会|不应|不是|不用|不宜|不允许|不适合|不建议"
+_NEG_ZH = re.compile("不要|不能|不可|不得|不会|不应|不是|不用|不宜|不允许|不适合|不建议|不支持|不包括|不包含|不含|不在"
                      "|请勿|切勿|禁止|严禁|没有|未经|无法|勿|并非|非清水")
 
 
@@ -131,6 +131,12 @@ _units("power", "w", 1, "w", "watt", "watts", "瓦", "瓦特")
 _units("power", "kw", 1000, "kw", "kilowatt", "kilowatts", "千瓦")
 _units("voltage", "v", 1, "v", "volt", "volts", "伏", "伏特")
 _units("frequency", "hz", 1, "hz", "赫兹")
+_units("frequency", "khz", 1e3, "khz", "千赫")
+_units("frequency", "mhz", 1e6, "mhz", "兆赫")
+_units("frequency", "ghz", 1e9, "ghz", "吉赫")
+_units("charge", "mah", 1, "mah", "毫安时")
+_units("pressure", "pa", 1, "pa", "帕")
+_units("loudness", "db", 1, "db", "decibel", "decibels", "分贝")
 _units("volume", "l", 1, "l", "litre", "litres", "liter", "liters", "升", "公升")
 _units("volume", "ml", 0.001, "ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升")
 _units("mass", "g", 1, "g", "gram", "grams", "克")
@@ -239,11 +245,15 @@ def _value(s: str) -> float | None:
     return _zh_number(s)
 
 
+# "5G 的 WiFi", "2.4G band": a WiFi band (GHz), not grams
+_BAND = re.compile(r"(\d(?:\.\d)?)\s*g(?=\s*(?:的\s*)?(?:wi-?fi|wlan|无线|网络|频段|band|network))")
+
+
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with their units, in order. A Chinese numeral counts only with a
     unit (``一年``, not ``一下``); an English number word likewise (``two years``, not ``one of``);
     both ends of a range get its unit."""
-    low = norm(text)
+    low = _BAND.sub(r"\1ghz", norm(text))
     out: list[Quantity] = []
     for m in _QTY.finditer(low):
         a, b = m.group("a"), m.group("b")
@@ -271,7 +281,8 @@ def quantities(text: str) -> list[Quantity]:
 # -- codes -------------------------------------------------------------------------------------------
 _CODE = re.compile(r"(?<![0-9a-z])([a-z]{1,5})-?(\d{1,6})([a-z]{0,2})(?![0-9a-z])")
 _NOT_CODE = frozenset({"v", "w", "l", "g", "kg", "cm", "mm", "m", "km", "ml", "hz", "kw", "h", "s", "min", "no",
-                       "am", "pm", "x", "in", "ft", "lb", "lbs", "mg", "to", "at", "or", "and", "of", "the", "yr"})
+                       "am", "pm", "x", "in", "ft", "lb", "lbs", "mg", "to", "at", "or", "and", "of", "the", "yr",
+                       "ver", "version", "rev"})  # "ver2.1": a version string, not a code
 
 
 _ORDINAL = frozenset({"st", "nd", "rd", "th"})
@@ -287,6 +298,18 @@ def codes(text: str) -> list[str]:
             continue  # "mid-18th", "mid-1930s": an ordinal or a decade, not a code
         out.append((letters + digits + tail).upper())
     return list(dict.fromkeys(out))
+
+
+_SQUASH = re.compile(r"(?<=[0-9a-z])[-_](?=[0-9a-z])")
+
+
+def written(code: str, text: str) -> bool:
+    """Whether ``text`` writes ``code`` (as :func:`codes` spells it) as a product name's part, hyphens
+    aside: "C3" in "XK32-C3" and "XK32C3", "ROOM1" in "XK32-S3-ROOM-1", "KX2000" in
+    "KX-2000"; not "E2" in "E20" or "FE2" (a part starts after a letter-free boundary or a digit)."""
+    flat = _SQUASH.sub("", norm(text)).upper()
+    return bool(re.search(rf"(?<![A-Z]){re.escape(code)}(?!\d)", flat)) or \
+        bool(re.search(rf"(?<=\d){re.escape(code)}(?!\d)", flat))
 
 
 def code_family(code: str) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 
 import numpy as np
 
@@ -69,11 +70,36 @@ class SentenceCheck:
         return asdict(self)
 
 
+class Rule(str, Enum):
+    """How the check judged an answer as a whole (kept in its trace)."""
+
+    REFUSAL = "check.refusal"  # the answer says the documents do not cover the question: nothing to reject
+    QUOTED_RELEVANT = "check.quoted_relevant"  # an extractive answer's sentence, and it answers the question
+    QUOTED_OFF = "check.quoted_off_question"  # an extractive answer's sentence that may not answer the question
+    SENTENCES = "check.sentences"  # each sentence against the evidence
+
+
+_REFUSAL = re.compile(r"\b(?:i (?:do not|don't) know|not (?:in|covered by) the (?:documents?|passages?|knowledge base)|"
+                      r"(?:documents?|passages?|evidence) (?:do|does) not (?:cover|mention|say)|no information)\b|"
+                      r"不知道|无法回答|没有(?:找到)?相关(?:内容|信息)|(?:文档|资料|段落)中?(?:没有|未)(?:提及|提到|涉及|说明)",
+                      re.I)
+
+
+def is_refusal(answer: str) -> bool:
+    """An answer that says the documents do not cover the question ("I don't know: the documents do
+    not cover this."): at most two sentences, one of them a refusal."""
+    parts = [answer[a:b] for a, b in split_spans(answer or "") if answer[a:b].strip()]
+    return 0 < len(parts) <= 2 and any(_REFUSAL.search(p) for p in parts)
+
+
 @dataclass
 class AnswerCheck:
     sentences: list[SentenceCheck]
     support: float
     counts: dict = field(default_factory=dict)
+    refused: bool = False  # the answer is a refusal (:func:`is_refusal`): not checked, never rejected
+    answers: bool | None = None  # an extractive answer: its sentence passes the relevance test (None: not one)
+    trace: list = field(default_factory=list)  # the Rule ids that decided
 
     @property
     def flagged(self) -> list[SentenceCheck]:
@@ -84,9 +110,14 @@ class AnswerCheck:
     def status(self) -> str:
         """``supported`` / ``partly supported`` / ``rejected`` / ``unconfirmed`` (see the module
         doc); ``unchecked``
-        when the answer has no sentence to check."""
+        when the answer has no sentence to check; ``refused`` for a refusal; ``off the question`` for
+        an extractive answer whose sentence the evidence states but that may not answer the question."""
+        if self.refused:
+            return "refused"
         if not self.sentences:
             return "unchecked"
+        if self.answers is False and all(s.supported for s in self.sentences):
+            return "off the question"
         if any(s.verdict == "contradicted" for s in self.sentences):
             return "rejected"
         judged = [s for s in self.sentences if not s.other_language]  # what the check can judge
@@ -101,7 +132,8 @@ class AnswerCheck:
     def to_dict(self) -> dict:
         """The JSON form (``check --json``, ``ask --json``, the chat and the evidence card)."""
         return {"sentences": [s.to_dict() for s in self.sentences], "support": self.support,
-                "status": self.status, "flagged": len(self.flagged), "counts": dict(self.counts)}
+                "status": self.status, "flagged": len(self.flagged), "counts": dict(self.counts),
+                "trace": list(self.trace)}
 
 
 _MARKED = re.compile(r"【([^】]+)】")
@@ -136,10 +168,22 @@ def answer_sentences(answer: str) -> list[tuple[str, str, list[int]]]:
     return out
 
 
-def statement(question: str, sentence: str) -> str:
-    """The sentence, or for a short one the statement it makes about the question."""
+def stands_alone(sentence: str, question: str = "") -> bool:
+    """A sentence that makes its own statement: long enough, or short but stating a number of its
+    own where the question states one too ("整机保修一年。" for "电热水壶保修五年吗？": read with the
+    question it became one claim of both years, and the true sentence was contradicted). "可以。",
+    "Yes.", "E2 表示风扇坏了。" say what they say about the question: they are read with it."""
     bare = re.sub(r"[\s\W]", "", sentence)
     if len(bare) > SHORT_CHARS and (has_cjk(sentence) or len(sentence.split()) > 3):  # no spaces in Chinese
+        return True
+    return bool(cl.quantities(sentence)) and bool(cl.quantities(question or ""))
+
+
+def statement(question: str, sentence: str) -> str:
+    """The sentence, or for one that cannot stand alone (:func:`stands_alone`) the statement it
+    makes about the question: "电热水壶保修五年吗？ 整机保修一年。" was checked as one claim of
+    both years, and the true sentence marked contradicted."""
+    if stands_alone(sentence, question):
         return sentence
     q = _QMARK.sub("", (question or "").strip()).strip()
     return f"{q} {sentence}".strip() if q else sentence
@@ -255,6 +299,8 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
     """Check each sentence of ``answer`` against ``passages`` (see the module doc). ``kb``
     (when given) supplies the documents' subjects; else they are learnt from the passages' names."""
     embedder = embedder or engine.embedder
+    if is_refusal(answer):  # a refusal is a refusal, not an answer the evidence rejects
+        return AnswerCheck([], 0.0, {"sentences": 0}, refused=True, trace=[Rule.REFUSAL.value])
     parts = answer_sentences(answer)
     windows = _windows(passages)
     if kb:
@@ -313,6 +359,7 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
         if via is not None:
             reasons = [f"checked through its translation by the LLM, “{via}”: {reasons[0]}"] + reasons[1:]
         reasons += [f"citation [{c}]: that passage does not support this sentence" for c in bad]
+        reasons = list(dict.fromkeys(reasons))  # each reason once
         checks.append(SentenceCheck(text=raw, statement=st, supported=verdict == "supported", verdict=verdict,
                                     score=round(f.cosine, 6) if f and f.cosine is not None else None,
                                     passage=windows[k][0] + 1 if k is not None else None,
@@ -321,4 +368,5 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
                                     other_language=other is not None, translation=via))
     support = round(sum(c.supported for c in checks) / len(checks), 4) if checks else 0.0
     return AnswerCheck(checks, support, {"sentences": len(checks), "windows": len(windows),
-                                         "encode_calls": encode_calls, "encoded_texts": len(texts)})
+                                         "encode_calls": encode_calls, "encoded_texts": len(texts)},
+                       trace=[Rule.SENTENCES.value])

@@ -41,8 +41,10 @@ holding ``<img class="swr-docpage-img">`` (the PNG as a data URI; ``data-boxes``
 """
 from __future__ import annotations
 
+import atexit
 import base64
 import json
+import weakref
 from dataclasses import dataclass, field
 
 from swr.core.errors import BadRequest, NotFound
@@ -160,6 +162,15 @@ def boxes_json(page: PageView) -> str:
     return json.dumps([{"kind": b.kind, "i": b.i, "rects": [list(r) for r in b.rects]} for b in page.boxes])
 
 
+def _close_at_exit(ref) -> None:
+    viewer = ref()
+    if viewer is not None:
+        try:
+            viewer.close()
+        except Exception:  # noqa: BLE001 - shutting down: nothing left to tell
+            pass
+
+
 class DocViewer:
     """Opens documents of one store (``settings`` for ``SWR_HOME``); caches open PDFs, page
     renders and painted pages per process. Thread-safe."""
@@ -172,6 +183,9 @@ class DocViewer:
         self._pdfs = LRU(4)
         self.renders = LRU(12)  # (doc_id, RENDER_VERSION, page, zoom) -> PIL image
         self.painted = LRU(48)  # (doc_id, RENDER_VERSION, page, zoom, spans) -> PNG bytes
+        # the app's engine lives as long as the server: its PDFs are closed when the interpreter exits
+        # (before PDFium is torn down: pypdfium2 warns of objects it can no longer close)
+        atexit.register(_close_at_exit, weakref.ref(self))
 
     def close(self) -> None:
         """Close the open PDFs and forget the caches (when nothing renders any more)."""

@@ -1,0 +1,203 @@
+"""A new user's own knowledge base (bench/new_user.py's DH-20 PDF manual and RB-300 .docx FAQ),
+uploaded through the real index path with the real embedder: the answer is the right product's
+sentence, a yes/no question gets a plain "No", the check reads each sentence and a refusal as
+what they are, an off-topic question after a conversation stands alone. Beside them, the rules'
+parts one by one: every negation cue, quantities of different kinds, model-name parts."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from swr.answer.extractive import is_yes_no, polarity
+from swr.text import claims as cl
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def user_kb(tmp_path_factory):
+    """The two documents, made as a user has them (a PDF and a .docx) and uploaded."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import new_user as nu
+
+    from swr.core.settings import Settings
+    from swr.engine import Engine
+
+    home = tmp_path_factory.mktemp("newuser")
+    eng = Engine(Settings.from_env(env={}, secrets_path=home / "none.toml", home=home / "home"))
+    folder = home / "upload"
+    folder.mkdir()
+    nu.build(eng, folder, {"DH-20": "DH-20_manual.pdf", "RB-300": "RB-300_FAQ.docx"})
+    yield eng, nu.KB
+    eng.close()
+
+
+def said(result) -> str:
+    """The extractive answer's answer line (not its label, not the context after it)."""
+    return result.answer.split("\n\n")[1]
+
+
+def test_the_right_products_sentence_answers(user_kb):
+    eng, kb = user_kb
+    r = eng.ask("扫地机器人保修多久？", kb, llm=False)
+    assert r.answerable and "一年" in said(r) and r.passages[r.extract["passage"] - 1].source == "RB-300_FAQ.docx"
+    r = eng.ask("Can I run the dehumidifier in a garage at 3 degrees?", kb, llm=False)
+    assert r.answerable and said(r).startswith("No.") and "5 °C" in said(r)
+    assert r.passages[r.extract["passage"] - 1].source == "DH-20_manual.pdf"
+
+
+@pytest.mark.parametrize("question,expect", [
+    ("除湿机显示F3是什么意思？", "tank is full"),
+    ("除湿机的压缩机保修几年？", "5 years"),
+    ("What does F3 mean on the dehumidifier?", "tank is full"),
+])
+def test_right_answers_are_not_refused(user_kb, question, expect):
+    eng, kb = user_kb
+    r = eng.ask(question, kb, llm=False)
+    assert r.answerable, r.answerability
+    assert expect in said(r)
+
+
+@pytest.mark.parametrize("question,first,expect", [
+    ("扫地机器人保修五年吗？", "不是。", "一年"),
+    ("扫地机器人能连5G的WiFi吗？", "不是。", "不支持 5 GHz"),
+    ("Does the DH-20 use 300 W?", "No.", "220 W"),
+    ("Does the DH-20 have Wi-Fi?", "No.", "no Wi-Fi"),
+    ("Does the DH-20 have a 2-year warranty?", "Yes.", "2-year"),
+])
+def test_yes_no_questions_get_a_plain_answer_that_the_check_supports(user_kb, question, first, expect):
+    eng, kb = user_kb
+    r = eng.ask(question, kb, llm=False)
+    assert said(r).startswith(first) and expect in said(r), r.answer
+    assert any(t["rule"].startswith("yesno.") for t in r.trace)
+    check = eng.check(r)
+    assert check["status"] == "supported", check
+    assert "trace" in r.to_dict() and r.to_dict()["check"]["trace"]
+
+
+def test_a_follow_up_carries_its_subject_and_an_off_topic_one_stands_alone(user_kb):
+    eng, kb = user_kb
+    history = [{"role": "user", "content": "What does E2 mean on the dehumidifier?"},
+               {"role": "assistant", "content": "E2 means the coil temperature sensor is faulty."}]
+    r = eng.ask("What about E1?", kb, llm=False, history=history)
+    assert "humidity sensor" in said(r), (r.standalone_question, r.answer)
+    zh = [{"role": "user", "content": "扫地机器人显示E2是什么意思？"}, {"role": "assistant", "content": "E2 表示主刷被缠绕。"}]
+    off = eng.ask("今天天气怎么样？", kb, llm=False, history=zh)
+    assert off.condense["method"] == "none" and off.standalone_question == "今天天气怎么样？"
+    assert not off.answerable
+
+
+def test_the_check_reads_a_refusal_as_one_and_a_short_sentence_on_its_own(user_kb):
+    from swr.verify.check import check_answer
+
+    eng, kb = user_kb
+    r = eng.ask("扫地机器人保修五年吗？", kb, llm=False)
+    no = check_answer(eng, r.question, "I don't know: the documents do not cover this.", r.passages, kb=kb)
+    assert no.refused and no.status == "refused" and not no.sentences
+    ck = check_answer(eng, r.question, "整机保修一年。", r.passages, kb=kb)
+    assert ck.sentences[0].statement == "整机保修一年。" and ck.sentences[0].verdict != "contradicted"
+    for s in ck.sentences:
+        assert len(s.reasons) == len(set(s.reasons))
+
+
+# -- the rules' parts ------------------------------------------------------------------------------
+_ZH_CUES = ["不要", "不能", "不可", "不得", "不会", "不应", "不是", "不用", "不宜", "不允许", "不适合", "不建议",
+            "不支持", "不包括", "不包含", "不含", "不在", "请勿", "切勿", "禁止", "严禁", "没有", "未经", "无法", "勿",
+            "并非"]
+_EN_CUES = ["not", "no", "never", "none", "nor", "neither", "cannot", "nothing", "nobody", "nowhere", "don't"]
+
+
+@pytest.mark.parametrize("cue", _ZH_CUES)
+def test_every_chinese_negation_cue_negates(cue):
+    assert cl.negated(f"滤网{cue}水洗。") and not cl.negated("滤网可以水洗。")
+
+
+@pytest.mark.parametrize("cue", _EN_CUES)
+def test_every_english_negation_cue_negates(cue):
+    assert cl.negated(f"The filter is {cue} washable.") and not cl.negated("The filter is washable.")
+
+
+def test_a_negation_cue_makes_a_yes_no_answer_a_no():
+    assert polarity("HEPA滤网可以用水洗吗？", "不要用水清洗 HEPA 滤网，只能轻拍去灰。")[0] == "no"
+    assert polarity("支持2.4G的WiFi吗？", "只支持 2.4 GHz 的 WiFi 网络，不支持 5 GHz 的 WiFi。")[0] == "yes"
+
+
+def test_quantities_of_different_kinds_never_compare_equal():
+    w, v = cl.quantities("220 W")[0], cl.quantities("220 V")[0]
+    assert w.dim != v.dim and not w.same(v)
+    assert polarity("Does it run on 220 W?", "The dehumidifier runs on 220 V.")[0] == "no"
+    assert polarity("Does it use 220 W?", "The rated power is 220 W.")[0] == "yes"
+    assert cl.quantities("能连5G的WiFi吗")[0].dim == "frequency" and cl.quantities("500 g of flour")[0].dim == "mass"
+
+
+def test_model_names_are_read_as_names_and_versions_are_not_codes():
+    assert cl.written("C3", "the XK32-C3 chip") and cl.written("C3", "XK32C3")
+    assert cl.written("ROOM1", "XK32-S3-ROOM-1 module") and cl.written("KX2000", "KX-2000 kettle")
+    assert not cl.written("E2", "E20 means") and not cl.written("E2", "FE2")
+    assert cl.codes("Bluetooth ver2.1 + EDR") == [] and cl.codes("KX-2000") == cl.codes("KX2000")
+
+
+def test_yes_no_questions_are_recognised():
+    assert is_yes_no("Does the DH-20 have Wi-Fi?") and is_yes_no("扫地机器人保修五年吗？")
+    assert is_yes_no("能不能用水洗？") and not is_yes_no("What is the warranty?") and not is_yes_no("保修多久？")
+
+
+def test_the_sample_kbs_yes_no_and_faq_answers(e5_engine):
+    """The issue's sample examples: "No" with the warranty clause; the FAQ's answer line below its
+    question ("Is the air fryer basket dishwasher safe?"), not a baking tip about the basket."""
+    eng, kb = e5_engine, e5_engine.settings.sample_kb
+    r = eng.ask("Does the kettle have a 5-year warranty?", kb, llm=False)
+    assert r.answerable and said(r).startswith("No.") and "保修" in said(r), (r.answerability, r.answer)
+    r = eng.ask("电热水壶保修五年吗？", kb, llm=False)
+    assert said(r).startswith("不是。") and "整机保修一年" in said(r)
+    assert eng.check(r)["status"] == "supported"
+    r = eng.ask("Can I put the air fryer basket in the dishwasher?", kb, llm=False)
+    assert "dishwasher safe" in said(r) and "baking tin" not in said(r), r.answer
+
+
+def test_verify_never_lets_one_products_fact_support_the_other_on_uploaded_documents(user_kb):
+    """The subjects of uploaded documents in both languages: "除湿机" names the English DH-20 manual,
+    so the RB-300 FAQ's "整机保修一年" cannot support a claim about the dehumidifier."""
+    from swr.verify.verify import verify
+
+    eng, kb = user_kb
+    wrong = verify(eng, "除湿机整机保修一年。", kb)
+    assert wrong.verdict != "supported", wrong.reasons
+    right = verify(eng, "扫地机器人的电池保修 6 个月。", kb)
+    assert right.verdict == "supported", right.reasons
+
+
+def test_an_uploaded_documents_product_word_names_it_in_the_other_language(user_kb):
+    from swr.retrieve import subjects
+
+    eng, kb = user_kb
+    ix = subjects.for_kb(eng, kb)
+    dh20 = next(s.key for s in ix.subjects.values() if "DH20" in s.codes)
+    assert ix.mentioned("除湿机整机保修一年。") == {dh20}
+
+
+def test_a_third_turn_carries_the_subject_of_the_first_in_english_as_in_chinese():
+    """"What about E1?" after "电饭煲显示E4是什么意思？" and "那E2呢？" is about the rice cooker: the
+    previous follow-up is read as it was searched, not as the bare "那E2呢？"."""
+    from swr.answer.condense import condense_offline
+
+    h = [{"role": "user", "content": "电饭煲显示E4是什么意思？"}, {"role": "assistant", "content": "E4 表示温度传感器故障。"},
+         {"role": "user", "content": "那E2呢？"}, {"role": "assistant", "content": "E2 表示顶部传感器开路。"}]
+    assert condense_offline("What about E1?", h) == "电饭煲显示E1是什么意思？"
+    assert condense_offline("那E1呢？", h) == "电饭煲显示E1是什么意思？"
+
+
+def test_a_bare_yes_or_no_from_the_llm_gets_its_fact():
+    from swr.answer.prompt import build_prompt, yes_no_hint
+    from swr.engine import with_fact
+
+    ext = {"polarity": "no", "sentence": "The rated power consumption is 220 W.", "passage": 2}
+    assert with_fact("No", ext) == "No. The rated power consumption is 220 W. [2]"
+    assert with_fact("No, it uses 220 W [2].", ext) == "No, it uses 220 W [2]."
+    assert with_fact("No", None) == "No"
+    hint = yes_no_hint("no", 2, "The rated power consumption is 220 W.")
+    user = build_prompt("Does the DH-20 use 300 W?", [], hint)[1]["content"]
+    assert user.endswith(hint) and "Start with No" in hint
+    assert "yes/no" not in build_prompt("What is the power?", [])[1]["content"]
