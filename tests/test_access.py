@@ -475,3 +475,62 @@ def test_real_e5_agent_never_gets_the_secret_kb(tmp_path):
         assert [k["kb"] for k in v.kbs()] == ["public"]
     finally:
         eng.close()
+
+
+# -- sign-in tokens, the throttle's pair and kept state ----------------------------------------
+
+def test_sign_in_tokens_are_signed_expire_and_end_on_the_server(tmp_path):
+    from swr.access.session_token import KEY_FILE, RECORDS_FILE, SessionTokens, TokenRules
+
+    now = [1000.0]
+    tokens = SessionTokens(tmp_path / "auth", TokenRules(lifetime_s=60), clock=lambda: now[0])
+    t = tokens.issue("ann")
+    assert tokens.check(t) == "ann"
+    for mode in ((tmp_path / "auth" / KEY_FILE).stat().st_mode, (tmp_path / "auth" / RECORDS_FILE).stat().st_mode):
+        assert stat.S_IMODE(mode) == 0o600
+    token_id, mac = t.split(".")
+    assert t not in (tmp_path / "auth" / RECORDS_FILE).read_text() and token_id not in \
+        (tmp_path / "auth" / RECORDS_FILE).read_text()  # only a hash of the id is kept
+    forged = token_id + "." + ("0" if mac[0] != "0" else "1") + mac[1:]
+    for junk in (forged, "", None, "x", "x.y", "é.é", t + "x", 5):
+        assert tokens.check(junk) is None, junk
+    other = SessionTokens(tmp_path / "other", clock=lambda: now[0])  # another SWR_HOME's secret
+    assert other.check(t) is None
+    tokens.revoke(t)
+    assert tokens.check(t) is None  # signed out: a copied cookie no longer works
+    t2 = tokens.issue("ann")
+    now[0] += 61
+    assert tokens.check(t2) is None  # expired
+    t3, t4 = tokens.issue("ann"), tokens.issue("bob")
+    assert tokens.revoke_user("ann") == 1 and tokens.check(t3) is None and tokens.check(t4) == "bob"
+
+
+def test_sign_in_throttle_keys_on_name_and_address_and_survives_a_restart(tmp_path):
+    now = [0.0]
+    path = tmp_path / "fails.json"
+    t = SignInThrottle(max_failures=3, window_s=60, clock=lambda: now[0], path=path)
+    for _ in range(3):
+        t.failed("alice", "10.0.0.9")
+    assert t.wait_s("alice", "10.0.0.9") == 61
+    assert t.wait_s("alice", "10.0.0.7") == 0  # an attacker elsewhere cannot keep alice out
+    again = SignInThrottle(max_failures=3, window_s=60, clock=lambda: now[0], path=path)
+    assert again.wait_s("alice", "10.0.0.9") == 61  # a restart keeps it
+    now[0] = 60
+    assert again.wait_s("alice", "10.0.0.9") == 0  # after the wait one try (a right password) goes through
+    again.succeeded("alice", "10.0.0.9")
+    assert SignInThrottle(max_failures=3, window_s=60, clock=lambda: now[0], path=path).wait_s(
+        "alice", "10.0.0.9") == 0
+
+
+def test_limits_survive_a_restart(tmp_path):
+    from swr.access.limits import LimitReached
+
+    now = [0.0]
+    path = tmp_path / "limits.json"
+    Limits(questions_per_min=2, clock=lambda: now[0], path=path).question("ann")
+    Limits(questions_per_min=2, clock=lambda: now[0], path=path).question("ann")
+    with pytest.raises(LimitReached):
+        Limits(questions_per_min=2, clock=lambda: now[0], path=path).question("ann")
+    Limits(upload_mb_per_hour=1, clock=lambda: now[0], path=path).upload("ann", 900_000)
+    with pytest.raises(LimitReached):
+        Limits(upload_mb_per_hour=1, clock=lambda: now[0], path=path).upload("ann", 900_000)

@@ -13,6 +13,7 @@ import sys
 
 from ..errors import BadRequest
 from .audit import AuditLog
+from .session_token import SessionTokens
 from .users import ROLES, UserStore
 
 
@@ -78,6 +79,8 @@ def cmd_users(a, settings) -> dict:
         return {"user": user}
     if a.users_cmd == "reset":
         user = store.reset(a.name, None if a.keep_password else _password(a), a.role)
+        if not a.keep_password:
+            SessionTokens.for_settings(settings).revoke_user(a.name)
         audit.append(op, "admin", "user_reset", object=a.name,
                      detail=("role" if a.keep_password else "password") + (f", role {a.role}" if a.role else ""))
         return {"user": user}
@@ -87,6 +90,7 @@ def cmd_users(a, settings) -> dict:
         return {"user": user}
     if a.users_cmd == "delete":
         user = store.delete(a.name)
+        SessionTokens.for_settings(settings).revoke_user(a.name)
         audit.append(op, "admin", "user_delete", object=a.name)
         return {"deleted": user}
     user = store.grant(a.name, a.kb, a.access)

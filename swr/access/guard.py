@@ -20,6 +20,7 @@ from pathlib import Path
 from ..errors import BadRequest, Forbidden, NotFound
 from .audit import AuditLog
 from .limits import Limits
+from .session_token import SessionTokens
 from .users import Actor, UserStore, new_password
 
 # what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
@@ -216,6 +217,7 @@ class GuardedEngine:
         store = self._users("manage users")
         generated = None if password else new_password()
         user = store.reset(name, password or generated)
+        SessionTokens.for_settings(self.settings).revoke_user(name)  # signed in elsewhere: signed out
         self._log("user_reset", object=name, detail="password")
         return user, generated
 
@@ -232,6 +234,7 @@ class GuardedEngine:
         store = self._users("manage users")
         self._keep_an_admin(store, name, "remove")
         user = store.delete(name)
+        SessionTokens.for_settings(self.settings).revoke_user(name)
         self._log("user_delete", object=name)
         return user
 

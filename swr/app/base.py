@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from . import state
 from .components import signin
 from swr import render
 from swr.access import GuardedEngine, Limits
@@ -85,4 +86,5 @@ def engine_or_stop() -> GuardedEngine:
         st.stop()
         raise  # unreachable: st.stop raises
     actor = signin.gate(engine.settings)
+    state.own_session(actor.name)  # another user's things in this session are forgotten first
     return engine.as_user(actor, limits=Limits() if actor.local else _limits(engine.settings))

@@ -106,6 +106,9 @@ def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
         last = k == len(items) - 1
         if last and live:
             st.html('<div id="swr-latest"></div>')
+        if not engine.actor.can_read(entry["kb"]):  # a grant taken away: the answer is not shown
+            _unavailable(entry)
+            continue
         note = None  # a store error (shown by errors_shown) leaves the answer unmarked
         with errors_shown():
             note = stale_note(engine, entry, stamps)
@@ -116,6 +119,18 @@ def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
             _user_bubble(failed["question"], failed.get("note"))
         with st.chat_message("assistant"):
             _failure(failed)
+
+
+NO_LONGER_AVAILABLE = "This knowledge base is no longer available to you."
+
+
+def _unavailable(entry: dict) -> None:
+    """An earlier answer from a knowledge base the user may no longer read: its question, and that
+    note in place of the answer, its evidence and its feedback."""
+    with st.chat_message("user"):
+        _user_bubble(entry["question"], None)
+    with st.chat_message("assistant"):
+        st.info(NO_LONGER_AVAILABLE, icon=":material/lock:")
 
 
 def _failure(failed: dict) -> None:
@@ -151,7 +166,7 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
         try:
             searched, how = pending.get("searched"), {"method": "edited"}
             if not searched and not pending.get("retrieval") and state.HISTORY.get():  # a follow-up
-                cond = engine.condense(question, conversation())
+                cond = engine.condense(question, conversation(engine.actor.can_read))
                 searched, how = cond.standalone, {"method": cond.method, "llm_error": cond.llm_error}
             retrieval = pending.get("retrieval") or engine.retrieve(searched or question, ctl.kb, params)
             result, stream = engine.ask_stream(question, retrieval.kb, params, retrieval=retrieval)

@@ -134,6 +134,32 @@ CMP_Q_FOR = Slot[tuple]("cmp_q_for")  # (kb, question) the Compare box was last 
 PROBE_RESULT = Slot[dict]("probe_result")
 VERIFY_RESULTS = Slot[tuple]("verify_results")  # (kb, [ClaimResult])
 FEEDBACK = Slot[dict]("feedback", dict)  # answer key -> what this session marked on it (swr.app.feedback)
+OWNER = Slot[str]("owner")  # the signed-in user everything else in this session belongs to
+SIGNED_IN = Slot[str]("auth_user")  # the name the sign-in form accepted (swr.app.components.signin)
+SIGN_IN_TOKEN = Slot[str]("auth_token")  # the sign-in token of this session (swr.access.session_token)
+COOKIE_WRITE = Slot[str]("auth_cookie")  # a sign-in cookie the coming run writes into the browser ("" clears)
+
+# What a sign-out (or another user signing in in this session) leaves in the session: an
+# allow-list, so a key added later is cleared unless it is named here. Only the cookie that the
+# sign-out itself must still clear in the browser survives.
+SURVIVES_SIGN_OUT: tuple[str, ...] = (COOKIE_WRITE.name,)
+
+
+def clear_user_state(keep: tuple[str, ...] = ()) -> None:
+    """Forget everything this session holds from its user (history, results, drafts, widget values,
+    uploads in progress): every key of ``st.session_state`` but :data:`SURVIVES_SIGN_OUT` and ``keep``."""
+    ss = st.session_state
+    for key in list(ss.keys()):
+        if key not in SURVIVES_SIGN_OUT and key not in keep:
+            del ss[key]
+
+
+def own_session(user: str) -> None:
+    """Mark this session as ``user``'s; when it held another user's things, forget them first
+    (the sign-in survives)."""
+    if OWNER.get() not in (None, user):
+        clear_user_state(keep=(SIGNED_IN.name, SIGN_IN_TOKEN.name))
+    OWNER.set(user)
 
 
 def queue_question(question: str, **extra) -> None:

@@ -13,7 +13,10 @@ from .errors import md
 from swr import render
 from swr.docview import hit_crops
 from swr.engine import AskResult
-from swr.errors import SwrError
+from swr.errors import NotFound, SwrError
+
+NOT_AVAILABLE_CARD = ("<!doctype html><meta charset=utf-8><title>Not available</title>"
+                      "<p>This knowledge base is no longer available to you.</p>")
 
 _STAGE_WORDS = {"cutoff": "score cutoff", "rerank": "reranking"}
 
@@ -104,6 +107,10 @@ def evidence_card(result: AskResult, engine=None) -> str:
     page crop of every hit is embedded (a data: URI; the card stays one self-contained file)."""
     crops = None
     if engine is not None:
+        try:  # made when the button is clicked: a grant taken away since the page was drawn counts
+            engine.require_kb(result.kb)
+        except NotFound:
+            return NOT_AVAILABLE_CARD
         try:
             crops = hit_crops(engine, result.kb, result.passages)
         except (SwrError, OSError, RuntimeError):  # a document gone or unreadable: no page images

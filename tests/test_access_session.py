@@ -1,0 +1,146 @@
+"""Whose is what the app keeps (ASVS V3 session management, V4 access control, V8 data
+protection) through ``AppTest``, on the real store with the fake embedder: conversations belong
+to the signed-in user, sign-out leaves nothing of the user in the session, an id in the URL that
+is not the user's starts a new conversation, and a grant taken away hides the earlier answers.
+
+Every check reads the whole rendered tree (:func:`rendered`), not only the engine's calls."""
+from __future__ import annotations
+
+import html
+
+import pytest
+from google.protobuf import text_format
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT, FakeEmbedder
+from swr.access import UserStore
+from swr.settings import Settings
+
+APP = str(ROOT / "app.py")
+ALPHA = ("Alpha text about kettles.", "Descale monthly.")
+BETA = ("Beta text about salaries.", "Paid in March.")
+
+
+@pytest.fixture
+def app_engine(tmp_path, monkeypatch):
+    from swr.app import base as ui
+    from swr.engine import Engine
+
+    s = Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path / "home", sample_kb="")
+    eng = Engine(s, embedder=FakeEmbedder())
+    eng.index_files("alpha", [("a.txt", (" ".join(ALPHA) + "\n").encode())])
+    eng.index_files("beta", [("b.txt", (" ".join(BETA) + "\n").encode())])
+    monkeypatch.setattr(ui, "get_engine", lambda: eng)
+    users = UserStore.for_settings(s)
+    users.add("ann", "agent", "agent-passw0rd", read=["alpha"])
+    users.add("bob", "agent", "agent-passw0rd", read=["beta"])
+    users.add("cat", "agent", "agent-passw0rd", read=["alpha"])
+    yield eng
+    eng.close()
+
+
+def rendered(at: AppTest) -> str:
+    """Every string of every element and block drawn (labels, bodies, options, values), unescaped."""
+    out: list[str] = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "ListFields"):
+            out.append(text_format.MessageToString(proto, as_utf8=True))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return html.unescape(" ".join(out))
+
+
+def new_app(sid: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    if sid:
+        at.query_params["s"] = sid
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def sign_in(at: AppTest, name: str, password: str = "agent-passw0rd") -> AppTest:
+    at.text_input(key="signin_user").input(name)
+    at.text_input(key="signin_password").input(password)
+    at.button[0].click().run()
+    assert not at.exception and len(at.chat_input) == 1, at.exception
+    return at
+
+
+def sign_out(at: AppTest) -> AppTest:
+    at.button(key="signout").click().run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="signin_user")
+    return at
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_shared_desk_next_user_sees_nothing_of_the_last(app_engine):
+    """A asks on alpha and signs out; B signs in in the same tab: nothing of A's anywhere."""
+    at = sign_in(new_app(), "ann")
+    ask(at, "How often to descale the kettle?")
+    assert "Descale monthly." in rendered(at)
+    sign_out(at)
+    text = rendered(at)
+    assert not any(s in text for s in ALPHA) and "descale the kettle" not in text
+    sign_in(at, "bob")
+    text = rendered(at)
+    assert not any(s in text for s in ALPHA), "bob sees alpha"
+    assert "descale the kettle" not in text, "bob sees ann's question"
+
+
+def test_sign_out_keeps_nothing_of_the_user_in_the_session(app_engine):
+    from swr.app import state
+
+    at = sign_in(new_app(), "ann")
+    ask(at, "How often to descale the kettle?")
+    sign_out(at)
+    assert user_keys(at) == set(), user_keys(at)
+
+
+def user_keys(at: AppTest) -> set[str]:
+    """The session's keys beyond the sign-out allow-list and the empty sign-in form."""
+    from swr.app import state
+
+    left = {k for k, v in at.session_state.to_dict().items()
+            if k not in state.SURVIVES_SIGN_OUT and not k.startswith("FormSubmitter:signin")
+            and not (k in ("signin_user", "signin_password") and not v)}
+    return left
+
+
+def test_conversations_are_kept_per_user_and_a_foreign_id_starts_a_new_one(app_engine):
+    home = app_engine.settings.home
+    at = sign_in(new_app(), "ann")
+    ask(at, "How often to descale the kettle?")
+    sid = at.query_params["s"][0] if isinstance(at.query_params["s"], list) else at.query_params["s"]
+    files = sorted(p.relative_to(home / "sessions").parts[0] for p in (home / "sessions").rglob("*.json"))
+    assert files and "anonymous" not in files and all(f.startswith("ann") for f in files), files
+    # cat may read alpha too: ann's id in a link is not cat's, so cat starts a new conversation
+    other = sign_in(new_app(sid), "cat")
+    assert "descale the kettle" not in rendered(other)
+    assert other.query_params["s"] != at.query_params["s"]
+    # ann, on a new tab with her own id, gets her conversation back
+    again = sign_in(new_app(sid), "ann")
+    assert "descale the kettle" in rendered(again) and "Descale monthly." in rendered(again)
+
+
+def test_a_grant_taken_away_hides_the_earlier_answers(app_engine):
+    users = UserStore.for_settings(app_engine.settings)
+    at = sign_in(new_app(), "ann")
+    ask(at, "How often to descale the kettle?")
+    users.grant("ann", "beta", "read")
+    users.grant("ann", "alpha", "none")
+    at.run()
+    assert not at.exception, at.exception
+    text = rendered(at)
+    assert not any(s in text for s in ALPHA), "a revoked grant still shows alpha"
+    assert "no longer available to you" in text
