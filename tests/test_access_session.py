@@ -144,3 +144,45 @@ def test_a_grant_taken_away_hides_the_earlier_answers(app_engine):
     text = rendered(at)
     assert not any(s in text for s in ALPHA), "a revoked grant still shows alpha"
     assert "no longer available to you" in text
+
+
+def _share_last(at: AppTest) -> str:
+    """Press "Copy link" under the last answer; the permalink's id."""
+    at.button(key=[b.key for b in at.button if (b.key or "").startswith("share-")][-1]).click().run()
+    assert not at.exception, at.exception
+    links = [c.value for c in at.code if "?a=" in c.value]
+    assert len(links) == 1, links
+    return links[0].split("?a=")[1]
+
+
+def open_link(name: str, answer_id: str) -> AppTest:
+    at = sign_in(new_app(), name)
+    at.query_params["a"] = answer_id
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_permalink_opens_for_readers_of_its_kb_only_and_is_audited(app_engine):
+    from swr.access import AuditLog
+    from swr.access.guard import SHARED_NOT_FOUND
+
+    at = sign_in(new_app(), "ann")
+    ask(at, "How often to descale the kettle?")
+    answer_id = _share_last(at)
+    assert len(answer_id) == 22
+    seen = open_link("cat", answer_id)  # may read alpha: the answer, its evidence, its question
+    text = rendered(seen)
+    assert "Descale monthly." in text and "descale the kettle" in text
+    refused, unknown = open_link("bob", answer_id), open_link("bob", "A" * 22)
+    assert not any(s in rendered(refused) for s in ALPHA) and "descale the kettle" not in rendered(refused)
+    shown = [[html.unescape(e.value) for e in t.error] for t in (refused, unknown)]
+    assert shown[0] == shown[1] == [SHARED_NOT_FOUND], shown  # exactly what a missing answer shows
+    # a grant taken away: the link no longer opens for cat
+    UserStore.for_settings(app_engine.settings).grant("cat", "beta", "read")
+    UserStore.for_settings(app_engine.settings).grant("cat", "alpha", "none")
+    assert [html.unescape(e.value) for e in open_link("cat", answer_id).error] == [SHARED_NOT_FOUND]
+    log = [(e["user"], e["action"], e.get("ok")) for e in reversed(AuditLog.for_settings(app_engine.settings).entries())
+           if e["action"] in ("share", "open_shared")]
+    assert log == [("ann", "share", None), ("cat", "open_shared", True), ("bob", "open_shared", False),
+                   ("bob", "open_shared", False), ("cat", "open_shared", False)], log

@@ -23,6 +23,7 @@ from .limits import Limits
 from .session_token import SessionTokens
 from .users import Actor, UserStore, new_password
 
+SHARED_NOT_FOUND = "No shared answer here: the link is wrong, or the answer is not available to you."
 # what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
 _PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp", "finish", "ensure_collection")
 
@@ -186,6 +187,32 @@ class GuardedEngine:
         """The feedback of ``kb`` (read grant)."""
         self.require_kb(kb)
         return self._engine.feedback(kb)
+
+    # -- shared answers ----------------------------------------------------------------------
+    def share_answer(self, kb: str, answer: dict) -> str:
+        """Keep one answer of ``kb`` for a permalink (read grant; not viewers), audited; its id."""
+        from ..manage.shared import SharedAnswers
+
+        self.require_kb(kb)
+        if self.actor.demo_only:
+            self._log("refused", kb=kb, object="share")
+            raise Forbidden(f"{self.actor.name} ({self.actor.role}) may not share answers: viewers write nothing.")
+        answer_id = SharedAnswers.for_settings(self.settings).save(kb, self.actor.name, answer)
+        self._log("share", kb=kb, object=answer_id)
+        return answer_id
+
+    def shared_answer(self, answer_id: str) -> dict:
+        """A shared answer, when the actor may read its knowledge base now; else the same
+        :class:`NotFound` as an unknown id. Every opening is audited (``ok`` false: refused)."""
+        from ..manage.shared import SharedAnswers, valid_id
+
+        record = SharedAnswers.for_settings(self.settings).load(answer_id)
+        kb = (record or {}).get("kb")
+        ok = bool(kb) and kb in self._engine.store.kbs() and self.actor.can_read(kb)
+        self._log("open_shared", kb=kb, object=answer_id if valid_id(answer_id) else None, ok=ok)
+        if not ok:
+            raise NotFound(SHARED_NOT_FOUND)
+        return record
 
     def system_info(self) -> dict:
         info = self._engine.system_info()

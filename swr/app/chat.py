@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 
 import streamlit as st
 
-from . import base, feedback as fb, history, presets, state
+from . import base, feedback as fb, history, presets, shared, state
 from .components import docview, evidence as ev, passages as cards
 from .components.answer import answer_card, short_value
 from .components.errors import errors_shown, md
@@ -31,6 +31,11 @@ def render() -> None:
     base.setup_page("Chat", base.TAB_ICONS[base.CHAT_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine)
+    answer_id = shared.requested()
+    if answer_id:  # a permalink: that one answer (or "not found"), not the chat
+        st.markdown(f"#### {base.ICONS[base.CHAT_PAGE]} Shared answer")
+        shared.render_shared(engine, answer_id)
+        return
     st.markdown(f"#### {base.ICONS[base.CHAT_PAGE]} Ask your documents")
     require_kb(ctl)
     prompt = st.chat_input("Ask a question about the selected knowledge base…", max_chars=MAX_QUESTION_CHARS,
@@ -197,6 +202,7 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
             check_answer(engine, result)
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
             fb.answer_feedback(engine, entry)
+            shared.share_button(engine, entry)
     state.HISTORY.get().append(entry)
     history.save(engine.settings.home)
 
@@ -251,6 +257,7 @@ def _render_entry(engine: Engine, entry: dict, ctl: Controls | None, *, stale: s
                 st.html(f'<div class="swr-stale">⚠ {esc(stale)}</div>')
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
             fb.answer_feedback(engine, entry)
+            shared.share_button(engine, entry)
         with right:
             view = _live_view(engine, entry, ctl) if ctl else None
             if view is None:

@@ -261,6 +261,10 @@ class KEYS:
         return f"regen-{entry_id}"
 
     @staticmethod
+    def share(entry_id: int) -> str:  # "Copy link" under an answer (swr.app.shared)
+        return f"share-{entry_id}"
+
+    @staticmethod
     def searched(entry_id: int) -> str:  # a follow-up's editable "searched for" text
         return f"searched-{entry_id}"
 

@@ -1,0 +1,1 @@
+"""Managing what a knowledge base keeps around it: access, trash, golden questions, feedback, shared answers."""
