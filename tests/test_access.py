@@ -60,6 +60,13 @@ def test_users_file_hashes_passwords_and_never_lists_a_hash(tmp_path):
 
 
 def test_cli_users_json_never_prints_password_or_hash(tmp_path, monkeypatch, capsys):
+    from swr.engine import Engine
+
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path / "home"),
+                 embedder=FakeEmbedder())
+    for kb in ("alpha", "beta"):  # a grant names a knowledge base that exists
+        eng.create_kb(kb)
+    eng.close()
     monkeypatch.setenv("SWR_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("SWR_SECRETS", str(tmp_path / "none.toml"))
     monkeypatch.setattr("sys.stdin", io.StringIO("s3cret-passw0rd\n"))
@@ -311,7 +318,7 @@ actors = st.builds(lambda name, role, read, edit: Actor(name, role, read, edit),
 OPS = ["kbs", "kbs_hidden", "docs", "doc_sentences", "fetch", "retrieve", "ask", "passages", "system",
        "store_get", "store_docs", "store_search", "index", "delete_doc", "delete_kb", "create_kb", "golden",
        "store_write", "chunks", "users", "user_grant", "user_role", "user_reset", "user_delete", "feedback",
-       "golden_add", "golden_list"]
+       "golden_add", "golden_list", "store_fetch", "store_count", "open_document"]
 USER_OPS = ("users", "user_grant", "user_role", "user_reset", "user_delete")
 
 
@@ -369,6 +376,12 @@ def _check(world, v, actor, op, kb, question):
             out = v.store.get([sentence_id(h.sentence.kb, h.sentence.doc_id, h.sentence.i) for h in hits])
         elif op == "store_docs":
             out = v.store.docs(kb)
+        elif op == "store_fetch":
+            out = v.store.fetch_sentences(kb, [(doc_id, i) for i in range(4)])
+        elif op == "store_count":
+            out = v.store.count(kb)
+        elif op == "open_document":
+            out = v.open_document(kb, doc_id, hit=0)
         elif op == "store_search":
             q = world.embedder.encode_query(question)
             out = v.store.search(SearchRequest.from_params(kb, q, world.sparse.encode_query(question),
@@ -437,7 +450,7 @@ def _check(world, v, actor, op, kb, question):
         if op == "chunks":
             assert kb in readable and not actor.demo_only
         if op in ("docs", "doc_sentences", "fetch", "retrieve", "ask", "passages", "store_docs", "store_search",
-                  "golden_list"):
+                  "golden_list", "store_fetch", "store_count", "open_document"):
             assert kb in readable
     text = repr(out)  # dataclass reprs carry every field, text included
     for other in set(KBS) - readable:

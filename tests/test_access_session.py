@@ -186,3 +186,61 @@ def test_a_permalink_opens_for_readers_of_its_kb_only_and_is_audited(app_engine)
            if e["action"] in ("share", "open_shared")]
     assert log == [("ann", "share", None), ("cat", "open_shared", True), ("bob", "open_shared", False),
                    ("bob", "open_shared", False), ("cat", "open_shared", False)], log
+
+
+def test_failed_sign_ins_are_audited_without_the_password(app_engine):
+    from swr.access import AuditLog
+
+    at = new_app()
+    at.text_input(key="signin_user").input("ann")
+    at.text_input(key="signin_password").input("wrong-passw0rd-7")
+    at.button[0].click().run()
+    log = AuditLog.for_settings(app_engine.settings)
+    failed = [e for e in log.entries() if e["action"] == "sign_in_failed"]
+    assert [(e["user"], bool(e["time"])) for e in failed] == [("ann", True)]
+    assert "wrong-passw0rd-7" not in log.path.read_text()
+
+
+def test_users_page_set_access_starts_empty_and_unknown_kbs_are_refused(app_engine):
+    from swr.errors import BadRequest
+
+    UserStore.for_settings(app_engine.settings).add("root", "admin", "admin-passw0rd")
+    at = sign_in(new_app(), "root", "admin-passw0rd")
+    at.switch_page("pages/6_Users.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="grant_kb").value is None  # never "*" by default
+    view = app_engine.as_user(UserStore.for_settings(app_engine.settings).actor("root"))
+    with pytest.raises(BadRequest, match="No knowledge base named 'gamma'"):
+        view.add_user("dan", "agent", "agent-passw0rd", read=["gamma"])
+    with pytest.raises(BadRequest, match="No knowledge base named 'gamma'"):
+        view.grant("ann", "gamma", "read")
+    assert view.grant("ann", "gamma", "none")["read"] == ["alpha"]  # taking away always works
+
+
+def test_feedback_and_golden_questions_record_who_and_admins_filter_by_user(app_engine):
+    store = UserStore.for_settings(app_engine.settings)
+    store.add("root", "admin", "admin-passw0rd")
+    ann, cat = (app_engine.as_user(store.actor(n)) for n in ("ann", "cat"))
+    for view, verdict in ((ann, "helpful"), (cat, "not_helpful")):
+        view.record_feedback("alpha", "answer", answer=f"k-{view.actor.name}", question="How often?",
+                             answer_text="Descale monthly.", verdict=verdict)
+    made = cat.record_feedback("alpha", "right_sentence", answer="k-cat", question="How often?",
+                               answer_text="Descale monthly.", sentence="Descale monthly.", doc_id="d", i=1,
+                               source="a.txt")["golden"]
+    assert made["by"] == "cat"  # a golden question from feedback names who made it
+    root = app_engine.as_user(store.actor("root"))
+    assert root.add_golden("alpha", "How often to descale?", "Descale monthly.")["by"] == "root"
+    assert root.feedback("alpha")["users"] == ["ann", "cat"]
+    only = root.feedback("alpha", "cat")
+    assert only["summary"]["not_helpful"] == 1 and only["summary"]["helpful"] == 0
+    from swr.errors import Forbidden
+
+    with pytest.raises(Forbidden):
+        ann.feedback("alpha", "cat")
+    at = sign_in(new_app(), "root", "admin-passw0rd")
+    at.switch_page("pages/5_Feedback.py").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="w_kb").select("alpha").run()
+    at.selectbox(key="feedback-user").select("cat").run()
+    assert not at.exception, at.exception
+    assert [m.value for m in at.metric][:2] == ["0", "1"]

@@ -21,7 +21,7 @@ from ..errors import BadRequest, Forbidden, NotFound
 from .audit import AuditLog
 from .limits import Limits
 from .session_token import SessionTokens
-from .users import Actor, UserStore, new_password
+from .users import Actor, UserStore, missing_message, new_password, unknown_kbs
 
 SHARED_NOT_FOUND = "No shared answer here: the link is wrong, or the answer is not available to you."
 # what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
@@ -159,7 +159,7 @@ class GuardedEngine:
     def add_golden(self, kb: str, question: str, expected: str, source: str = "", origin: str = "panel") -> dict:
         """Add a golden question (edit grant), audited."""
         self._require_edit(kb, "change preset questions")
-        row = self._engine.add_golden(kb, question, expected, source, origin)
+        row = self._engine.add_golden(kb, question, expected, source, origin, by=self.actor.name)
         self._log("golden_add", kb=kb, object=row["id"], detail=origin or None)
         return row
 
@@ -183,10 +183,12 @@ class GuardedEngine:
             self._log("golden_add", kb=kb, object=entry["golden"]["id"], detail="feedback")
         return entry
 
-    def feedback(self, kb: str) -> dict:
-        """The feedback of ``kb`` (read grant)."""
+    def feedback(self, kb: str, user: str | None = None) -> dict:
+        """The feedback of ``kb`` (read grant); with ``user``, that user's only (admins)."""
         self.require_kb(kb)
-        return self._engine.feedback(kb)
+        if user is not None:
+            self._require_admin("filter feedback by user", kb)
+        return self._engine.feedback(kb, user)
 
     # -- shared answers ----------------------------------------------------------------------
     def share_answer(self, kb: str, answer: dict) -> str:
@@ -234,6 +236,7 @@ class GuardedEngine:
         """Create a user; without ``password`` one is generated and returned (to be shown once, never
         stored in clear, logged or audited), else the second item is None."""
         store = self._users("manage users")
+        self._require_kbs_exist([*read, *edit])
         generated = None if password else new_password()
         user = store.add(name, role, password or generated, read=read, edit=edit)
         self._log("user_add", object=user["name"], detail=user["role"])
@@ -267,9 +270,18 @@ class GuardedEngine:
 
     def grant(self, name: str, kb: str, access: str) -> dict:
         """``access`` ``read``, ``edit`` or ``none`` (revoke) for ``name`` on ``kb`` (``*``: every one)."""
-        user = self._users("manage users").grant(name, kb, access)
+        users = self._users("manage users")
+        if access != "none":  # a grant that is there may always be taken away
+            self._require_kbs_exist([kb])
+        user = users.grant(name, kb, access)
         self._log("user_grant", kb=(kb or "").strip(), object=name, detail=access)
         return user
+
+    def _require_kbs_exist(self, kbs) -> None:
+        """:class:`BadRequest` naming the knowledge bases in ``kbs`` that do not exist (``*`` is every one)."""
+        missing = unknown_kbs(kbs, self._engine.store.kbs())
+        if missing:
+            raise BadRequest(missing_message(missing))
 
     def _keep_an_admin(self, store: UserStore, name: str, what: str, role: str | None = None) -> None:
         """The app never leaves the users file without an admin (the CLI on the server still can)."""

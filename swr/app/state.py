@@ -278,6 +278,7 @@ class KEYS:
 
     # feedback (swr.app.feedback)
     feedback_csv = "feedback-csv"
+    feedback_user = "feedback-user"  # admins: one user's feedback only
 
     @staticmethod
     def feedback(what: str, entry_id, *more) -> str:
