@@ -39,10 +39,14 @@ _RUN = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
+def world(tmp_path_factory, request):
+    from swr.access import users as users_mod
     from swr.app import base as ui
     from swr.engine import Engine
 
+    rounds = users_mod.BCRYPT_ROUNDS
+    users_mod.BCRYPT_ROUNDS = 4  # bcrypt's cheapest cost: the property is about sessions, not hashing
+    users_mod._dummy_hash.cache_clear()
     home = tmp_path_factory.mktemp("prophome")
     s = Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, sample_kb="")
     eng = Engine(s, embedder=FakeEmbedder())
@@ -50,29 +54,36 @@ def world(tmp_path_factory):
         assert all(r.ok for r in eng.index_files(kb, [(f"{kb}.txt", (" ".join(TEXT[kb]) + "\n").encode())]))
     old = ui.get_engine
     ui.get_engine = lambda: eng
-    counted = {"n": 0}
+    counted = {"n": 0, "steps": 0, "asked": 0, "shared": 0, "opened": 0, "signed_out": 0}
     yield eng, counted
     ui.get_engine = old
-    print(f"\naccess property: {counted['n']} sequences run")
+    users_mod.BCRYPT_ROUNDS = rounds
+    users_mod._dummy_hash.cache_clear()
+    line = f"access property: {counted['n']} sequences run (" + ", ".join(
+        f"{k} {v}" for k, v in counted.items() if k != "n") + ")"
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:  # shown in every run's output, also without -s
+        reporter.write_line("\n" + line)
+    else:
+        print(line)
     eng.close()
 
 
+U, K = st.integers(0, 2), st.integers(0, 2)  # a user, a knowledge base (indexes)
 steps = st.lists(st.one_of(
-    st.tuples(st.just("sign_in"), st.integers(0, 2)),
-    st.tuples(st.just("ask"), st.integers(0, 2)),
-    st.tuples(st.just("switch"), st.integers(0, 2)),
+    st.tuples(st.just("ask"), U, K, st.booleans()),  # as that user (signs in first); True: share the answer
+    st.tuples(st.just("switch"), U, K),
     st.tuples(st.just("sign_out")),
-    st.tuples(st.just("share")),
-    st.tuples(st.just("open_link"), st.integers(0, 5)),
-    st.tuples(st.just("grant"), st.integers(0, 2), st.integers(0, 2), st.sampled_from(["read", "none"])),
+    st.tuples(st.just("open_link"), U, st.integers(0, 5)),
+    st.tuples(st.just("grant"), U, K, st.sampled_from(["read", "none"])),
 ), min_size=2, max_size=7)
 
 
 class Desk:
     """One browser tab at a shared desk, and what the test knows about who owns what."""
 
-    def __init__(self, eng, run: int) -> None:
-        self.eng, self.run = eng, run
+    def __init__(self, eng, run: int, counted: dict) -> None:
+        self.eng, self.run, self.counted = eng, run, counted
         self.users = UserStore.for_settings(eng.settings)
         self.names = [f"r{run}{u}" for u in USERS]  # this example's users: new to the store
         for k, name in enumerate(self.names):
@@ -92,30 +103,43 @@ class Desk:
         self.at.run()
         self.who = None
 
+    def be(self, k: int) -> bool:
+        """Make user ``k`` the one signed in at the desk (the last one signs out first)."""
+        if self.who == self.names[k]:
+            return True
+        if self.who is not None:
+            self.sign_out()
+        self.sign_in(k)
+        return self.who is not None
+
     def sign_in(self, k: int) -> None:
         if self.at is None:
             self.new_tab()
-        if self.who is not None:
-            return  # signed in: the form is not there (sign out first)
         at = self.at
         at.text_input(key="signin_user").input(self.names[k])
         at.text_input(key="signin_password").input(PASSWORD)
         at.button[0].click().run()
-        self.who = self.names[k]
+        self.who = self.names[k] if any(b.key == "signout" for b in at.button) else None
 
-    def ask(self, k: int) -> None:
-        if self.who is None or not self.at.chat_input:
+    def ask(self, u: int, k: int, share: bool = False) -> None:
+        if not self.be(u):
+            return
+        self.switch(u, k)
+        if not self.at.chat_input:
             return
         self.n += 1
         question = f"Question {self.run}-{self.n} by {self.who} about {KBS[k]} lids"
         self.at.chat_input[0].set_value(question).run()
         self.asked[question] = self.who
+        self.counted["asked"] += 1
         sid = self.at.query_params.get("s")
         if sid:
             self.sids.append((self.who, sid if isinstance(sid, str) else sid[0]))
+        if share:
+            self.share(u)
 
-    def switch(self, k: int) -> None:
-        if self.who is None or not self.at.selectbox:
+    def switch(self, u: int, k: int) -> None:
+        if not self.be(u) or not self.at.selectbox:
             return
         box = self.at.selectbox(key="w_kb")
         if KBS[k] in box.options:
@@ -126,10 +150,11 @@ class Desk:
             return
         self.at.button(key="signout").click().run()
         self.who = None
+        self.counted["signed_out"] += 1
         assert user_keys(self.at) == set(), f"sign-out kept {user_keys(self.at)}"
 
-    def share(self) -> None:
-        if self.who is None:
+    def share(self, u: int) -> None:
+        if not self.be(u):
             return
         keys = [b.key for b in self.at.button if (b.key or "").startswith("share-")]
         if not keys:
@@ -139,22 +164,25 @@ class Desk:
         if links:
             entry = self.at.session_state["history"][-1]
             self.shared[links[-1].split("?a=")[1]] = (entry["kb"], entry["question"])
+            self.counted["shared"] += 1
 
-    def open_link(self, k: int) -> None:
+    def open_link(self, u: int, k: int) -> None:
         """A permalink in this tab, or a conversation id pasted into a new tab (then sign in)."""
-        if self.who is None:
+        if not self.be(u):
             return
         who = self.who
         if k < 3 and self.shared:
             answer_id = list(self.shared)[k % len(self.shared)]
             self.at.query_params["a"] = answer_id
             self.at.run()
+            self.counted["opened"] += 1
             return
         if not self.sids:
             return
         _, sid = self.sids[k % len(self.sids)]
         self.new_tab(s=sid)
-        self.sign_in(self.names.index(who))
+        self.be(self.names.index(who))
+        self.counted["opened"] += 1
 
     def grant(self, k: int, kb: int, access: str) -> None:
         self.users.grant(self.names[k], KBS[kb], access)
@@ -187,8 +215,9 @@ class Desk:
 def test_no_page_shows_a_user_what_they_may_not_read(world, seq):
     eng, counted = world
     counted["n"] += 1
-    desk = Desk(eng, next(_RUN))
+    desk = Desk(eng, next(_RUN), counted)
     desk.new_tab()
     for step in seq:
         getattr(desk, step[0])(*step[1:])
         desk.check()
+        counted["steps"] += 1
