@@ -61,9 +61,11 @@ def world(tmp_path_factory, request):
     users_mod._dummy_hash.cache_clear()
     line = f"access property: {counted['n']} sequences run (" + ", ".join(
         f"{k} {v}" for k, v in counted.items() if k != "n") + ")"
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:  # shown in every run's output, also without -s
-        reporter.write_line("\n" + line)
+    if capture is not None and reporter is not None:  # shown in every run's output, also without -s
+        with capture.global_and_fixture_disabled():
+            reporter.write_line("\n" + line)
     else:
         print(line)
     eng.close()
