@@ -146,6 +146,20 @@ def test_a_grant_taken_away_hides_the_earlier_answers(app_engine):
     assert "no longer available to you" in text
 
 
+def test_a_grant_taken_away_drops_that_kbs_tune_and_compare_results(app_engine):
+    users = UserStore.for_settings(app_engine.settings)
+    users.grant("ann", "beta", "read")
+    at = sign_in(new_app(), "ann")
+    at.session_state["tune_result"] = {"kb": "alpha", "rows": [ALPHA[1]]}
+    at.session_state["cmp_result"] = {"kb": "beta", "sides": []}
+    at.session_state["verify_results"] = ("alpha", [ALPHA[1]])
+    users.grant("ann", "alpha", "none")
+    at.run()
+    assert not at.exception, at.exception
+    assert "tune_result" not in at.session_state and "verify_results" not in at.session_state
+    assert at.session_state["cmp_result"]["kb"] == "beta"  # still readable: kept
+
+
 def _share_last(at: AppTest) -> str:
     """Press "Copy link" under the last answer; the permalink's id."""
     at.button(key=[b.key for b in at.button if (b.key or "").startswith("share-")][-1]).click().run()

@@ -87,4 +87,5 @@ def engine_or_stop() -> GuardedEngine:
         raise  # unreachable: st.stop raises
     actor = signin.gate(engine.settings)
     state.own_session(actor.name)  # another user's things in this session are forgotten first
+    state.forget_unreadable(actor.can_read)  # and results of knowledge bases no longer granted
     return engine.as_user(actor, limits=Limits() if actor.local else _limits(engine.settings))

@@ -162,6 +162,21 @@ def own_session(user: str) -> None:
     OWNER.set(user)
 
 
+# results that name their knowledge base (a dict's "kb", a tuple's first item)
+KB_RESULTS = (TUNE_RESULT, CMP_RESULT, CMP_Q_FOR, INDEX_RESULTS, VERIFY_RESULTS, DOC_CONFIRM)
+
+
+def forget_unreadable(can_read: Callable[[str], bool]) -> None:
+    """Drop the results of knowledge bases the user may no longer read (a grant taken away)."""
+    for slot in KB_RESULTS:
+        value = slot.get()
+        kb = value.get("kb") if isinstance(value, dict) else value[0] if isinstance(value, tuple) and value else None
+        if isinstance(kb, str) and not can_read(kb):
+            slot.pop()
+            if slot is CMP_RESULT:
+                PROBE_RESULT.pop()
+
+
 def queue_question(question: str, **extra) -> None:
     """Ask ``question`` in the coming run (button callbacks: presets, regenerate, ask again)."""
     PENDING.set({"question": question, **extra})
