@@ -112,6 +112,7 @@ def save(home: Path) -> None:
         tmp.write_text(json.dumps({"entries": [entry_to_json(e) for e in items[-MAX_ENTRIES:]],
                                    "seq": state.ENTRY_SEQ.get() or 0}, ensure_ascii=False, default=str),
                        encoding="utf-8")
+        os.chmod(tmp, 0o600)  # one user's questions and answers: readable by the app's account only
         os.replace(tmp, f)
     except (OSError, ValueError, TypeError) as exc:  # a full disk must not break the chat
         log.warning("chat history not saved: %s", exc)
