@@ -88,8 +88,8 @@ class Desk:
         self.eng, self.run, self.counted = eng, run, counted
         self.users = UserStore.for_settings(eng.settings)
         self.names = [f"r{run}{u}" for u in USERS]  # this example's users: new to the store
-        for k, name in enumerate(self.names):
-            self.users.add(name, "agent", PASSWORD, read=[KBS[k]])
+        for k, name in enumerate(self.names):  # two knowledge bases each: one taken away leaves a page
+            self.users.add(name, "agent", PASSWORD, read=[KBS[k], KBS[(k + 1) % 3]])
         self.at: AppTest | None = None
         self.who: str | None = None
         self.asked: dict[str, str] = {}  # question -> the user who asked it
