@@ -419,10 +419,11 @@ class Engine:
         self.require_kb(kb)
         return golden.list_golden(self.settings, kb)
 
-    def add_golden(self, kb: str, question: str, expected: str, source: str = "", origin: str = "cli") -> dict:
-        """Add (or replace, same question) a golden question of ``kb``; returns its row."""
+    def add_golden(self, kb: str, question: str, expected: str, source: str = "", origin: str = "cli",
+                   by: str = "") -> dict:
+        """Add (or replace, same question) a golden question of ``kb`` made by user ``by``; returns its row."""
         self.require_kb(kb)
-        return golden.add_golden(self.settings, kb, question, expected, source, origin)
+        return golden.add_golden(self.settings, kb, question, expected, source, origin, by=by)
 
     def delete_golden(self, kb: str, ids: list[str]) -> list[dict]:
         """Delete golden questions of ``kb`` by id (or question text); returns the deleted rows."""
@@ -435,11 +436,11 @@ class Engine:
         self.require_kb(kb)
         return FeedbackLog(self.settings, kb).record(kind, **fields)
 
-    def feedback(self, kb: str) -> dict:
+    def feedback(self, kb: str, user: str | None = None) -> dict:
         """The feedback of ``kb``: ``summary`` (counts), ``answers`` and ``not_helpful`` (one row
-        per answer, with its settings), ``csv`` (every entry)."""
+        per answer, with its settings), ``csv`` (every entry), ``users``; with ``user``, theirs only."""
         self.require_kb(kb)
-        return FeedbackLog(self.settings, kb).report()
+        return FeedbackLog(self.settings, kb).report(user)
 
     def ask(self, question: str, kb: str, params: RetrievalParams | None = None, *, window_size: int | None = None,
             llm: bool = True, history: list[dict] | None = None, **changes) -> AskResult:

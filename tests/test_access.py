@@ -60,6 +60,13 @@ def test_users_file_hashes_passwords_and_never_lists_a_hash(tmp_path):
 
 
 def test_cli_users_json_never_prints_password_or_hash(tmp_path, monkeypatch, capsys):
+    from swr.engine import Engine
+
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path / "home"),
+                 embedder=FakeEmbedder())
+    for kb in ("alpha", "beta"):  # a grant names a knowledge base that exists
+        eng.create_kb(kb)
+    eng.close()
     monkeypatch.setenv("SWR_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("SWR_SECRETS", str(tmp_path / "none.toml"))
     monkeypatch.setattr("sys.stdin", io.StringIO("s3cret-passw0rd\n"))
@@ -311,7 +318,7 @@ actors = st.builds(lambda name, role, read, edit: Actor(name, role, read, edit),
 OPS = ["kbs", "kbs_hidden", "docs", "doc_sentences", "fetch", "retrieve", "ask", "passages", "system",
        "store_get", "store_docs", "store_search", "index", "delete_doc", "delete_kb", "create_kb", "golden",
        "store_write", "chunks", "users", "user_grant", "user_role", "user_reset", "user_delete", "feedback",
-       "golden_add", "golden_list"]
+       "golden_add", "golden_list", "store_fetch", "store_count", "open_document"]
 USER_OPS = ("users", "user_grant", "user_role", "user_reset", "user_delete")
 
 
@@ -369,6 +376,12 @@ def _check(world, v, actor, op, kb, question):
             out = v.store.get([sentence_id(h.sentence.kb, h.sentence.doc_id, h.sentence.i) for h in hits])
         elif op == "store_docs":
             out = v.store.docs(kb)
+        elif op == "store_fetch":
+            out = v.store.fetch_sentences(kb, [(doc_id, i) for i in range(4)])
+        elif op == "store_count":
+            out = v.store.count(kb)
+        elif op == "open_document":
+            out = v.open_document(kb, doc_id, hit=0)
         elif op == "store_search":
             q = world.embedder.encode_query(question)
             out = v.store.search(SearchRequest.from_params(kb, q, world.sparse.encode_query(question),
@@ -437,7 +450,7 @@ def _check(world, v, actor, op, kb, question):
         if op == "chunks":
             assert kb in readable and not actor.demo_only
         if op in ("docs", "doc_sentences", "fetch", "retrieve", "ask", "passages", "store_docs", "store_search",
-                  "golden_list"):
+                  "golden_list", "store_fetch", "store_count", "open_document"):
             assert kb in readable
     text = repr(out)  # dataclass reprs carry every field, text included
     for other in set(KBS) - readable:
@@ -475,3 +488,62 @@ def test_real_e5_agent_never_gets_the_secret_kb(tmp_path):
         assert [k["kb"] for k in v.kbs()] == ["public"]
     finally:
         eng.close()
+
+
+# -- sign-in tokens, the throttle's pair and kept state ----------------------------------------
+
+def test_sign_in_tokens_are_signed_expire_and_end_on_the_server(tmp_path):
+    from swr.manage.access.session_token import KEY_FILE, RECORDS_FILE, SessionTokens, TokenRules
+
+    now = [1000.0]
+    tokens = SessionTokens(tmp_path / "auth", TokenRules(lifetime_s=60), clock=lambda: now[0])
+    t = tokens.issue("ann")
+    assert tokens.check(t) == "ann"
+    for mode in ((tmp_path / "auth" / KEY_FILE).stat().st_mode, (tmp_path / "auth" / RECORDS_FILE).stat().st_mode):
+        assert stat.S_IMODE(mode) == 0o600
+    token_id, mac = t.split(".")
+    assert t not in (tmp_path / "auth" / RECORDS_FILE).read_text() and token_id not in \
+        (tmp_path / "auth" / RECORDS_FILE).read_text()  # only a hash of the id is kept
+    forged = token_id + "." + ("0" if mac[0] != "0" else "1") + mac[1:]
+    for junk in (forged, "", None, "x", "x.y", "é.é", t + "x", 5):
+        assert tokens.check(junk) is None, junk
+    other = SessionTokens(tmp_path / "other", clock=lambda: now[0])  # another SWR_HOME's secret
+    assert other.check(t) is None
+    tokens.revoke(t)
+    assert tokens.check(t) is None  # signed out: a copied cookie no longer works
+    t2 = tokens.issue("ann")
+    now[0] += 61
+    assert tokens.check(t2) is None  # expired
+    t3, t4 = tokens.issue("ann"), tokens.issue("bob")
+    assert tokens.revoke_user("ann") == 1 and tokens.check(t3) is None and tokens.check(t4) == "bob"
+
+
+def test_sign_in_throttle_keys_on_name_and_address_and_survives_a_restart(tmp_path):
+    now = [0.0]
+    path = tmp_path / "fails.json"
+    t = SignInThrottle(max_failures=3, window_s=60, clock=lambda: now[0], path=path)
+    for _ in range(3):
+        t.failed("alice", "10.0.0.9")
+    assert t.wait_s("alice", "10.0.0.9") == 61
+    assert t.wait_s("alice", "10.0.0.7") == 0  # an attacker elsewhere cannot keep alice out
+    again = SignInThrottle(max_failures=3, window_s=60, clock=lambda: now[0], path=path)
+    assert again.wait_s("alice", "10.0.0.9") == 61  # a restart keeps it
+    now[0] = 60
+    assert again.wait_s("alice", "10.0.0.9") == 0  # after the wait one try (a right password) goes through
+    again.succeeded("alice", "10.0.0.9")
+    assert SignInThrottle(max_failures=3, window_s=60, clock=lambda: now[0], path=path).wait_s(
+        "alice", "10.0.0.9") == 0
+
+
+def test_limits_survive_a_restart(tmp_path):
+    from swr.manage.access.limits import LimitReached
+
+    now = [0.0]
+    path = tmp_path / "limits.json"
+    Limits(questions_per_min=2, clock=lambda: now[0], path=path).question("ann")
+    Limits(questions_per_min=2, clock=lambda: now[0], path=path).question("ann")
+    with pytest.raises(LimitReached):
+        Limits(questions_per_min=2, clock=lambda: now[0], path=path).question("ann")
+    Limits(upload_mb_per_hour=1, clock=lambda: now[0], path=path).upload("ann", 900_000)
+    with pytest.raises(LimitReached):
+        Limits(upload_mb_per_hour=1, clock=lambda: now[0], path=path).upload("ann", 900_000)

@@ -13,7 +13,8 @@ from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _b
 
 # _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
 
-ADMIN, AGENT = ("root", "admin-passw0rd"), ("ann", "agent-passw0rd")
+ADMIN, AGENT, OTHER = ("root", "admin-passw0rd"), ("ann", "agent-passw0rd"), ("bob", "agent-passw0rd")
+ALPHA_TEXT = ("1.7 litres", "Descale it monthly")  # what only alpha-faq's readers may see
 
 
 @pytest.fixture
@@ -31,6 +32,7 @@ def team_server(tmp_path):
     users = UserStore(home / "users.json")
     users.add(ADMIN[0], "admin", ADMIN[1])
     users.add(AGENT[0], "agent", AGENT[1], read=["alpha-faq"])
+    users.add(OTHER[0], "agent", OTHER[1], read=["beta-hr"])
     yield from _serve(tmp_path, home, {"SWR_SAMPLE_KB": ""})
 
 
@@ -134,6 +136,97 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
             for name, page in (("agent", agent), ("admin", admin)):
                 page.screenshot(path=str(ARTIFACTS / f"failure-access-{name}.png"))
                 (ARTIFACTS / f"failure-access-{name}.html").write_text(page.content())
+            raise
+        finally:
+            browser.close()
+
+
+def _ask(page, question: str) -> None:
+    chat = page.locator('[data-testid="stChatInputTextArea"]')
+    chat.fill(question)
+    chat.press("Enter")
+    page.locator(".swr-stamp").first.wait_for(state="visible", timeout=120_000)
+
+
+def _signed_in_as(page, name: str) -> None:
+    page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=START_TIMEOUT_S * 1000)
+    page.get_by_text(f"{name} · agent").wait_for(timeout=60_000)
+
+
+def _body(page) -> str:
+    page.wait_for_timeout(1500)  # let a rerun that might still draw something finish
+    return page.locator("body").inner_text()
+
+
+def test_reload_keeps_the_sign_in_and_the_shared_desk_and_a_pasted_link_leak_nothing(team_server):
+    """ann signs in, asks and copies a permalink; a reload keeps her signed in with her
+    conversation; she signs out, a reload stays signed out; bob signs in at the same desk and sees
+    nothing of hers; ann's URL and her permalink pasted into bob's own browser show him nothing of
+    hers either (the permalink: the same "not found" as a wrong one)."""
+    from playwright.sync_api import sync_playwright
+
+    url = team_server["url"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        desk = browser.new_context(viewport={"width": 1280, "height": 900})
+        own = browser.new_context(viewport={"width": 1280, "height": 900})
+        page, other = desk.new_page(), own.new_page()
+        try:
+            _sign_in(page, url, *AGENT)
+            _signed_in_as(page, AGENT[0])
+            _ask(page, "How often should I descale the kettle?")
+            assert "Descale it monthly" in page.locator("body").inner_text()
+            page.wait_for_url(re.compile(r"\?s=[0-9a-f]{32}"), timeout=60_000)
+            ann_url = page.url
+            page.get_by_role("button", name="Copy link").click()  # a permalink to this one answer
+            code = page.locator('[data-testid="stCode"]').filter(has_text="?a=").first
+            code.wait_for(timeout=60_000)
+            permalink = code.inner_text().strip()
+            assert permalink.startswith(url) and re.search(r"\?a=[A-Za-z0-9_-]{22}$", permalink), permalink
+            cookies = {c["name"]: c for c in desk.cookies()}
+            assert "swr_signin" in cookies and AGENT[1] not in cookies["swr_signin"]["value"]
+            assert cookies["swr_signin"]["sameSite"] == "Strict"
+
+            page.reload(wait_until="domcontentloaded")  # F5: still signed in, the conversation back
+            _signed_in_as(page, AGENT[0])
+            page.locator(".swr-stamp").first.wait_for(state="visible", timeout=60_000)
+            assert "Descale it monthly" in page.locator("body").inner_text()
+
+            page.get_by_role("button", name="Sign out").click()
+            page.locator('[data-testid="stForm"]').wait_for(timeout=60_000)
+            page.reload(wait_until="domcontentloaded")  # signed out stays signed out
+            page.locator('[data-testid="stForm"]').wait_for(timeout=60_000)
+            assert page.locator('[data-testid="stChatInputTextArea"]').count() == 0
+            assert "swr_signin" not in {c["name"] for c in desk.cookies()}
+
+            # the next agent at the same desk, in the same tab
+            page.get_by_label("User name").fill(OTHER[0])
+            page.get_by_label("Password", exact=True).fill(OTHER[1])
+            page.get_by_role("button", name="Sign in").click()
+            _signed_in_as(page, OTHER[0])
+            text = _body(page)
+            assert not any(t in text for t in ALPHA_TEXT) and "descale the kettle" not in text, text
+            page.screenshot(path=str(ARTIFACTS / "access-shared-desk.png"))
+
+            # ann's URL (her conversation id) pasted into bob's own browser
+            _sign_in(other, url, *OTHER)
+            _signed_in_as(other, OTHER[0])
+            other.goto(ann_url, wait_until="domcontentloaded")
+            _signed_in_as(other, OTHER[0])
+            text = _body(other)
+            assert not any(t in text for t in ALPHA_TEXT) and "descale the kettle" not in text, text
+            assert ann_url.split("s=")[1][:32] not in other.url  # a new conversation of his own
+            # ann's permalink pasted into bob's browser: the same "not found" as a wrong link
+            for link in (permalink, permalink[:-4] + "AAAA"):
+                other.goto(link, wait_until="domcontentloaded")
+                other.get_by_text("No shared answer here").wait_for(timeout=60_000)
+                text = _body(other)
+                assert not any(t in text for t in ALPHA_TEXT) and "descale the kettle" not in text, text
+        except Exception:
+            for name, pg in (("desk", page), ("other", other)):
+                pg.screenshot(path=str(ARTIFACTS / f"failure-access-desk-{name}.png"))
+                (ARTIFACTS / f"failure-access-desk-{name}.html").write_text(pg.content())
             raise
         finally:
             browser.close()

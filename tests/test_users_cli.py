@@ -19,8 +19,16 @@ PASSWORDS = ("first-passw0rd-17", "second-passw0rd-42")
 
 @pytest.fixture
 def swr_users(tmp_path):
+    from conftest import FakeEmbedder
+    from swr.core.settings import Settings
+    from swr.engine import Engine
+
     home = tmp_path / "home"
     env = dict(os.environ, SWR_HOME=str(home), SWR_SECRETS=str(tmp_path / "none.toml"))
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=home), embedder=FakeEmbedder())
+    for kb in ("faq", "manuals"):  # a grant names a knowledge base that exists
+        eng.create_kb(kb)
+    eng.close()
     outputs: list[str] = []
 
     def run(*args: str, stdin: str | None = None, ok: bool = True) -> subprocess.CompletedProcess:
@@ -40,6 +48,16 @@ def swr_users(tmp_path):
 
 def _doc(p: subprocess.CompletedProcess) -> dict:
     return json.loads(p.stdout)  # the whole of stdout: ONE JSON document (json.loads refuses extra data)
+
+
+def test_a_grant_on_a_knowledge_base_that_does_not_exist_is_refused(swr_users):
+    p = swr_users("add", "ann", "--role", "agent", "--read", "fqa", "--password-stdin", stdin=PASSWORDS[0] + "\n",
+                  ok=False)
+    assert "No knowledge base named 'fqa'" in p.stderr + p.stdout
+    assert not UserStore(swr_users.home / "users.json").configured()  # nothing written
+    swr_users("add", "ann", "--role", "agent", "--read", "*", "--password-stdin", stdin=PASSWORDS[0] + "\n")
+    p = swr_users("grant", "ann", "--kb", "nope", "--access", "read", ok=False)
+    assert "No knowledge base named 'nope'" in p.stderr + p.stdout
 
 
 def test_users_commands_round_trip_as_subprocesses(swr_users):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from swr.app import state
 from swr.app.components import signin
 from swr.core.errors import SwrError
 from swr.core.settings import Settings
@@ -85,4 +86,6 @@ def engine_or_stop() -> GuardedEngine:
         st.stop()
         raise  # unreachable: st.stop raises
     actor = signin.gate(engine.settings)
+    state.own_session(actor.name)  # another user's things in this session are forgotten first
+    state.forget_unreadable(actor.can_read)  # and results of knowledge bases no longer granted
     return engine.as_user(actor, limits=Limits() if actor.local else _limits(engine.settings))

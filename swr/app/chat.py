@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 import streamlit as st
 
 from swr.answer.prompt import context_text
-from swr.app import base, feedback as fb, history, state
+from swr.app import base, feedback as fb, history, shared, state
 from swr.app.components import docview, evidence as ev, passages as cards
 from swr.app.components.answer import answer_card, short_value
 from swr.app.components.errors import errors_shown, md
@@ -33,6 +33,11 @@ def render() -> None:
     base.setup_page("Chat", base.TAB_ICONS[base.CHAT_PAGE])
     engine = base.engine_or_stop()
     ctl = sidebar(engine)
+    answer_id = shared.requested()
+    if answer_id:  # a permalink: that one answer (or "not found"), not the chat
+        st.markdown(f"#### {base.ICONS[base.CHAT_PAGE]} Shared answer")
+        shared.render_shared(engine, answer_id)
+        return
     st.markdown(f"#### {base.ICONS[base.CHAT_PAGE]} Ask your documents")
     require_kb(ctl)
     prompt = st.chat_input("Ask a question about the selected knowledge base…", max_chars=MAX_QUESTION_CHARS,
@@ -108,6 +113,9 @@ def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
         last = k == len(items) - 1
         if last and live:
             st.html('<div id="swr-latest"></div>')
+        if not engine.actor.can_read(entry["kb"]):  # a grant taken away: the answer is not shown
+            _unavailable(entry)
+            continue
         note = None  # a store error (shown by errors_shown) leaves the answer unmarked
         with errors_shown():
             note = stale_note(engine, entry, stamps)
@@ -118,6 +126,18 @@ def render_history(engine: Engine, ctl: Controls, *, live: bool) -> None:
             _user_bubble(failed["question"], failed.get("note"))
         with st.chat_message("assistant"):
             _failure(failed)
+
+
+NO_LONGER_AVAILABLE = "This knowledge base is no longer available to you."
+
+
+def _unavailable(entry: dict) -> None:
+    """An earlier answer from a knowledge base the user may no longer read: its question, and that
+    note in place of the answer, its evidence and its feedback."""
+    with st.chat_message("user"):
+        _user_bubble(entry["question"], None)
+    with st.chat_message("assistant"):
+        st.info(NO_LONGER_AVAILABLE, icon=":material/lock:")
 
 
 def _failure(failed: dict) -> None:
@@ -153,7 +173,7 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
         try:
             searched, how = pending.get("searched"), {"method": "edited"}
             if not searched and not pending.get("retrieval") and state.HISTORY.get():  # a follow-up
-                cond = engine.condense(question, conversation())
+                cond = engine.condense(question, conversation(engine.actor.can_read))
                 searched, how = cond.standalone, {"method": cond.method, "llm_error": cond.llm_error}
             retrieval = pending.get("retrieval") or engine.retrieve(searched or question, ctl.kb, params)
             result, stream = engine.ask_stream(question, retrieval.kb, params, retrieval=retrieval)
@@ -184,6 +204,7 @@ def ask(engine: Engine, ctl: Controls, pending: dict) -> None:
             check_answer(engine, result)
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
             fb.answer_feedback(engine, entry)
+            shared.share_button(engine, entry)
     state.HISTORY.get().append(entry)
     history.save(engine.settings.home)
 
@@ -238,6 +259,7 @@ def _render_entry(engine: Engine, entry: dict, ctl: Controls | None, *, stale: s
                 st.html(f'<div class="swr-stale">⚠ {esc(stale)}</div>')
             answer_card(result, cards.anchor(entry["id"]), export_key=str(entry["id"]), engine=engine)
             fb.answer_feedback(engine, entry)
+            shared.share_button(engine, entry)
         with right:
             view = _live_view(engine, entry, ctl) if ctl else None
             if view is None:

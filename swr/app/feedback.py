@@ -268,8 +268,13 @@ def render() -> None:
 
 
 def feedback_panel(engine: Engine, kb: str) -> None:
-    """Counts, the answers marked not helpful with their settings, the CSV export."""
+    """Counts, the answers marked not helpful with their settings, the CSV export; admins may
+    show one user's feedback only."""
     report = engine.feedback(kb)
+    if engine.actor.is_admin and report.get("users"):
+        who = st.selectbox("User", report["users"], index=None, placeholder="everyone", key=KEYS.feedback_user)
+        if who:
+            report = engine.feedback(kb, who)
     s = report["summary"]
     st.caption(md(f"Feedback on the answers of knowledge base “{kb}”, kept next to it under SWR_HOME (deleted "
                   "and restored with it). An answer marked not helpful with its right sentence chosen becomes a "

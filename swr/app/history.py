@@ -3,8 +3,10 @@
 A session is named by an id in the URL (``?s=<32 hex digits>``, :data:`QUERY_KEY`): a reload
 keeps the URL, hence the conversation; a new tab without it starts a new one. The id is
 re-written into the URL on every run (a page link drops the query string). Files live under
-``SWR_HOME/sessions/<owner>/<id>.json``; ``<owner>`` is :func:`owner` (``anonymous`` until
-sign-in exists: sign-in replaces that one function, and a user's sessions stay theirs).
+``SWR_HOME/sessions/<owner>/<id>.json``; ``<owner>`` is :func:`owner`, a folder name made from the
+signed-in user's name (:func:`folder`). An id in the URL is taken only when the signed-in user has
+a conversation of that id: anyone else's id (a pasted link, the last user of a shared desk) starts
+a new conversation, silently.
 
 What is kept per answer: question, knowledge base, the answer with its passages and settings
 (:class:`swr.engine.AskResult` as JSON), its retrieval parameters and the knowledge base's
@@ -13,6 +15,7 @@ no longer follows the window slider (it is shown as it was made; asking again br
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -34,23 +37,48 @@ _OWNER = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 MAX_ENTRIES = 200  # kept on disk per session (the newest)
 
 
+def folder(user: str) -> str:
+    """The folder of ``user``'s conversations: the name's safe characters (at most 40) and a hash of
+    the whole name, so two names never share a folder and no name escapes ``sessions/``."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", user)[:40]
+    return f"{safe}-{hashlib.sha256(user.encode('utf-8')).hexdigest()[:16]}"
+
+
 def owner() -> str:
-    """Whose sessions these are: ``anonymous`` until sign-in exists (the hook sign-in replaces,
-    e.g. with the signed-in user's name)."""
-    return "anonymous"
+    """Whose conversations these are: the signed-in user's folder (:func:`folder`); ValueError when
+    nobody is signed in (nothing is then read or written)."""
+    user = state.OWNER.get()
+    if not user:
+        raise ValueError("nobody is signed in")
+    return folder(user)
 
 
 def session_id() -> str:
-    """This browser session's id: kept in the session, else taken from the URL, else new; always
-    written back into the URL so that a reload finds it."""
+    """This browser session's id: kept in the session, else taken from the URL when the signed-in
+    user has a conversation of that id, else new; always written back into the URL so that a
+    reload finds it."""
     sid = state.SESSION_ID.get()
     if not sid:
         given = st.query_params.get(QUERY_KEY, "")
-        sid = given if _SID.fullmatch(given or "") else uuid.uuid4().hex
+        try:
+            mine = _SID.fullmatch(given or "") is not None and path(state_home(), given).is_file()
+        except ValueError:
+            mine = False
+        sid = given if mine else uuid.uuid4().hex
         state.SESSION_ID.set(sid)
     if st.query_params.get(QUERY_KEY) != sid:
         st.query_params[QUERY_KEY] = sid
     return sid
+
+
+_HOME = state.Slot[str]("history_home")  # SWR_HOME of this session's engine (set by restore)
+
+
+def state_home() -> Path:
+    home = _HOME.get()
+    if not home:
+        raise ValueError("no history folder yet")
+    return Path(home)
 
 
 def path(home: Path, sid: str, who: str | None = None) -> Path:
@@ -84,6 +112,7 @@ def save(home: Path) -> None:
         tmp.write_text(json.dumps({"entries": [entry_to_json(e) for e in items[-MAX_ENTRIES:]],
                                    "seq": state.ENTRY_SEQ.get() or 0}, ensure_ascii=False, default=str),
                        encoding="utf-8")
+        os.chmod(tmp, 0o600)  # one user's questions and answers: readable by the app's account only
         os.replace(tmp, f)
     except (OSError, ValueError, TypeError) as exc:  # a full disk must not break the chat
         log.warning("chat history not saved: %s", exc)
@@ -91,6 +120,7 @@ def save(home: Path) -> None:
 
 def restore(home: Path) -> None:
     """Fill this session's history from disk, once per browser session (the first run)."""
+    _HOME.set(str(home))
     if state.HISTORY_LOADED.get():
         return
     state.HISTORY_LOADED.set(True)

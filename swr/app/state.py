@@ -134,6 +134,47 @@ CMP_Q_FOR = Slot[tuple]("cmp_q_for")  # (kb, question) the Compare box was last 
 PROBE_RESULT = Slot[dict]("probe_result")
 VERIFY_RESULTS = Slot[tuple]("verify_results")  # (kb, [ClaimResult])
 FEEDBACK = Slot[dict]("feedback", dict)  # answer key -> what this session marked on it (swr.app.feedback)
+OWNER = Slot[str]("owner")  # the signed-in user everything else in this session belongs to
+SIGNED_IN = Slot[str]("auth_user")  # the name the sign-in form accepted (swr.app.components.signin)
+SIGN_IN_TOKEN = Slot[str]("auth_token")  # the sign-in token of this session (swr.manage.access.session_token)
+COOKIE_WRITE = Slot[str]("auth_cookie")  # a sign-in cookie the coming run writes into the browser ("" clears)
+
+# What a sign-out (or another user signing in in this session) leaves in the session: an
+# allow-list, so a key added later is cleared unless it is named here. Only the cookie that the
+# sign-out itself must still clear in the browser survives.
+SURVIVES_SIGN_OUT: tuple[str, ...] = (COOKIE_WRITE.name,)
+
+
+def clear_user_state(keep: tuple[str, ...] = ()) -> None:
+    """Forget everything this session holds from its user (history, results, drafts, widget values,
+    uploads in progress): every key of ``st.session_state`` but :data:`SURVIVES_SIGN_OUT` and ``keep``."""
+    ss = st.session_state
+    for key in list(ss.keys()):
+        if key not in SURVIVES_SIGN_OUT and key not in keep:
+            del ss[key]
+
+
+def own_session(user: str) -> None:
+    """Mark this session as ``user``'s; when it held another user's things, forget them first
+    (the sign-in survives)."""
+    if OWNER.get() not in (None, user):
+        clear_user_state(keep=(SIGNED_IN.name, SIGN_IN_TOKEN.name))
+    OWNER.set(user)
+
+
+# results that name their knowledge base (a dict's "kb", a tuple's first item)
+KB_RESULTS = (TUNE_RESULT, CMP_RESULT, CMP_Q_FOR, INDEX_RESULTS, VERIFY_RESULTS, DOC_CONFIRM)
+
+
+def forget_unreadable(can_read: Callable[[str], bool]) -> None:
+    """Drop the results of knowledge bases the user may no longer read (a grant taken away)."""
+    for slot in KB_RESULTS:
+        value = slot.get()
+        kb = value.get("kb") if isinstance(value, dict) else value[0] if isinstance(value, tuple) and value else None
+        if isinstance(kb, str) and not can_read(kb):
+            slot.pop()
+            if slot is CMP_RESULT:
+                PROBE_RESULT.pop()
 
 
 def queue_question(question: str, **extra) -> None:
@@ -235,6 +276,10 @@ class KEYS:
         return f"regen-{entry_id}"
 
     @staticmethod
+    def share(entry_id: int) -> str:  # "Copy link" under an answer (swr.app.shared)
+        return f"share-{entry_id}"
+
+    @staticmethod
     def searched(entry_id: int) -> str:  # a follow-up's editable "searched for" text
         return f"searched-{entry_id}"
 
@@ -248,6 +293,7 @@ class KEYS:
 
     # feedback (swr.app.feedback)
     feedback_csv = "feedback-csv"
+    feedback_user = "feedback-user"  # admins: one user's feedback only
 
     @staticmethod
     def feedback(what: str, entry_id, *more) -> str:

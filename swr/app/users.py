@@ -120,10 +120,14 @@ def change_user_panel(engine: GuardedEngine, users: list[dict]) -> None:
             st.rerun()
     with grant_col, st.form("user_grant", border=True):
         c1, c2 = st.columns(2)
-        kb = c1.selectbox("Knowledge base", _kb_choices(engine), key="grant_kb")
+        choices = [k["kb"] for k in engine.kbs()] + [ALL_KBS]  # starts from none: "*" is chosen on purpose
+        kb = c1.selectbox("Knowledge base", choices, index=None, placeholder="Choose…", key="grant_kb")
         access = c2.selectbox("Access", ACCESS, key="grant_access", help="edit implies read; none revokes")
         if st.form_submit_button("Set access"):
-            _done(engine.grant, f"{name}: {access} on {kb}.", name, kb, access)
+            if kb is None:
+                flash("error", "Choose a knowledge base first.")
+            else:
+                _done(engine.grant, f"{name}: {access} on {kb}.", name, kb, access)
             st.rerun()
     pw_col, rm_col = st.columns(2)
     with pw_col, st.form("user_password", clear_on_submit=True, border=True):

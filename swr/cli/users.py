@@ -13,7 +13,8 @@ import sys
 
 from swr.core.errors import BadRequest
 from swr.manage.access.audit import AuditLog
-from swr.manage.access.users import ROLES, UserStore
+from swr.manage.access.session_token import SessionTokens
+from swr.manage.access.users import ROLES, UserStore, missing_message, unknown_kbs
 
 
 def add_parser(sub) -> None:
@@ -67,17 +68,41 @@ def _operator() -> str:
         return f"cli:{os.getuid()}"
 
 
+def _require_kbs(settings, kbs) -> None:
+    """:class:`BadRequest` for a knowledge base that does not exist. When the store is held by the
+    running app it cannot be read here: say so on stderr and go on (the Users page checks)."""
+    if not unknown_kbs(kbs, []):
+        return
+    from swr.core.errors import SwrError
+    from swr.store import open_store
+
+    try:
+        store = open_store(settings)
+    except SwrError as exc:
+        print(f"warning: knowledge-base names not checked ({exc.message})", file=sys.stderr)
+        return
+    try:
+        missing = unknown_kbs(kbs, store.kbs())
+    finally:
+        store.close()
+    if missing:
+        raise BadRequest(missing_message(missing))
+
+
 def cmd_users(a, settings) -> dict:
     store, audit = UserStore.for_settings(settings), AuditLog.for_settings(settings)
     op = _operator()
     if a.users_cmd == "list":
         return {"users": store.list()}
     if a.users_cmd == "add":
+        _require_kbs(settings, [*a.read, *a.edit])
         user = store.add(a.name, a.role, _password(a), read=a.read, edit=a.edit)
         audit.append(op, "admin", "user_add", object=user["name"], detail=user["role"])
         return {"user": user}
     if a.users_cmd == "reset":
         user = store.reset(a.name, None if a.keep_password else _password(a), a.role)
+        if not a.keep_password:
+            SessionTokens.for_settings(settings).revoke_user(a.name)
         audit.append(op, "admin", "user_reset", object=a.name,
                      detail=("role" if a.keep_password else "password") + (f", role {a.role}" if a.role else ""))
         return {"user": user}
@@ -87,8 +112,11 @@ def cmd_users(a, settings) -> dict:
         return {"user": user}
     if a.users_cmd == "delete":
         user = store.delete(a.name)
+        SessionTokens.for_settings(settings).revoke_user(a.name)
         audit.append(op, "admin", "user_delete", object=a.name)
         return {"deleted": user}
+    if a.access != "none":
+        _require_kbs(settings, [a.kb])
     user = store.grant(a.name, a.kb, a.access)
     audit.append(op, "admin", "user_grant", kb=a.kb, object=a.name, detail=a.access)
     return {"user": user}

@@ -85,12 +85,17 @@ class FeedbackLog:
         return sorted((a for a in self.answers() if a["verdict"] == "not_helpful"),
                       key=lambda a: a["time"] or "", reverse=True)
 
-    def report(self) -> dict:
-        """``summary``, ``answers``, ``not_helpful`` and ``csv`` from one read of the file."""
+    def report(self, user: str | None = None) -> dict:
+        """``summary``, ``answers``, ``not_helpful``, ``csv`` and ``users`` (everyone who gave
+        feedback) from one read of the file; with ``user``, of that user's entries only."""
         es = self.entries()
+        users = sorted({e["user"] for e in es if e.get("user")})
+        if user is not None:
+            es = [e for e in es if e.get("user") == user]
         answers = fold(es)
         nh = sorted((a for a in answers if a["verdict"] == "not_helpful"), key=lambda a: a["time"] or "", reverse=True)
-        return {"summary": self.summary(es, answers), "answers": answers, "not_helpful": nh, "csv": self.to_csv(es)}
+        return {"summary": self.summary(es, answers), "answers": answers, "not_helpful": nh, "csv": self.to_csv(es),
+                "users": users}
 
     def summary(self, es: list[dict] | None = None, answers: list[dict] | None = None) -> dict:
         """Counts: answers helpful / not helpful (latest verdict per answer), wrong hits, right
@@ -152,7 +157,8 @@ class FeedbackLog:
             if pair and pair["verdict"] == "not_helpful" and pair["right_sentence"] and kind != "wrong_hit":
                 rs = pair["right_sentence"]
                 made = golden.add_golden(self.settings, self.kb, pair["question"], rs["sentence"],
-                                         rs.get("source") or "", origin="feedback", doc_id=rs.get("doc_id") or "",
+                                         rs.get("source") or "", origin="feedback", by=user or "",
+                                         doc_id=rs.get("doc_id") or "",
                                          sentence_i="" if rs.get("i") is None else rs["i"])
                 entry["golden"] = made["id"]
             self._write(entries)

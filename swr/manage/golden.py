@@ -9,7 +9,8 @@ feedback that turns into a test (:mod:`swr.manage.feedback`) change it through h
 A row's ``id`` is not stored: it is the first 10 hex digits of the SHA-1 of its question, so it
 survives edits of the other columns and is the same in the app, the CLI and the feedback log.
 ``origin`` says where a row came from: ``feedback`` (an answer marked not helpful with the right
-sentence chosen), ``cli``, or empty (typed into the panel, or bundled). Writes are atomic (a
+sentence chosen), ``cli``, or empty (typed into the panel, or bundled); ``by`` who made it (a
+user name; empty for bundled rows and the panel's table). Writes are atomic (a
 temporary file renamed over the set), so a reader never sees half a set.
 """
 from __future__ import annotations
@@ -99,7 +100,8 @@ def add_golden(settings, kb: str, question: str, expected: str, source: str = ""
     """Add a golden question (or update the one with the same question: one row per question).
 
     ``expected`` is the expected answer snippet (a question is a hit in Tune when it occurs in the
-    context); ``extra`` columns (``doc_id``, ``sentence``, ...) are kept. Returns the row."""
+    context); ``extra`` columns (``by``: the user who made it, ``doc_id``, ``sentence``, ...) are
+    kept. Returns the row."""
     question, expected = (question or "").strip(), (expected or "").strip()
     if not question:
         raise BadRequest("A golden question needs the question.")

@@ -10,10 +10,13 @@ import streamlit as st
 
 from swr.app.components.errors import md
 from swr.app.state import KEYS
-from swr.core.errors import SwrError
+from swr.core.errors import NotFound, SwrError
 from swr.engine import AskResult
 from swr.manage import render
 from swr.manage.docview import hit_crops
+
+NOT_AVAILABLE_CARD = ("<!doctype html><meta charset=utf-8><title>Not available</title>"
+                      "<p>This knowledge base is no longer available to you.</p>")
 
 _STAGE_WORDS = {"cutoff": "score cutoff", "rerank": "reranking"}
 
@@ -108,6 +111,10 @@ def evidence_card(result: AskResult, engine=None) -> str:
     page crop of every hit is embedded (a data: URI; the card stays one self-contained file)."""
     crops = None
     if engine is not None:
+        try:  # made when the button is clicked: a grant taken away since the page was drawn counts
+            engine.require_kb(result.kb)
+        except NotFound:
+            return NOT_AVAILABLE_CARD
         try:
             crops = hit_crops(engine, result.kb, result.passages)
         except (SwrError, OSError, RuntimeError):  # a document gone or unreadable: no page images

@@ -11,10 +11,11 @@ from swr.manage.render import esc
 _HOW = {"llm": "rewritten by the LLM", "offline": "follow-up, subject carried", "edited": "edited"}
 
 
-def conversation(max_turns: int = 6) -> list[dict]:
-    """The recent chat as ``{"role", "content"}`` turns (swr.answer.condense bounds it by tokens)."""
+def conversation(readable=lambda kb: True, max_turns: int = 6) -> list[dict]:
+    """The recent chat as ``{"role", "content"}`` turns (swr.answer.condense bounds it by tokens), of the
+    answers from knowledge bases ``readable`` says the user may still read."""
     turns: list[dict] = []
-    for entry in state.HISTORY.get()[-max_turns:]:
+    for entry in [e for e in state.HISTORY.get() if readable(e["kb"])][-max_turns:]:
         turns.append({"role": "user", "content": entry["question"]})
         turns.append({"role": "assistant", "content": entry["result"].answer})
     return turns

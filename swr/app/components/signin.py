@@ -26,29 +26,34 @@ It also keeps its own credentials dict/YAML (user names lower-cased, ``logged_in
 ``failed_login_attempts`` written back into it, password hints), and prints "Invalid token type.
 Token must be a <class 'bytes'>" on every run without its cookie. So the local sign-in is this
 form, which is only widgets: the checking is bcrypt's (:meth:`swr.manage.access.UserStore.authenticate`:
-``bcrypt.checkpw``, constant-time, against a same-cost dummy hash for unknown names), repeated
-failures are throttled per typed name (:class:`swr.manage.access.SignInThrottle`: 5 in 5 minutes, then a
-wait that expires by itself, the same for known and unknown names), and the signed-in name is kept
-in Streamlit's server-side session state only (no cookie, no token, no crypto of our own): a new
-tab signs in again.
+``bcrypt.checkpw``, constant-time, against a same-cost dummy hash for unknown names); repeated
+failures are throttled per typed name and client address (:class:`swr.manage.access.SignInThrottle`: 5 in
+5 minutes, then a wait that expires by itself, the same for known and unknown names) and audited
+(``sign_in_failed``: the name tried, never the password). A sign-in issues a server-checked token
+(:mod:`swr.manage.access.session_token`) that a cookie carries, so a reload or a page opened by its URL
+stays signed in; sign-out ends the token on the server, deletes the cookie and forgets everything
+of the user in the session.
 """
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
+from swr.app import state
 from swr.app.components.errors import md
-from swr.app.state import Slot
 from swr.core.errors import NotFound
 from swr.manage.access import Actor, AuditLog, SignInThrottle, UserStore, open_mode_refusal
+from swr.manage.access.session_token import COOKIE, SessionTokens
 
-SIGNED_IN = Slot[str]("auth_user")
+SIGNED_IN = state.SIGNED_IN
 WRONG = "Wrong user name or password."  # one message: no hint which part was wrong
 
 
 @st.cache_resource
-def throttle() -> SignInThrottle:
-    """The failed sign-ins of this process (shared by every session)."""
-    return SignInThrottle()
+def throttle(settings) -> SignInThrottle:
+    """The failed sign-ins (kept under SWR_HOME: a restart keeps them), shared by every session."""
+    return SignInThrottle.for_settings(settings)
 
 
 def _oidc_configured() -> bool:
@@ -71,51 +76,119 @@ def gate(settings) -> Actor:
         st.sidebar.caption(":material/lock_open: Open local mode: no users configured, so no sign-in "
                            "(single-user, this computer only). Create users to serve a team.")
         return Actor.local_user()
-    name = SIGNED_IN.get()
+    tokens = SessionTokens.for_settings(settings)
+    _write_cookie(tokens)
+    name = _signed_in_name(tokens)
     if name:
         try:
             actor = users.actor(name)  # re-read each run: role and grant changes apply at once
-        except NotFound:
-            SIGNED_IN.pop()
+        except NotFound:  # removed meanwhile: signed out, and nothing of theirs stays
+            tokens.revoke(state.SIGN_IN_TOKEN.get())
+            state.clear_user_state()
         else:
-            _signed_in_bar(actor, logout=_sign_out)
+            _signed_in_bar(actor, logout=_sign_out, args=(tokens,))
             return actor
-    _form(users, settings)
+    _form(users, settings, tokens)
     st.stop()
     raise AssertionError("unreachable")
 
 
-def _form(users: UserStore, settings) -> None:
+def _signed_in_name(tokens: SessionTokens) -> str | None:
+    """Who is signed in: this session's user while its token lives (sign-out, expiry or removal
+    elsewhere end it at the next run), else the user of a live token in the browser's cookie (a
+    reload, a page opened by its URL)."""
+    name, token = SIGNED_IN.get(), state.SIGN_IN_TOKEN.get()
+    if name:
+        if tokens.check(token) == name:
+            return name
+        state.clear_user_state()  # ended elsewhere or expired: nothing of theirs stays
+        state.COOKIE_WRITE.set("")
+        return None
+    cookie = _cookie()
+    user = tokens.check(cookie)
+    if user:
+        SIGNED_IN.set(user)
+        state.SIGN_IN_TOKEN.set(cookie)
+    return user
+
+
+def _cookie() -> str | None:
+    try:
+        value = st.context.cookies.get(COOKIE)
+    except Exception:  # no browser connection (AppTest, bare mode): no cookie
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _client() -> str:
+    """The browser's address as the server sees it ("" when unknown)."""
+    try:
+        address = st.context.ip_address
+    except Exception:
+        return ""
+    return address if isinstance(address, str) else ""
+
+
+def _write_cookie(tokens: SessionTokens) -> None:
+    """Write (or, with "", delete) the sign-in cookie a sign-in or sign-out left for this run: a
+    same-origin script (Streamlit sets no cookies of its own); ``SameSite=Strict``, ``Secure`` on
+    HTTPS, expiring with the token."""
+    value = state.COOKIE_WRITE.pop()
+    if value is None:
+        return
+    age = tokens.rules.lifetime_s if value else 0
+    js = (f"document.cookie = {json.dumps(f'{COOKIE}={value}')} + '; Path=/; Max-Age={age}; SameSite=Strict'"
+          " + (location.protocol === 'https:' ? '; Secure' : '');")
+    st.html(f"<script>{js}</script>", unsafe_allow_javascript=True)
+
+
+def _form(users: UserStore, settings, tokens: SessionTokens) -> None:
     st.markdown("#### 🔐 Sign in")
     with st.form("signin", border=True):
         name = st.text_input("User name", key="signin_user")
         password = st.text_input("Password", type="password", key="signin_password")
         go = st.form_submit_button("Sign in", type="primary")
     if go:
-        limiter = throttle()
-        wait = limiter.wait_s(name)
+        limiter, client, audit = throttle(settings), _client(), AuditLog.for_settings(settings)
+        tried = (name or "").strip()[:64]
+        wait = limiter.wait_s(name, client)
         if wait:  # not even checked: a correct password would say nothing either
+            audit.append(tried, "", "sign_in_failed", detail="throttled")
             st.error(limiter.message(wait))
             return
         actor = users.authenticate(name, password)
         if actor is None:
-            limiter.failed(name)
+            limiter.failed(name, client)
+            audit.append(tried, "", "sign_in_failed")
             st.error(WRONG)
             return
-        limiter.succeeded(name)
+        limiter.succeeded(name, client)
+        token = tokens.issue(actor.name)
+        state.clear_user_state()  # a fresh session for the user: nothing of a previous one
         SIGNED_IN.set(actor.name)
-        AuditLog.for_settings(settings).append(actor.name, actor.role, "sign_in")
+        state.SIGN_IN_TOKEN.set(token)
+        state.COOKIE_WRITE.set(token)
+        audit.append(actor.name, actor.role, "sign_in")
         st.rerun()
 
 
-def _sign_out() -> None:
-    SIGNED_IN.pop()
+def _sign_out(tokens: SessionTokens) -> None:
+    """Sign out: end the token (on the server: a copied cookie no longer works), forget everything
+    of the user in this session (:func:`swr.app.state.clear_user_state`), delete the cookie and
+    start a new conversation id."""
+    tokens.revoke(state.SIGN_IN_TOKEN.get())
+    state.clear_user_state()
+    state.COOKIE_WRITE.set("")
+    try:
+        del st.query_params["s"]
+    except KeyError:
+        pass
 
 
-def _signed_in_bar(actor: Actor, logout) -> None:
+def _signed_in_bar(actor: Actor, logout, args=()) -> None:
     c1, c2 = st.sidebar.columns([3, 2], vertical_alignment="center")
     c1.caption(f"👤 {actor.name} · {actor.role}")
-    c2.button("Sign out", key="signout", on_click=logout, width="stretch")
+    c2.button("Sign out", key="signout", on_click=logout, args=args, width="stretch")
 
 
 def _oidc(users: UserStore) -> Actor:

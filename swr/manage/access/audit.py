@@ -3,9 +3,10 @@
 Each entry: ``time`` (UTC ISO), ``user``, ``role``, ``action`` (``upload``, ``delete_doc``,
 ``create_kb``, ``delete_kb``, ``golden``, ``golden_add``, ``golden_delete``, ``user_add``,
 ``user_reset`` (a new password), ``user_role``, ``user_delete``, ``user_grant``, ``sign_in``,
-``restore``, ``publish``, ``key_create``, ``key_revoke``, ``key_use``, ``refused``), ``kb``,
-``object`` (a file name, a document id, a user name, a golden question's id, a published version, a
-key's id) and a few counts. Never document text, passwords, hashes or keys: callers pass names
+``sign_in_failed`` (the name tried as ``user``), ``share`` and ``open_shared`` (a permalink made
+and opened, ``ok`` false when refused), ``restore``, ``publish``, ``key_create``, ``key_revoke``, ``key_use``,
+``refused``), ``kb``, ``object`` (a file name, a document id, a user name, a golden question's id, a
+published version, a key's id) and a few counts. Never document text, passwords, hashes or keys: callers pass names
 and numbers only, and :meth:`AuditLog.append` drops any field that is not one of :data:`FIELDS`.
 """
 from __future__ import annotations

@@ -20,8 +20,10 @@ from pathlib import Path
 from swr.core.errors import BadRequest, Forbidden, NotFound
 from swr.manage.access.audit import AuditLog
 from swr.manage.access.limits import Limits
-from swr.manage.access.users import Actor, UserStore, new_password
+from swr.manage.access.session_token import SessionTokens
+from swr.manage.access.users import Actor, UserStore, missing_message, new_password, unknown_kbs
 
+SHARED_NOT_FOUND = "No shared answer here: the link is wrong, or the answer is not available to you."
 # what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
 _PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp", "finish", "ensure_collection",
          "published_stamp")
@@ -158,7 +160,7 @@ class GuardedEngine:
     def add_golden(self, kb: str, question: str, expected: str, source: str = "", origin: str = "panel") -> dict:
         """Add a golden question (edit grant), audited."""
         self._require_edit(kb, "change preset questions")
-        row = self._engine.add_golden(kb, question, expected, source, origin)
+        row = self._engine.add_golden(kb, question, expected, source, origin, by=self.actor.name)
         self._log("golden_add", kb=kb, object=row["id"], detail=origin or None)
         return row
 
@@ -182,10 +184,38 @@ class GuardedEngine:
             self._log("golden_add", kb=kb, object=entry["golden"]["id"], detail="feedback")
         return entry
 
-    def feedback(self, kb: str) -> dict:
-        """The feedback of ``kb`` (read grant)."""
+    def feedback(self, kb: str, user: str | None = None) -> dict:
+        """The feedback of ``kb`` (read grant); with ``user``, that user's only (admins)."""
         self.require_kb(kb)
-        return self._engine.feedback(kb)
+        if user is not None:
+            self._require_admin("filter feedback by user", kb)
+        return self._engine.feedback(kb, user)
+
+    # -- shared answers ----------------------------------------------------------------------
+    def share_answer(self, kb: str, answer: dict) -> str:
+        """Keep one answer of ``kb`` for a permalink (read grant; not viewers), audited; its id."""
+        from swr.manage.shared import SharedAnswers
+
+        self.require_kb(kb)
+        if self.actor.demo_only:
+            self._log("refused", kb=kb, object="share")
+            raise Forbidden(f"{self.actor.name} ({self.actor.role}) may not share answers: viewers write nothing.")
+        answer_id = SharedAnswers.for_settings(self.settings).save(kb, self.actor.name, answer)
+        self._log("share", kb=kb, object=answer_id)
+        return answer_id
+
+    def shared_answer(self, answer_id: str) -> dict:
+        """A shared answer, when the actor may read its knowledge base now; else the same
+        :class:`NotFound` as an unknown id. Every opening is audited (``ok`` false: refused)."""
+        from swr.manage.shared import SharedAnswers, valid_id
+
+        record = SharedAnswers.for_settings(self.settings).load(answer_id)
+        kb = (record or {}).get("kb")
+        ok = bool(kb) and kb in self._engine.store.kbs() and self.actor.can_read(kb)
+        self._log("open_shared", kb=kb, object=answer_id if valid_id(answer_id) else None, ok=ok)
+        if not ok:
+            raise NotFound(SHARED_NOT_FOUND)
+        return record
 
     def system_info(self) -> dict:
         info = self._engine.system_info()
@@ -235,6 +265,7 @@ class GuardedEngine:
         """Create a user; without ``password`` one is generated and returned (to be shown once, never
         stored in clear, logged or audited), else the second item is None."""
         store = self._users("manage users")
+        self._require_kbs_exist([*read, *edit])
         generated = None if password else new_password()
         user = store.add(name, role, password or generated, read=read, edit=edit)
         self._log("user_add", object=user["name"], detail=user["role"])
@@ -245,6 +276,7 @@ class GuardedEngine:
         store = self._users("manage users")
         generated = None if password else new_password()
         user = store.reset(name, password or generated)
+        SessionTokens.for_settings(self.settings).revoke_user(name)  # signed in elsewhere: signed out
         self._log("user_reset", object=name, detail="password")
         return user, generated
 
@@ -261,12 +293,16 @@ class GuardedEngine:
         store = self._users("manage users")
         self._keep_an_admin(store, name, "remove")
         user = store.delete(name)
+        SessionTokens.for_settings(self.settings).revoke_user(name)
         self._log("user_delete", object=name)
         return user
 
     def grant(self, name: str, kb: str, access: str) -> dict:
         """``access`` ``read``, ``edit`` or ``none`` (revoke) for ``name`` on ``kb`` (``*``: every one)."""
-        user = self._users("manage users").grant(name, kb, access)
+        users = self._users("manage users")
+        if access != "none":  # a grant that is there may always be taken away
+            self._require_kbs_exist([kb])
+        user = users.grant(name, kb, access)
         self._log("user_grant", kb=(kb or "").strip(), object=name, detail=access)
         return user
 
@@ -294,6 +330,12 @@ class GuardedEngine:
         key = KeyStore.for_settings(self.settings).revoke(key_id)
         self._log("key_revoke", object=key_id, detail=key["user"])
         return key
+
+    def _require_kbs_exist(self, kbs) -> None:
+        """:class:`BadRequest` naming the knowledge bases in ``kbs`` that do not exist (``*`` is every one)."""
+        missing = unknown_kbs(kbs, self._engine.store.kbs())
+        if missing:
+            raise BadRequest(missing_message(missing))
 
     def _keep_an_admin(self, store: UserStore, name: str, what: str, role: str | None = None) -> None:
         """The app never leaves the users file without an admin (the CLI on the server still can)."""

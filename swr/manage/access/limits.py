@@ -1,5 +1,5 @@
-"""Per-user limits: questions per minute and megabytes uploaded per hour (sliding windows, kept in
-this process: a restart forgets them). ``0`` turns a limit off.
+"""Per-user limits: questions per minute and megabytes uploaded per hour (sliding windows, kept
+under ``SWR_HOME/auth/limits.json``: a restart keeps them). ``0`` turns a limit off.
 
 What counts as a question (:class:`swr.manage.access.GuardedEngine` decides): every answer (chat, preset
 questions, Compare), every search of a question not searched in the last minute (re-searching the
@@ -7,11 +7,18 @@ same question with other knobs is free), and a whole batch run (a Tune sweep, a 
 Compare of two configurations) as one."""
 from __future__ import annotations
 
+import json
+import logging
+import os
+import tempfile
 import threading
 import time
 from collections import defaultdict, deque
+from pathlib import Path
 
 from swr.core.errors import BadRequest
+
+log = logging.getLogger("swr.manage.access.limits")
 
 
 class LimitReached(BadRequest):
@@ -22,18 +29,30 @@ class LimitReached(BadRequest):
 
 
 class Limits:
-    def __init__(self, questions_per_min: int = 0, upload_mb_per_hour: float = 0.0, clock=time.monotonic) -> None:
+    def __init__(self, questions_per_min: int = 0, upload_mb_per_hour: float = 0.0, clock=time.time,
+                 path: Path | None = None) -> None:
         self.questions_per_min = int(questions_per_min or 0)
         self.upload_mb_per_hour = float(upload_mb_per_hour or 0)
-        self._clock = clock
-        self._questions: dict[str, deque] = defaultdict(deque)
-        self._searched: dict[str, dict[str, float]] = defaultdict(dict)  # user -> question -> when counted
-        self._uploads: dict[str, deque] = defaultdict(deque)
+        self._clock, self._path = clock, path
+        kept = _read(path) if path else {}
+        self._questions: dict[str, deque] = defaultdict(deque, {u: deque(v) for u, v in
+                                                                kept.get("questions", {}).items()})
+        # user -> question -> when it was last searched
+        self._searched: dict[str, dict[str, float]] = defaultdict(dict, kept.get("searched", {}))
+        self._uploads: dict[str, deque] = defaultdict(deque, {u: deque(tuple(x) for x in v) for u, v in
+                                                              kept.get("uploads", {}).items()})
         self._lock = threading.Lock()
 
     @classmethod
     def for_settings(cls, settings) -> "Limits":
-        return cls(settings.user_questions_per_min, settings.user_upload_mb_per_hour)
+        return cls(settings.user_questions_per_min, settings.user_upload_mb_per_hour,
+                   path=settings.home / "auth" / "limits.json")
+
+    def _save(self) -> None:
+        if self._path is not None:
+            _write(self._path, {"questions": {u: list(q) for u, q in self._questions.items() if q},
+                                "searched": {u: d for u, d in self._searched.items() if d},
+                                "uploads": {u: [list(x) for x in q] for u, q in self._uploads.items() if q}})
 
     def question(self, user: str, key: str | None = None) -> bool:
         """Count one question of ``user``; :class:`LimitReached` when over the rate. With ``key`` (the
@@ -60,6 +79,7 @@ class Limits:
             q.append(now)
             if key is not None:
                 seen[key] = now
+            self._save()
             return True
 
     def upload(self, user: str, nbytes: int) -> None:
@@ -82,27 +102,33 @@ class Limits:
                 exc.retry_after = max(1, int(3600 - (now - q[0][0])) + 1) if q else 3600
                 raise exc
             q.append((now, nbytes))
+            self._save()
 
 
 class SignInThrottle:
-    """Repeated failed sign-ins: after ``max_failures`` failures for one typed user name within
-    ``window_s`` seconds, that name is refused without checking the password until the oldest of
-    them is ``window_s`` old. Known and unknown names count alike (the refusal is no hint that a
-    name exists); the lock expires by itself (no permanent lock-out anyone could cause); a success
-    clears the name. Kept in this process (a restart clears it); at most ``max_names`` names are
-    tracked (the stalest dropped first)."""
+    """Repeated failed sign-ins: after ``max_failures`` failures for one typed user name from one
+    client address within ``window_s`` seconds, that pair is refused without checking the password
+    until the oldest of them is ``window_s`` old; then one try is let through, so after the wait
+    one correct password always works. The same name from another address is not slowed (nobody
+    can keep a known user out), known and unknown names count alike (the refusal is no hint that a
+    name exists), a success clears the pair. With ``path`` the failures are kept in that file
+    (mode 0600) and survive a restart; at most ``max_names`` pairs are tracked (the stalest dropped)."""
 
-    def __init__(self, max_failures: int = 5, window_s: float = 300.0, clock=time.monotonic,
-                 max_names: int = 10_000) -> None:
+    def __init__(self, max_failures: int = 5, window_s: float = 300.0, clock=time.time,
+                 max_names: int = 10_000, path: Path | None = None) -> None:
         self.max_failures, self.window_s, self.max_names = int(max_failures), float(window_s), int(max_names)
-        self._clock = clock
-        self._fails: dict[str, deque] = {}
+        self._clock, self._path = clock, path
+        self._fails: dict[str, deque] = {k: deque(v) for k, v in _read(path).items()} if path else {}
         self._lock = threading.Lock()
 
+    @classmethod
+    def for_settings(cls, settings) -> "SignInThrottle":
+        return cls(path=settings.home / "auth" / "sign_in_failures.json")
+
     @staticmethod
-    def _key(name: str | None) -> str:
-        """The typed name, trimmed and case-folded."""
-        return (name or "").strip().casefold()
+    def _key(name: str | None, client: str = "") -> str:
+        """The typed name (trimmed, case-folded) and the client's address."""
+        return f"{(name or '').strip().casefold()}\x00{client or ''}"
 
     def _recent(self, key: str, now: float) -> deque:
         """The failures of ``key`` within the window (older ones dropped)."""
@@ -111,18 +137,22 @@ class SignInThrottle:
             q.popleft()
         return q
 
-    def wait_s(self, name: str | None) -> int:
-        """Seconds until ``name`` may try again (0: it may now)."""
+    def _save(self) -> None:
+        if self._path is not None:
+            _write(self._path, {k: list(q) for k, q in self._fails.items() if q})
+
+    def wait_s(self, name: str | None, client: str = "") -> int:
+        """Seconds until ``name`` may try again from ``client`` (0: it may now)."""
         now = self._clock()
         with self._lock:
-            q = self._recent(self._key(name), now)
+            q = self._recent(self._key(name, client), now)
             if len(q) < self.max_failures:
                 return 0
             return max(1, int(self.window_s - (now - q[0])) + 1)
 
-    def failed(self, name: str | None) -> None:
-        """Count one failed sign-in for ``name``."""
-        now, key = self._clock(), self._key(name)
+    def failed(self, name: str | None, client: str = "") -> None:
+        """Count one failed sign-in for ``name`` from ``client``."""
+        now, key = self._clock(), self._key(name, client)
         with self._lock:
             q = self._recent(key, now)
             q.append(now)
@@ -130,13 +160,38 @@ class SignInThrottle:
             if len(self._fails) > self.max_names:
                 stalest = min(self._fails, key=lambda k: self._fails[k][-1] if self._fails[k] else -1.0)
                 self._fails.pop(stalest, None)
+            self._save()
 
-    def succeeded(self, name: str | None) -> None:
-        """A successful sign-in clears the name's failures."""
+    def succeeded(self, name: str | None, client: str = "") -> None:
+        """A successful sign-in clears the pair's failures."""
         with self._lock:
-            self._fails.pop(self._key(name), None)
+            if self._fails.pop(self._key(name, client), None) is not None:
+                self._save()
 
     def message(self, wait_s: int) -> str:
         """The refusal while a name is throttled (the same for every name)."""
         return (f"Too many failed sign-ins with this user name: try again in {wait_s} s "
                 f"(after {self.max_failures} failures within {self.window_s / 60:g} minutes).")
+
+
+def _read(path: Path | None) -> dict:
+    """A JSON object kept by :func:`_write`; empty when missing or damaged (never a crash)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write(path: Path, data: dict) -> None:
+    """Write atomically (temp file + rename), mode 0600; a failure to write is logged, not raised."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.warning("limits not saved: %s", exc)

@@ -222,6 +222,17 @@ class UserStore:
             return _public(name, rec)
 
 
+def unknown_kbs(kbs, known) -> list[str]:
+    """The names in ``kbs`` that are neither ``*`` nor among ``known``."""
+    known = set(known)
+    return sorted({(k or "").strip() for k in kbs} - known - {ALL})
+
+
+def missing_message(missing: list[str]) -> str:
+    return (f"No knowledge base named {', '.join(map(repr, missing))}: create it first (or grant * for "
+            "every knowledge base).")
+
+
 def new_password() -> str:
     """A random password for an admin to hand over (16 URL-safe characters, 96 bits)."""
     return secrets.token_urlsafe(12)
