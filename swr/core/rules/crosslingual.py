@@ -46,6 +46,10 @@ class CrossLingualRules:
     # 0.15: same-language 0.58 / 0.65 / 0.68 / 0.68 and 0.99 / 1.00 / 1.00 / 1.00, cross 0.36 / 0.32 /
     # 0.26 / 0.23 and 0.94 / 0.93 / 0.93 / 0.92 (the plain search alone: same 0.70 / 1.00, cross 0)
     margin: float = 0.1
+    # candidates per other-language list (the question's vectors in that language, and the
+    # translation's); the question language's list keeps the plain search's depth
+    # (max(2 x top_k, top_k + 5)). Candidate recall measured on bipar+xquad: bench/xl_calibrate.py recall
+    other_depth: int = 8
     # a candidate without a cosine (found by BM25 only) reads as this much below its list's lowest
     missing_cos_drop: float = 0.02
     # e5 scores a sentence this much lower from the other language's question than from its own
