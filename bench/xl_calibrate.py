@@ -34,6 +34,10 @@ def capture(args) -> None:
     rules = replace(DEFAULT_RULES, **{k: type(getattr(DEFAULT_RULES, k))(v)
                                       for k, v in (x.split("=", 1) for x in args.rule)})
     eng = real_kbs.engine(args.home)
+    if args.translator != "dictionary":  # the local model translates (cached on disk: bench/crosslingual.py)
+        import crosslingual as xb
+
+        eng.crosslingual.translator = xb.translator(args.translator)
     got: list = []
     real_fuse = xl.fuse
     cur: dict = {}
@@ -56,7 +60,9 @@ def capture(args) -> None:
 
     xl.fuse = recording
     out = {}
-    for name, (docs, qs) in (("bipar", real_kbs.bipar(args.passages)), ("xquad", real_kbs.xquad(args.xquad_paras))):
+    sets = {"bipar": lambda: real_kbs.bipar(args.passages), "xquad": lambda: real_kbs.xquad(args.xquad_paras)}
+    for name in args.sets:
+        docs, qs = sets[name]()
         real_kbs.build(eng, name, docs)
         by = real_kbs.cells(qs, lambda r: [f"{r['kind']} {r['lang']}"])
         picked = [q for k in sorted(by) for q in random.Random(k).sample(by[k], min(args.n, len(by[k])))]
@@ -68,6 +74,8 @@ def capture(args) -> None:
             rows.append({**q, "lists": got[-1] if got else []})
         out[name] = rows
         print(f"[{name}] {len(rows)} questions captured", file=sys.stderr)
+        if args.translator != "dictionary":
+            xb.save_llm_cache()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
     eng.close()
@@ -82,6 +90,9 @@ def main() -> None:
     c.add_argument("--n", type=int, default=50)
     c.add_argument("--passages", type=int, default=120)
     c.add_argument("--xquad-paras", type=int, default=240)
+    c.add_argument("--sets", nargs="+", default=["bipar", "xquad"], choices=["bipar", "xquad"])
+    c.add_argument("--translator", default="dictionary", choices=["dictionary", "llm05", "llm15"],
+                   help="who translates the questions (llm05 / llm15: the local 0.5B / 1.5B GGUF, cached)")
     c.add_argument("--rule", action="append", default=[], help="a CrossLingualRules field=value (repeatable)")
     f = sub.add_parser("fit")
     f.add_argument("lists")
