@@ -46,6 +46,7 @@ from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit, Hits
 from swr.retrieve import xl_fuse, xl_subjects
 from swr.retrieve.aliases import Subjects
+from swr.retrieve.xl_fuse import heading_like
 from swr.retrieve.xl_subjects import subject_lists  # noqa: F401 - its public home before the split
 from swr.retrieve.xl_translate import Translator, check_translation, llm_messages  # noqa: F401
 from swr.store import SearchRequest
@@ -57,6 +58,9 @@ LANGS = ("zh", "en")
 _WORDY = re.compile(r"\w")
 MODES = ("on", "llm", "dictionary", "off")
 STATE_TTL_S = 30.0  # a knowledge base's languages are learned again at least this often
+KBS_CACHED = 10_000  # knowledge bases whose languages are kept (size of the cache)
+VOCAB_CACHED = 200_000  # (knowledge base, language, word) probes kept (size of the cache)
+TRANSLATIONS_CACHED = 4096  # translated questions kept per process (size of the cache)
 
 
 @dataclass
@@ -159,25 +163,6 @@ def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
     return SparseVec(idx, [out[i] for i in idx])
 
 
-_SENTENCE_END = re.compile(r"[.!?;:,。！？；：，、…]\s*$")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # a Chinese line is judged by its structure only
-_SMALL = frozenset("a an and at by for from in of on or the to with".split())
-
-
-def heading_like(s) -> bool:
-    """A title line, not a sentence that could hold an answer: a heading by the document's
-    structure (:mod:`swr.text.structure`), or one short English line that does not end like a sentence,
-    in capitals or with every word capitalised ("QUICK START GUIDE", "Before First Use")."""
-    if getattr(s, "block_kind", None) == "heading":
-        return True
-    t = (s.text or "").strip()
-    words = t.split()
-    if not t or "\n" in t or len(words) > 8 or _SENTENCE_END.search(t) or _CJK.search(t) \
-            or not re.search(r"[A-Za-z]", t):
-        return False
-    return t.isupper() or all(w[0].isupper() or not w[0].isalpha() or w.lower() in _SMALL for w in words)
-
-
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None,
          bonus: float = 0.0, foreign: set[str] | frozenset = frozenset(),
          exempt: Callable[[Hit], bool] | None = None, rules: CrossLingualRules = DEFAULT_RULES,
@@ -234,7 +219,7 @@ class CrossLingual:
         langs = frozenset(lang for lang in LANGS if dense is None or self.store.search(SearchRequest(
             kb=kb, dense=dense, sparse=None, mode="dense", top_k=1, lang=lang)))
         self.state_probes += 1 + (len(LANGS) if dense is not None else 0)
-        if len(self._kbs) > 10_000:
+        if len(self._kbs) > KBS_CACHED:
             self._kbs.clear()
         self._kbs[kb] = (gen, now, langs, count)
         return langs, (gen, count)
@@ -249,7 +234,7 @@ class CrossLingual:
         """Whether the knowledge base's ``lang`` sentences use every content word of a phrase:
         one BM25 probe per new word (cached until the knowledge base changes; :meth:`_probe`
         asks the store about a question's new words in one batch first)."""
-        if len(self._vocab) > 200_000:
+        if len(self._vocab) > VOCAB_CACHED:
             self._vocab.clear()
 
         def known(phrase: str) -> bool:
@@ -297,7 +282,7 @@ class CrossLingual:
         def translate(text: str, lang: str):
             key = (text, lang, kb, version, senses)
             if key not in self._translated:
-                if len(self._translated) > 4096:
+                if len(self._translated) > TRANSLATIONS_CACHED:
                     self._translated.clear()
                 self._translated[key] = _translate(text, lang)
             return self._translated[key]

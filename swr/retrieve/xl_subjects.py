@@ -115,7 +115,7 @@ def _subject_fused(parts: list[tuple[str, list[Hit]]]) -> tuple[list[Hit], int]:
 
 def _dbsf(vals: list[float]) -> list[float]:
     """Distribution-based score normalisation (mean +- 3 sigma to 0..1), as Qdrant's DBSF."""
-    if len(vals) < 2:
+    if len(vals) <= 1:  # no spread
         return [1.0] * len(vals)
     mu = sum(vals) / len(vals)
     sd = (sum((v - mu) ** 2 for v in vals) / len(vals)) ** 0.5

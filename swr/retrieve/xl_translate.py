@@ -12,6 +12,9 @@ from swr.core.lang import detect_lang
 
 log = logging.getLogger("swr.retrieve.crosslingual")
 
+TRANSLATIONS_CACHED = 4096  # translations kept per process, per cache (size of the cache)
+# a reply longer than this many times the question plus this many characters is an answer, not a translation
+_REPLY_RATIO, _REPLY_EXTRA = 3, 40
 _LLM_TIMEOUT_S = 10.0  # a translation must not hold the answer up for the answer's own timeout
 _LOCAL_TIMEOUT_S = 30.0  # the embedded model on a busy CPU: seconds per question (bench/README.md)
 _SYSTEM = ("You translate questions between English and Simplified Chinese. You never answer them. "
@@ -39,7 +42,7 @@ def check_translation(text: str, out: str | None, lang: str) -> str | None:
     empty, in the wrong language (a copy of the question), or far longer (an answer)."""
     out = (out or "").strip().strip('"“”「」').strip()
     out = out.splitlines()[0].strip() if out else ""
-    if not out or out == text.strip() or len(out) > 3 * len(text) + 40:
+    if not out or out == text.strip() or len(out) > _REPLY_RATIO * len(text) + _REPLY_EXTRA:
         return None
     return out if detect_lang(out) == lang else None
 
@@ -74,7 +77,7 @@ class Translator:
         """
         if self.llm_config:
             if (text, lang) not in self.llm_cache:
-                if len(self.llm_cache) > 4096:
+                if len(self.llm_cache) > TRANSLATIONS_CACHED:
                     self.llm_cache.clear()
                 self.llm_cache[(text, lang)] = self._llm(text, lang)
             if self.llm_cache[(text, lang)]:
@@ -83,7 +86,7 @@ class Translator:
         if key not in self._cache:
             from swr.text.glossary import glossary
 
-            if len(self._cache) > 4096:
+            if len(self._cache) > TRANSLATIONS_CACHED:
                 self._cache.clear()
             self._cache[key] = (glossary().translate(text, lang, known), "dictionary")
         return self._cache[key]
