@@ -100,6 +100,8 @@ def main() -> None:
     r.add_argument("lists")
     w = sub.add_parser("sweep", help="re-fit and replay per depth of the other-language lists")
     w.add_argument("lists")
+    e = sub.add_parser("ceiling", help="cross questions' hit@3 of the other language's candidates alone")
+    e.add_argument("lists")
     args = ap.parse_args()
     if args.cmd == "capture":
         capture(args)
@@ -107,7 +109,8 @@ def main() -> None:
         import xl_fit
 
         data = json.loads(Path(args.lists).read_text(encoding="utf-8"))
-        {"fit": xl_fit.report, "recall": xl_fit.recall, "sweep": xl_fit.sweep}[args.cmd](data)
+        runs = {"fit": xl_fit.report, "recall": xl_fit.recall, "sweep": xl_fit.sweep, "ceiling": xl_fit.ceiling}
+        runs[args.cmd](data)
 
 
 if __name__ == "__main__":

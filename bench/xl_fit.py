@@ -192,3 +192,21 @@ def sweep(data, depths=(8, 15, 25, 50), margins=(0.05, 0.1, 0.15, 0.2)):
                 pooled = evaluate(data[name], lambda r, m=m, a=wo, b=wf, d=d: rank_calibrated(r, a, b, m, depth=d))
                 held = evaluate(data[name], lambda r, m=m, a=wo2, b=wf2, d=d: rank_calibrated(r, a, b, m, depth=d))
                 print(f"  {name} m={m}: all-sets {fmt(pooled)} | held-out {fmt(held)}")
+
+
+def ceiling(data, depths=(8, 25, 50)):
+    """Per set and depth, cross questions' hit@1 / hit@3 when another language's candidates are
+    ranked among themselves alone (weights fitted on every set at that depth): what any
+    interleaving with the question language's sentences can reach at most."""
+    for d in depths:
+        _, wf = fit(list(data.values()), depth=d)
+        for name, rows in data.items():
+            cross = [r for r in rows if r["kind"] == "cross"]
+            h1 = h3 = 0
+            for r in cross:
+                fo = sorted(((p(wf, x_foreign(c)), c) for c in candidates(r, d).values() if c["foreign"]),
+                            key=lambda t: -t[0])
+                h1 += any(c["win"] for _, c in fo[:1])
+                h3 += any(c["win"] for _, c in fo[:3])
+            print(f"depth {d} {name}: cross n={len(cross)} other-language only hit@1 {h1 / len(cross):.2f} "
+                  f"hit@3 {h3 / len(cross):.2f}")
