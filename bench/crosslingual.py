@@ -289,6 +289,7 @@ def main() -> None:
     ap.add_argument("--mix", type=float, default=None, help="CrossLingualRules.dense_mix for this run")
     ap.add_argument("--senses", type=int, default=None, help="CrossLingualRules.sparse_senses for this run")
     ap.add_argument("--margin", type=float, default=None, help="CrossLingualRules.margin for this run")
+    ap.add_argument("--depth", type=int, default=None, help="CrossLingualRules.other_depth for this run")
     ap.add_argument("--long-first", action="store_true", help="glossary.SHORT_FIRST off for this run")
     ap.add_argument("--splits", nargs="+", default=["dev", "test"],
                     help="XQuAD halves (by article, seeded): dev to choose methods on, test held out")
@@ -300,7 +301,8 @@ def main() -> None:
 
     global RULES
     RULES = replace(RULES, **{k: v for k, v in (("dense_mix", args.mix), ("sparse_senses", args.senses),
-                                                ("margin", args.margin)) if v is not None})
+                                                ("margin", args.margin), ("other_depth", args.depth))
+                                 if v is not None})
     if args.long_first:
         swr.text.glossary.SHORT_FIRST = False
     print(f"{RULES} SHORT_FIRST={swr.text.glossary.SHORT_FIRST}", file=sys.stderr)

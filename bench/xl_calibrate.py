@@ -2,6 +2,9 @@
 
     python bench/xl_calibrate.py capture --out bench/out/xl_lists.json   # BiPaR + XQuAD mixed KBs
     python bench/xl_calibrate.py fit bench/out/xl_lists.json             # the rules' hit rates offline
+    python bench/xl_calibrate.py capture --rule other_depth=50 --out bench/out/xl_lists50.json
+    python bench/xl_calibrate.py recall bench/out/xl_lists50.json        # cross questions' candidate recall
+    python bench/xl_calibrate.py sweep bench/out/xl_lists50.json         # re-fit per other-language depth
 
 ``capture`` asks every question of bench/real_kbs.py's two mixed-language KBs once with
 ``SWR_CROSSLINGUAL=on`` and keeps the lists :func:`swr.retrieve.crosslingual.fuse` receives (each
@@ -24,7 +27,17 @@ import swr.retrieve.crosslingual as xl
 
 
 def capture(args) -> None:
+    from dataclasses import replace
+
+    from swr.core.rules.crosslingual import DEFAULT_RULES
+
+    rules = replace(DEFAULT_RULES, **{k: type(getattr(DEFAULT_RULES, k))(v)
+                                      for k, v in (x.split("=", 1) for x in args.rule)})
     eng = real_kbs.engine(args.home)
+    if args.translator != "dictionary":  # the local model translates (cached on disk: bench/crosslingual.py)
+        import crosslingual as xb
+
+        eng.crosslingual.translator = xb.translator(args.translator)
     got: list = []
     real_fuse = xl.fuse
     cur: dict = {}
@@ -47,7 +60,9 @@ def capture(args) -> None:
 
     xl.fuse = recording
     out = {}
-    for name, (docs, qs) in (("bipar", real_kbs.bipar(args.passages)), ("xquad", real_kbs.xquad(args.xquad_paras))):
+    sets = {"bipar": lambda: real_kbs.bipar(args.passages), "xquad": lambda: real_kbs.xquad(args.xquad_paras)}
+    for name in args.sets:
+        docs, qs = sets[name]()
         real_kbs.build(eng, name, docs)
         by = real_kbs.cells(qs, lambda r: [f"{r['kind']} {r['lang']}"])
         picked = [q for k in sorted(by) for q in random.Random(k).sample(by[k], min(args.n, len(by[k])))]
@@ -55,10 +70,12 @@ def capture(args) -> None:
         for q in picked:
             got.clear()
             cur.update(q=q, kb=name)
-            eng.retrieve(q["q"], name, top_k=3)
+            eng.retrieve(q["q"], name, top_k=3, crosslingual=rules)
             rows.append({**q, "lists": got[-1] if got else []})
         out[name] = rows
         print(f"[{name}] {len(rows)} questions captured", file=sys.stderr)
+        if args.translator != "dictionary":
+            xb.save_llm_cache()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, ensure_ascii=False), encoding="utf-8")
     eng.close()
@@ -73,15 +90,27 @@ def main() -> None:
     c.add_argument("--n", type=int, default=50)
     c.add_argument("--passages", type=int, default=120)
     c.add_argument("--xquad-paras", type=int, default=240)
+    c.add_argument("--sets", nargs="+", default=["bipar", "xquad"], choices=["bipar", "xquad"])
+    c.add_argument("--translator", default="dictionary", choices=["dictionary", "llm05", "llm15"],
+                   help="who translates the questions (llm05 / llm15: the local 0.5B / 1.5B GGUF, cached)")
+    c.add_argument("--rule", action="append", default=[], help="a CrossLingualRules field=value (repeatable)")
     f = sub.add_parser("fit")
     f.add_argument("lists")
+    r = sub.add_parser("recall", help="candidate recall of the cross questions per list and depth")
+    r.add_argument("lists")
+    w = sub.add_parser("sweep", help="re-fit and replay per depth of the other-language lists")
+    w.add_argument("lists")
+    e = sub.add_parser("ceiling", help="cross questions' hit@3 of the other language's candidates alone")
+    e.add_argument("lists")
     args = ap.parse_args()
     if args.cmd == "capture":
         capture(args)
     else:
         import xl_fit
 
-        xl_fit.report(json.loads(Path(args.lists).read_text(encoding="utf-8")))
+        data = json.loads(Path(args.lists).read_text(encoding="utf-8"))
+        runs = {"fit": xl_fit.report, "recall": xl_fit.recall, "sweep": xl_fit.sweep, "ceiling": xl_fit.ceiling}
+        runs[args.cmd](data)
 
 
 if __name__ == "__main__":

