@@ -220,3 +220,46 @@ def test_rules_change_the_decision():
     assert relevant(0.81, 0.5) and not relevant(0.81, 0.5, rules=ExtractiveRules(relevance_cover=0.6))
     s = "The kettle has a three-year warranty."
     assert stands_alone(s) and not stands_alone(s, rules=CheckRules(short_chars=60))
+
+
+# -- the traces people see -------------------------------------------------------------------------
+def test_every_rule_id_has_words():
+    """Each stable rule id reads as a sentence in the evidence (swr/core/rules/words.py)."""
+    from swr.answer.answerable import Rule as AnswerableRule
+    from swr.answer.extractive import Rule as ExtractiveRule
+    from swr.core.rules.crosslingual import XlRule
+    from swr.core.rules.words import WORDS, rule_words, trace_words
+    from swr.verify.check import Rule as CheckRule
+
+    ids = [r.value for enum in (XlRule, AnswerableRule, ExtractiveRule, CheckRule) for r in enum]
+    assert not [i for i in ids if i not in WORDS], "rule ids without words"
+    assert rule_words(f"{XlRule.FOREIGN_ENTERS.value}:0.62>0.48") == WORDS[XlRule.FOREIGN_ENTERS.value]
+    assert trace_words([{"rule": "answerable.below", "why": "cosine 0.8"}, "own_language", "own_language"]) == \
+        [WORDS["answerable.below"], WORDS["own_language"]]
+
+
+def test_ask_json_carries_the_hit_and_answer_traces_and_the_evidence_says_why(e5_engine):
+    """``ask --json`` (``AskResult.to_dict``) carries each hit's ranking trace and the answer's rule
+    trace; the evidence says "why this rank" on a cross-lingual hit and "why not answered" reads
+    from the refusal's rules."""
+    import json
+
+    from swr.core.rules.words import WORDS, trace_words
+    from swr.manage.render import passage_html
+
+    res = e5_engine.ask("空气炸锅显示E2是什么意思？", "sample", llm=False)
+    d = json.loads(json.dumps(res.to_dict(), ensure_ascii=False))
+    hits = [h for p in d["passages"] for h in p["hits"]]
+    fan = [h for h in hits if "fan fault" in h["sentence"].lower()]
+    assert fan and fan[0]["trace"], hits  # the English answer to a Chinese question: its ranking rules
+    assert all("trace" in h for h in hits) and d["trace"] and all("rule" in t for t in d["trace"])
+    k = next(n for n, p in enumerate(res.passages) if any("fan fault" in h.sentence.lower() for h in p.hits))
+    html = passage_html(res.passages[k], k + 1)
+    assert "Why this rank" in html and any(WORDS[t.split(":")[0].split("+")[0]] in html.replace("&#x27;", "'")
+                                           for t in fan[0]["trace"])
+
+    off = e5_engine.ask("What is the capital of France?", "sample", llm=False)
+    assert not off.answerable
+    rules = [t["rule"] for t in off.to_dict()["trace"]]
+    assert rules and all(r.startswith("answerable.") for r in rules)
+    assert trace_words(off.trace) and all(w in WORDS.values() for w in trace_words(off.trace))
