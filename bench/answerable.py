@@ -17,6 +17,7 @@ import time
 from collections import Counter
 
 import qa_kbs as qa
+
 from common import rule_ids, rule_table
 
 

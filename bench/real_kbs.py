@@ -46,9 +46,9 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from common import ask_rules, rule_table
 from intervals import wilson
 
+from common import ask_rules, rule_table
 from swr.core.rules.crosslingual import DEFAULT_RULES
 
 RULES = DEFAULT_RULES  # this run's cross-lingual rules (--rule)

@@ -101,8 +101,9 @@ def _scopes(tree: ast.AST):
     yield from visit(tree, "")
 
 
-def bare_numbers(path: str, root: Path = ROOT) -> list[tuple[int, str, float]]:
-    """(line, function, value) of every bare numeric literal used as a threshold in ``path``."""
+def threshold_literals(path: str, root: Path = ROOT) -> list[tuple[int, str, float]]:
+    """(line, function, value) of every numeric literal other than 0, 1, -1 in a comparison or a
+    ``min``/``max`` of ``path``."""
     tree = ast.parse((root / path).read_text(encoding="utf-8"))
     found = []
     for scope, node in _scopes(tree):
@@ -112,13 +113,40 @@ def bare_numbers(path: str, root: Path = ROOT) -> list[tuple[int, str, float]]:
             values = [v for a in node.args for v in _numbers(a)]
         else:
             continue
-        for lit, v in values:
-            if v in PLAIN:
-                continue
-            if (path, scope, v) in ALLOWED:
-                continue
-            found.append((lit.lineno, scope, v))
+        found += [(lit.lineno, scope, v) for lit, v in values if v not in PLAIN]
     return sorted(set(found))
+
+
+def bare_numbers(path: str, root: Path = ROOT) -> list[tuple[int, str, float]]:
+    """:func:`threshold_literals` less the sizes :data:`ALLOWED` names."""
+    return [x for x in threshold_literals(path, root) if (path, x[1], x[2]) not in ALLOWED]
+
+
+# module-level numbers a rule module may keep: sizes and versions, not thresholds
+MODULE_SIZES = {
+    ("swr/text/structure.py", "STRUCTURE_VERSION"): "the structure format's version (recorded per collection)",
+    ("swr/text/split.py", "_TOKEN_WINDOW"): "how far back an abbreviation can start (longer than any)",
+    ("swr/text/split.py", "_SAFE_LOOKBACK"): "how far back a grapheme rule can reach",
+}
+
+
+@pytest.mark.parametrize("path", RULE_MODULES)
+def test_no_numeric_module_global(path):
+    """A rule's number is not a module global (which tests and benchmarks used to overwrite to try
+    another value): it is a field of a rules object, set per request with ``with_()``."""
+    if path in PENDING:
+        pytest.skip(PENDING[path])
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    bad = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+            else []
+        value = getattr(node, "value", None)
+        if isinstance(value, ast.UnaryOp):
+            value = value.operand
+        if isinstance(value, ast.Constant) and type(value.value) in (int, float):
+            bad += [t.id for t in targets if isinstance(t, ast.Name) and (path, t.id) not in MODULE_SIZES]
+    assert not bad, f"{path}: numeric module globals (move them onto a rules object): {bad}"
 
 
 @pytest.mark.parametrize("path", RULE_MODULES)
@@ -142,14 +170,7 @@ def test_scanner_finds_threshold_literals(tmp_path):
 
 def test_allowed_entries_are_used():
     """An allowance whose literal is gone is removed (the list stays the sizes that exist)."""
-    seen = set()
-    for path in {p for p, _, _ in ALLOWED}:
-        tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
-        for scope, node in _scopes(tree):
-            nodes = [node] if isinstance(node, ast.Compare) or _is_minmax(node) else []
-            for n in nodes:
-                vals = _numbers(n) if isinstance(n, ast.Compare) else [v for a in n.args for v in _numbers(a)]
-                seen |= {(path, scope, v) for _, v in vals}
+    seen = {(path, scope, v) for path in {p for p, _, _ in ALLOWED} for _, scope, v in threshold_literals(path)}
     assert not set(ALLOWED) - seen, f"unused allowances: {sorted(set(ALLOWED) - seen, key=str)}"
 
 
@@ -213,8 +234,8 @@ def test_rules_change_the_decision():
     """A rule's number set per call changes the decision (the number is the one the code reads)."""
     from swr.answer.extractive import relevant
     from swr.core.rules.answer import ExtractiveRules
-    from swr.verify.check import stands_alone
     from swr.core.rules.verify import CheckRules
+    from swr.verify.check import stands_alone
 
     assert not relevant(0.83, 0.4) and relevant(0.83, 0.4, rules=ExtractiveRules(relevance=0.82))
     assert relevant(0.81, 0.5) and not relevant(0.81, 0.5, rules=ExtractiveRules(relevance_cover=0.6))

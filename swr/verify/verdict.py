@@ -139,7 +139,8 @@ def _same_code(a: str, b: str) -> bool:
     return a == b or a.startswith(b) or b.startswith(a)  # KX2000 is KX2000W's family model
 
 
-def compare_numbers(claim: ClaimFacts, focus: str, rules: VerdictRules = DEFAULT_VERDICT) -> tuple[list[str], list[str]]:
+def compare_numbers(claim: ClaimFacts, focus: str,
+                    rules: VerdictRules = DEFAULT_VERDICT) -> tuple[list[str], list[str]]:
     """(conflicts, gaps) between the claim's numbers and the focus text's."""
     conflicts, gaps = [], []
     have = cl.quantities(focus)
@@ -318,7 +319,8 @@ def decide(findings: list[Finding]) -> tuple[str, int | None]:
         if ks:
             best[role] = max(ks, key=lambda k: strength(findings[k]))
     if best:
-        if "supports" in best and "contradicts" in best and strength(findings[best["contradicts"]]) > strength(findings[best["supports"]]):
+        both = "supports" in best and "contradicts" in best
+        if both and strength(findings[best["contradicts"]]) > strength(findings[best["supports"]]):
             return "contradicted", best["contradicts"]
         return ("supported", best["supports"]) if "supports" in best else ("contradicted", best["contradicts"])
     ks = [k for k, f in enumerate(findings) if f.role == "other subject"] or list(range(len(findings)))
