@@ -174,8 +174,6 @@ def test_merge_keeps_one_entry_per_chunk_with_its_highest_scoring_path(fake_engi
 
 
 def test_verdict_follows_the_threshold(fake_engine, kb):
-    import swr.verify.verdict as vd
-
     # "Its jar holds 1.5 litres." states jar and holds (two thirds of the claim's facts, "blender" names
     # the subject) but not half its key terms: it supports exactly when its cosine reaches the threshold
     claim = "the blender jar holds water"
