@@ -14,8 +14,11 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 
 import qa_kbs as qa
+
+from common import rule_ids, rule_table
 
 
 def xquad_zh() -> dict:
@@ -81,6 +84,11 @@ def rows_for(engine, arts) -> list[dict]:
 
 
 def decide(r, t, fusion) -> bool:
+    return _decision(r, t, fusion)[0]
+
+
+def _decision(r, t, fusion):
+    """(answerable, reason) of one row as the engine decides it (the reason carries its rule id)."""
     import swr.answer.answerable as an
 
     has_terms = bool(an.question_terms(r["q"]))
@@ -91,7 +99,16 @@ def decide(r, t, fusion) -> bool:
                      names=tuple(r.get(f"names_{fusion}", ())),
                      unknown=tuple(r.get("unknown", ()) if not r["cross" + tag] else ()),
                      n_terms=len(an.question_terms(r["q"])),
-                     absent=tuple(r.get(f"absent_{fusion}", ()) if not r["cross" + tag] else ()))[0]
+                     absent=tuple(r.get(f"absent_{fusion}", ()) if not r["cross" + tag] else ()))
+
+
+def rule_counts(rows, t, fusion) -> list[str]:
+    """How often each answerability rule decides, per half and kind of question (bench/common.py)."""
+    counts: dict = {}
+    for r in sorted(rows, key=lambda r: (r["split"], not r["label"], r["negative"])):
+        kind = "answerable" if r["label"] else f"wrong KB, {r['negative']}"
+        counts.setdefault(f"{r['split']}: {kind}", Counter()).update(rule_ids([_decision(r, t, fusion)[1]]))
+    return rule_table(counts, f"How often each answerability rule decided ({fusion})")
 
 
 def scores(rows, t, fusion) -> dict:
@@ -165,6 +182,7 @@ def replay(rows, a, t) -> int:
         if a.tune:
             tuned = tune([r for r in rows if r["split"] == "tune"], fusion)
             lines += report(test, tuned, f"{fusion}, tuned here {tuple(tuned.to_dict().values())}", fusion)
+    lines += rule_counts(rows, t, FUSIONS[0])
     print("\n".join(lines))
     return 0
 
@@ -208,6 +226,7 @@ def main() -> int:
             tuned = tune([r for r in rows if r["split"] == "tune"], fusion)
             lines += report(test, tuned, f"{fusion}, tuned here {tuple(tuned.to_dict().values())}", fusion)
             print(f"{fusion}: tuned on the tuning half: {tuned}", file=sys.stderr)
+    lines += rule_counts(rows, t, FUSIONS[0])
     print(f"Answerability on the held-out half ({engine.embedder.name}; {time.time() - t0:.0f} s)\n")
     print("\n".join(lines))
     out = qa.ROOT / "bench" / "out" / "answerable.json"

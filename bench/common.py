@@ -274,3 +274,35 @@ def edge_settings(home: Path, **kw):
 
     return Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, embed_model=minilm_path(),
                              embed_runtime="torch", embed_device="cpu", sample_kb="", **kw)
+
+
+# -- how often each rule fires ---------------------------------------------------------------------
+def rule_ids(trace) -> list[str]:
+    """The rule ids of a trace: hit trace strings (``"foreign_enters:0.62>0.48"`` -> ``foreign_enters``),
+    answer trace entries (``{"rule": ...}``), ``str`` Enum members or reasons carrying a ``rule``."""
+    out = []
+    for t in trace or ():
+        t = t.get("rule") if isinstance(t, dict) else getattr(t, "rule", t)
+        t = getattr(t, "value", t)
+        if t:
+            out.append(str(t).split(":", 1)[0].split("+", 1)[0])
+    return out
+
+
+def ask_rules(result) -> list[str]:
+    """Every rule id an :class:`swr.engine.AskResult` records: the answer's, then each hit's."""
+    ids = rule_ids(result.trace)
+    for p in result.passages:
+        for h in p.hits:
+            ids += rule_ids(getattr(h, "trace", None))
+    return ids
+
+
+def rule_table(counts: dict, title: str = "How often each rule fired") -> list[str]:
+    """A Markdown table: one row per rule id, one column per set (``counts``: set -> Counter of ids);
+    a rule that never fires on a set shows 0, so a rule firing only on the sample manuals stands out."""
+    sets = list(counts)
+    rules = sorted({r for c in counts.values() for r in c})
+    lines = [f"\n### {title}", "", "| rule | " + " | ".join(sets) + " |", "|---|" + "---|" * len(sets)]
+    lines += [f"| {r} | " + " | ".join(str(counts[s].get(r, 0)) for s in sets) + " |" for r in rules]
+    return lines

@@ -48,7 +48,7 @@ from swr.core.settings import DEMO_GGUF, SMALL_GGUF, Settings
 from swr.engine import Engine
 from swr.evaluate import judge, load_set, normalize
 from swr.evaluate.questions import load_squad
-from swr.retrieve.crosslingual import Translator
+from swr.retrieve.xl_translate import Translator
 
 RULES = DEFAULT_RULES  # this run's cross-lingual rules (--mix, --senses, --margin)
 

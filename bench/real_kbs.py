@@ -42,14 +42,17 @@ import random
 import re
 import sys
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 from intervals import wilson
 
+from common import ask_rules, rule_table
 from swr.core.rules.crosslingual import DEFAULT_RULES
 
 RULES = DEFAULT_RULES  # this run's cross-lingual rules (--rule)
+FIRED: dict[str, Counter] = {}  # the rule ids each set's answers and hits record (printed at the end)
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
@@ -245,6 +248,7 @@ def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
         top = [h for p in r.passages for h in p.hits]
         out.append({**q, "hit": hit, "answerable": bool(r.answerable),
                     "vias": [h.via for h in sorted(top, key=lambda h: h.rank)]})
+        FIRED.setdefault(f"{kb} ({'cross-lingual on' if xl else 'off'})", Counter()).update(ask_rules(r))
     return out
 
 
@@ -390,6 +394,7 @@ def main() -> None:
         part_windows(eng, "em_s10", [], man, lines, store)
         zdocs, zqs = expmrc_zh(args.zh_paras)
         part_windows(eng, "expmrc_zh", zdocs, zqs[:args.n * 3], lines, store)
+    lines += rule_table(FIRED, "How often each rule fired, per knowledge base and mode")
     lines.append(f"\n{time.perf_counter() - t_start:.0f}s in all")
     text = "\n".join(lines)
     print(text)

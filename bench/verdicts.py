@@ -300,6 +300,7 @@ def main() -> int:
     ap.add_argument("--show", default="", help="print the claims of this split falsely supported (dev|test)")
     a = ap.parse_args()
     import swr.verify.verdict as vd
+    from swr.core.rules.verify import Thresholds
     from swr.core.settings import Settings
     from swr.engine import Engine
 
@@ -336,7 +337,7 @@ def main() -> int:
         dev = [k for k, c in enumerate(claims) if c["split"] == "tune"]
         for support in (0.84, 0.86, 0.88, 0.90):
             for cover in (0.5, 0.6, 0.75):
-                tt = vd.Thresholds(support=support, high=t.high, topic=t.topic, cover=cover, literal=t.literal)
+                tt = Thresholds(support=support, high=t.high, topic=t.topic, cover=cover, literal=t.literal)
                 s = summary([claims[k] for k in dev], replay([measures[k] for k in dev], tt))
                 print(f"  dev sweep support {support} cover {cover}: recall {s['recall']:.3f}, "
                       f"false support {s['false_support']:.3f}", file=sys.stderr)

@@ -364,8 +364,9 @@ class Engine:
             h.matched_tokens = self.sparse.matched_tokens(terms, h.sentence.text)
         stamp = rp.to_dict()
         stamp.pop("window_size")
-        if rp.crosslingual == RetrievalParams().crosslingual:
-            stamp.pop("crosslingual")  # the defaults: a stamp names what a request changed
+        for name in ("crosslingual", "condense", "extractive"):
+            if getattr(rp, name) == getattr(RetrievalParams(), name):
+                stamp.pop(name)  # the defaults: a stamp names what a request changed
         return Retrieval(question, kb, hits, stamp,
                          {"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)}, rp,
                          dense, terms, pool, translated, named, foreign, translations)
@@ -401,7 +402,8 @@ class Engine:
         fetch of window building, for any stage that widens hits into windows."""
         return self.store.fetch_sentences(kb, keys)
 
-    def condense(self, question: str, history: list[dict] | None, *, llm: bool = True, kb: str | None = None):
+    def condense(self, question: str, history: list[dict] | None, *, llm: bool = True, kb: str | None = None,
+                 rules=None):
         """The standalone search question of a follow-up (:func:`swr.answer.condense.condense`): the LLM
         rewrites it when one is configured, else the previous question's subject is carried. With
         ``kb``, a question none of whose words the knowledge base uses stands alone (off-topic)."""
@@ -411,7 +413,8 @@ class Engine:
         unknown = (lambda terms: xl.unknown(kb, terms)) if kb and xl is not None else None
         return condense(_clean_question(question), history,
                         llm=self.answerer if llm and self.answerer.configured else None,
-                        similarity=embed_similarity(self.embedder.encode_query), unknown=unknown)
+                        similarity=embed_similarity(self.embedder.encode_query), unknown=unknown,
+                        rules=rules or RetrievalParams().condense)
 
     # -- golden questions and feedback (swr.manage.golden, swr.manage.feedback) -------------------------------
     def golden(self, kb: str) -> list[dict]:
@@ -465,7 +468,8 @@ class Engine:
         answer and carries ``llm_error``.
         """
         rp = (params or self.kb_params(kb)).with_(window_size=window_size, **changes)
-        cond = self.condense(question, history, llm=llm, kb=kb) if history and retrieval is None else None
+        cond = self.condense(question, history, llm=llm, kb=kb, rules=rp.condense) \
+            if history and retrieval is None else None
         retrieval = retrieval or self.retrieve(cond.standalone if cond else question, kb, rp)
         w = rp.window_size
         t0 = time.perf_counter()
@@ -499,7 +503,8 @@ class Engine:
             ext = grounded_answer(self.embedder, retrieval.question, passages,
                                   foreign=retrieval.foreign, subjects=subjects.for_kb(self, kb),
                                   asked=question,
-                                  allowed=answerable.grounds(self, kb, retrieval.named, retrieval.foreign))
+                                  allowed=answerable.grounds(self, kb, retrieval.named, retrieval.foreign),
+                                  rules=rp.extractive)
             result.trace += ext.trace
             if not use_llm:
                 result.answer, result.extract = ext.text, ext.to_dict()
@@ -527,7 +532,7 @@ class Engine:
         result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
         return result.answer
 
-    def check(self, result: AskResult) -> dict | None:
+    def check(self, result: AskResult, params=None) -> dict | None:
         """Check each sentence of ``result``'s answer against its passages (:mod:`swr.verify.check`), kept
         as ``result.check`` (its JSON form) and returned; None for a not-found answer or one with
         no passages. An extractive answer is checked without its label line."""
@@ -538,7 +543,8 @@ class Engine:
             return None
         t0 = time.perf_counter()
         checked = check_answer(self, result.standalone_question or result.question,
-                               checkable(result.answer, result.answer_kind), result.passages, kb=result.kb)
+                               checkable(result.answer, result.answer_kind), result.passages, kb=result.kb,
+                               params=params)
         if result.answer_kind == "extractive" and result.extract and not checked.refused:
             # what an extractive answer's check adds: the quoted sentence matches itself, so whether
             # it answers the question is the extract's relevance test (swr.answer.extractive)

@@ -167,7 +167,7 @@ def test_bad_setting_is_a_clear_error(settings):
 
 def test_llm_translation_is_used_and_its_failure_falls_back(fake_llm):  # noqa: F811
     from swr.answer.llm import LLMConfig
-    from swr.retrieve.crosslingual import Translator
+    from swr.retrieve.xl_translate import Translator
 
     fake_llm.reply = "空气炸锅的额定功率是多少？"
     t = Translator(LLMConfig(base_url=fake_llm.base_url, model="fake-model", timeout_s=5))
@@ -195,7 +195,7 @@ def test_cli_ask_json_shows_via(tmp_path):
 
 
 def test_a_reply_that_is_no_translation_is_refused():
-    from swr.retrieve.crosslingual import check_translation
+    from swr.retrieve.xl_translate import check_translation
 
     q = "What is the rated power of the air fryer?"
     assert check_translation(q, "空气炸锅的额定功率是多少？\n(translation)", "zh") == "空气炸锅的额定功率是多少？"
@@ -219,7 +219,7 @@ def test_modes_choose_the_translator(settings):
 def test_the_embedded_model_translates_questions_both_ways():
     from swr.answer.llm import LLMConfig
     from swr.core.settings import SMALL_GGUF
-    from swr.retrieve.crosslingual import Translator
+    from swr.retrieve.xl_translate import Translator
 
     if not SMALL_GGUF.is_file():
         if os.environ.get("CI"):

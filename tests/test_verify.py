@@ -20,6 +20,7 @@ import swr.text.claims as cl
 import swr.verify.verify as vf
 from swr.core.errors import BadRequest
 from swr.core.ids import sentence_id
+from swr.core.rules.verify import E5
 from swr.core.types import Sentence
 from swr.store import open_store
 
@@ -173,8 +174,6 @@ def test_merge_keeps_one_entry_per_chunk_with_its_highest_scoring_path(fake_engi
 
 
 def test_verdict_follows_the_threshold(fake_engine, kb):
-    import swr.verify.verdict as vd
-
     # "Its jar holds 1.5 litres." states jar and holds (two thirds of the claim's facts, "blender" names
     # the subject) but not half its key terms: it supports exactly when its cosine reaches the threshold
     claim = "the blender jar holds water"
@@ -186,7 +185,7 @@ def test_verdict_follows_the_threshold(fake_engine, kb):
     # no support any more (a window of the blender's that negates, "Never run the blender empty", may
     # now decide as a contradiction); the entries are still shown, flagged
     assert above.verdict != "supported" and not above.supporting and above.entries
-    assert vf.default_threshold("intfloat/multilingual-e5-small") == vf.E5_THRESHOLD == vd.E5.support
+    assert vf.default_threshold("intfloat/multilingual-e5-small") == vf.E5_THRESHOLD == E5.support
     assert vf.default_threshold("all-MiniLM-L6-v2") == vf.OTHER_THRESHOLD
     assert vf.verify(fake_engine, claim, kb).threshold == vf.OTHER_THRESHOLD
     d = at.to_dict()

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from swr.core.lang import has_cjk
+from swr.core.rules.answer import DEFAULT_CONDENSE, CondenseRules
 from swr.core.tokens import count_tokens
 
 log = logging.getLogger("swr.answer.condense")
@@ -33,8 +34,6 @@ log = logging.getLogger("swr.answer.condense")
 METHOD_NONE = "none"  # no history: the question is already standalone
 METHOD_LLM = "llm"
 METHOD_OFFLINE = "offline"
-HISTORY_TOKENS = 600  # recent turns sent to the LLM; the oldest are dropped first
-TURN_TOKENS = 200  # one long answer is cut to this many tokens
 
 Similarity = Callable[[str, list[str]], list[float]]
 
@@ -112,8 +111,8 @@ def _cut(text: str, tokens: int) -> str:
     return text[:lo] + "…"
 
 
-def bound_history(history: list[dict], max_tokens: int = HISTORY_TOKENS,
-                  turn_tokens: int = TURN_TOKENS) -> list[dict]:
+def bound_history(history: list[dict], max_tokens: int = DEFAULT_CONDENSE.history_tokens,
+                  turn_tokens: int = DEFAULT_CONDENSE.turn_tokens) -> list[dict]:
     """The most recent turns whose text fits ``max_tokens`` (each cut to ``turn_tokens``)."""
     kept: list[dict] = []
     used = 0
@@ -331,7 +330,8 @@ def _ask_text(turns: list[dict], follow: str, draft: str | None) -> str:
     return text + (f"\nDraft: {draft}" if draft else "")
 
 
-def condense_messages(question: str, history: list[dict], draft: str | None = None) -> list[dict]:
+def condense_messages(question: str, history: list[dict], draft: str | None = None,
+                      rules: CondenseRules = DEFAULT_CONDENSE) -> list[dict]:
     """Messages of the condense step: the rules, worked examples, the bounded conversation and
     the follow-up; with ``draft`` (the offline fallback's question) each example and the
     follow-up carry their draft for the model to correct (the examples' drafts are the offline
@@ -342,7 +342,8 @@ def condense_messages(question: str, history: list[dict], draft: str | None = No
         msgs.append({"role": "user", "content": _ask_text(turns, follow, condense_offline(follow, turns)
                                                           if draft else None)})
         msgs.append({"role": "assistant", "content": rewritten})
-    msgs.append({"role": "user", "content": _ask_text(bound_history(history), question, draft)})
+    msgs.append({"role": "user", "content": _ask_text(bound_history(history, rules.history_tokens, rules.turn_tokens),
+                                                            question, draft)})
     return msgs
 
 
@@ -357,7 +358,8 @@ def _common_run(a: str, b: str) -> int:
     return SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
 
 
-def clean_llm_output(text: str, question: str, history: list[dict]) -> str | None:
+def clean_llm_output(text: str, question: str, history: list[dict],
+                     rules: CondenseRules = DEFAULT_CONDENSE) -> str | None:
     """The first line of the LLM's reply, without labels or quotes; None when it is no usable
     rewrite. A small model often echoes the follow-up or the previous question, copies the last
     answer, or drops the code the follow-up asks about; each is refused here (the offline
@@ -374,7 +376,7 @@ def clean_llm_output(text: str, question: str, history: list[dict]) -> str | Non
     line = re.sub(r"^(standalone question|question|rewritten question|独立问题|问题)\s*[:：]\s*", "", line,
                   flags=re.I).strip().strip("\"'“”「」").strip()
     previous = previous_question(history) or ""
-    if not line or len(line) > len(question) + len(previous) + 40:
+    if not line or len(line) > len(question) + len(previous) + rules.extra_chars:
         return None
     if has_cjk(question) != has_cjk(line):  # answered in another language: not a rewrite
         return None
@@ -385,7 +387,7 @@ def clean_llm_output(text: str, question: str, history: list[dict]) -> str | Non
     for turn in history:  # a run shared with the previous question too is the subject, not a copy
         said = _flat(turn["content"]) if turn["role"] == "assistant" else ""
         run = _common_run(flat, said) if said else 0
-        if run >= max(6, len(flat) // 2) and run > _common_run(flat, asked):
+        if run >= max(rules.copy_run_chars, int(len(flat) * rules.copy_run_share)) and run > _common_run(flat, asked):
             return None
     now = terms(question)
     if any(_shape(t) != "word" and t.lower() not in line.lower() for t in now):
@@ -394,17 +396,18 @@ def clean_llm_output(text: str, question: str, history: list[dict]) -> str | Non
     carried = [t for t in before if not any(_same(t, n) for n in now)]
     # an English term the follow-up shares a word with ("air fryer shows" / "shows") still carries
     # its other words ("What code does the air fryer show three times?")
-    asked = set(_words(question))
-    words = {w for t in before if not has_cjk(t) for w in _words(t)} - asked
-    if (carried or words) and not any(mentions(line, t) for t in carried) \
-            and not words & set(_words(line)):
+    n = rules.word_chars
+    asked = set(_words(question, n))
+    words = {w for t in before if not has_cjk(t) for w in _words(t, n)} - asked
+    if (carried or words) and not any(mentions(line, t, rules) for t in carried) \
+            and not words & set(_words(line, n)):
         return None
     return line
 
 
-def _words(text: str) -> list[str]:
-    """English content words of three letters or more, lower case."""
-    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= 3 and w not in _EN_FUNCTION]
+def _words(text: str, chars: int = DEFAULT_CONDENSE.word_chars) -> list[str]:
+    """English content words of ``chars`` letters or more (three), lower case."""
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= chars and w not in _EN_FUNCTION]
 
 
 def context_terms(history: list[dict]) -> list[str]:
@@ -417,7 +420,7 @@ def context_terms(history: list[dict]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def mentions(text: str, term: str) -> bool:
+def mentions(text: str, term: str, rules: CondenseRules = DEFAULT_CONDENSE) -> bool:
     """``text`` carries ``term``: as it is, as a term of ``text`` one contains the other
     ("水壶" / "电热水壶"), or for an English phrase any of its words of three letters or more
     ("rice cooker keep rice warm" is carried by "When does the rice cooker switch off?")."""
@@ -427,20 +430,20 @@ def mentions(text: str, term: str) -> bool:
     if has_cjk(term):
         return False
     words = set(re.findall(r"[a-z0-9]+", low))
-    return any(len(w) >= 3 and w in words for w in re.findall(r"[a-z0-9]+", term.lower()))
+    return any(len(w) >= rules.word_chars and w in words for w in re.findall(r"[a-z0-9]+", term.lower()))
 
 
 def condense_llm(question: str, history: list[dict], llm: Chat, raw: list | None = None,
-                 draft: str | None = None) -> str | None:
+                 draft: str | None = None, rules: CondenseRules = DEFAULT_CONDENSE) -> str | None:
     """The LLM's standalone question, or None when its output is unusable (errors propagate);
     ``raw`` (a list), when given, receives the reply as it came; ``draft``: the offline
     fallback's question, given to the model to correct."""
     # temperature 0: a rewrite is no place for variety, and the same conversation gets the same
     # search question every time
-    reply = llm.chat(condense_messages(question, history, draft), max_tokens=64, temperature=0.0)
+    reply = llm.chat(condense_messages(question, history, draft, rules), max_tokens=64, temperature=0.0)
     if raw is not None:
         raw.append(reply)
-    return clean_llm_output(reply, question, history)
+    return clean_llm_output(reply, question, history, rules)
 
 
 def stands_alone(question: str, unknown: Callable[[list[str]], list[str]] | None) -> bool:
@@ -459,7 +462,8 @@ def stands_alone(question: str, unknown: Callable[[list[str]], list[str]] | None
 
 def condense(question: str, history: list[dict] | None, *, llm: Chat | None = None,
              similarity: Similarity | None = None,
-             unknown: Callable[[list[str]], list[str]] | None = None) -> Condensed:
+             unknown: Callable[[list[str]], list[str]] | None = None,
+             rules: CondenseRules = DEFAULT_CONDENSE) -> Condensed:
     """The standalone search question for ``question`` after ``history``.
 
     With ``llm`` (an :class:`swr.answer.llm.Answerer` that is configured) the LLM rewrites it, given
@@ -475,7 +479,7 @@ def condense(question: str, history: list[dict] | None, *, llm: Chat | None = No
     offline = condense_offline(question, history, similarity)
     if llm is not None:
         try:
-            rewritten = condense_llm(question, history, llm, raw, draft=offline)
+            rewritten = condense_llm(question, history, llm, raw, draft=offline, rules=rules)
             if rewritten:
                 return Condensed(question, rewritten, METHOD_LLM, llm_output=raw[0])
             error = "the LLM's rewrite was unusable"

@@ -5,7 +5,8 @@ the question, hits marked 【】, with the passage around it as context.
 fallback). :func:`grounded_answer` (the engine's, with its embedder) picks the one sentence of the
 passages that answers the question (:func:`pick`: closest to the question by cosine, the
 question's terms and numbers found in it, never another product's document), says whether it
-answers at all (:data:`RULES`' relevance test), and for a yes/no question says "No" when the
+answers at all (the relevance test of :class:`swr.core.rules.answer.ExtractiveRules`), and for a
+yes/no question says "No" when the
 sentence contradicts the question's claim (a number, a code, a negation) and "Yes" when it states
 it (:func:`polarity`). Every decision records a :class:`Rule` in the result's ``trace``.
 """
@@ -16,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 
 from swr.core.lang import question_lang
+from swr.core.rules.answer import DEFAULT_EXTRACTIVE, ExtractiveRules
 from swr.core.types import Passage
 from swr.text import claims as cl
 from swr.text.split import split_spans
@@ -54,21 +56,6 @@ class Rule(str, Enum):
     UNDECIDED = "yesno.undecided"  # a yes/no question the sentence neither confirms nor contradicts
 
 
-@dataclass(frozen=True)
-class ExtractiveRules:
-    """The numbers of the extractive answer, calibrated on bench/new_user.py (36 questions over a
-    PDF manual and a .docx FAQ) with the sample presets as a check (tests/test_answer.py)."""
-
-    relevance: float = 0.845  # question-to-sentence cosine (e5) at which the sentence answers the question
-    relevance_terms: float = 0.80  # ... or at which it does when it holds half the question's terms
-    term_weight: float = 0.1  # ranking bonus per share of the question's terms (not its product's) it holds
-    number_weight: float = 0.08  # ranking bonus when it states a number of the kind the question asks about
-    code_weight: float = 0.1  # ranking bonus when it writes the question's code ("F3")
-    hit_weight: float = 0.02  # ranking bonus for a hit of the search (its words ranked it, not only its vector)
-    yes_cover: float = 0.5  # share of the question's terms a sentence must hold to confirm it ("Yes")
-
-
-RULES = ExtractiveRules()
 
 
 def not_found_message(question: str) -> str:
@@ -145,7 +132,8 @@ def _clause(claim, sentence: str) -> str:
     return max(parts, key=lambda p: len(cl.contained(claim.content, p)))
 
 
-def polarity(question: str, sentence: str) -> tuple[str | None, Rule, str]:
+def polarity(question: str, sentence: str,
+             rules: ExtractiveRules = DEFAULT_EXTRACTIVE) -> tuple[str | None, Rule, str]:
     """("yes" | "no" | None, rule, why) of ``sentence`` as the answer to the yes/no ``question``:
     "no" when it states the question's number or code otherwise or negates what the question
     asks; "yes" when it states the question's numbers (or, without any, most of its terms) with
@@ -165,7 +153,7 @@ def polarity(question: str, sentence: str) -> tuple[str | None, Rule, str]:
     cover = len(cl.contained(terms, sentence)) / len(terms) if terms else 0.0
     if claim.quantities and not gaps:
         return "yes", Rule.YES, "the sentence states the question's numbers"
-    if not claim.quantities and cover >= RULES.yes_cover:
+    if not claim.quantities and cover >= rules.yes_cover:
         return "yes", Rule.YES, f"the sentence states {cover:.0%} of the question's terms"
     return None, Rule.UNDECIDED, "the sentence neither states nor contradicts the question's claim"
 
@@ -191,7 +179,8 @@ class Extract:
 _ASKING = re.compile(r"[?？]\W*$")
 
 
-def _candidates(passages: list[Passage], foreign: frozenset, allowed=None) -> list[tuple[int, int, int, str, str]]:
+def _candidates(passages: list[Passage], foreign: frozenset, allowed=None,
+                min_chars: int = DEFAULT_EXTRACTIVE.min_chars) -> list[tuple[int, int, int, str, str]]:
     """(passage index, start, end, sentence, the question it answers) of every real sentence of the
     passages that states something (not a heading, not a question: an FAQ's "Is the basket
     dishwasher safe?" asks, its next line answers: that question is kept beside it, else ""), none
@@ -204,7 +193,7 @@ def _candidates(passages: list[Passage], foreign: frozenset, allowed=None) -> li
         asked = ""
         for a, b in split_spans(p.text):
             s = p.text[a:b].strip()
-            if not substantive_text(s) or s.lstrip().startswith("#") or len(re.sub(r"\W", "", s)) < 4:
+            if not substantive_text(s) or s.lstrip().startswith("#") or len(re.sub(r"\W", "", s)) < min_chars:
                 continue
             if _ASKING.search(s):
                 asked = s
@@ -227,9 +216,10 @@ def asked_dims(question: str) -> set[str]:
     return {"*"} if _ASKS_AMOUNT.search(question or "") else set()
 
 
-def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), subjects=None, allowed=None):
+def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), subjects=None, allowed=None,
+         rules: ExtractiveRules = DEFAULT_EXTRACTIVE):
     """(score, cosine, candidate, cover) of the sentence of ``passages`` that best answers
-    ``question``: its cosine to the question, plus :data:`RULES`' bonuses for the share of the
+    ``question``: its cosine to the question, plus ``rules``' bonuses for the share of the
     question's terms it holds (those that do not name a product of ``subjects``, a
     :class:`swr.retrieve.subjects.SubjectIndex`: "扫地机器人" is in every sentence of the FAQ), for a number
     of the kind the question asks about, and for being a hit. None when there is no candidate."""
@@ -237,7 +227,7 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
 
     from swr.verify.verdict import ClaimFacts
 
-    cands = _candidates(passages, frozenset(foreign or ()), allowed)
+    cands = _candidates(passages, frozenset(foreign or ()), allowed, rules.min_chars)
     if not cands:
         return None
     q = np.asarray(embedder.encode_query(question), dtype=np.float32)
@@ -257,8 +247,8 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
         kind = bool(dims & have or ("*" in dims and have))
         code = bool(own) and all(cl.written(x, c[3]) for x in own)
         hit = any(k == c[0] and c[1] <= start < c[2] for k, start in hits)
-        score = cos + RULES.term_weight * cover + RULES.number_weight * kind + RULES.code_weight * code \
-            + RULES.hit_weight * hit
+        score = cos + rules.term_weight * cover + rules.number_weight * kind + rules.code_weight * code \
+            + rules.hit_weight * hit
         if best is None or score > best[0]:
             # a sentence with numbers of none of the kinds the question asks for states another fact
             # ("5200 mAh" for "How long does the battery last?"): kind None fails the relevance test
@@ -277,35 +267,37 @@ def _share(terms: list[str], sentence: str) -> float:
     return len(found) / len(terms)
 
 
-def relevant(cos: float, cover: float, fact: bool | None = False) -> bool:
+def relevant(cos: float, cover: float, fact: bool | None = False,
+             rules: ExtractiveRules = DEFAULT_EXTRACTIVE) -> bool:
     """The relevance test: the sentence answers the question (not merely shares its topic): close
     enough, or nearly so and holding half the question's terms or the fact it asks for (``fact``:
     its code, or a number of the kind it asks about)."""
     if fact is None:  # its numbers are of another kind than the question asks for
         return False
-    return cos >= RULES.relevance or (cos >= RULES.relevance_terms and (cover >= 0.5 or fact))
+    return cos >= rules.relevance or (cos >= rules.relevance_terms and (cover >= rules.relevance_cover or fact))
 
 
 def grounded_answer(embedder, question: str, passages: list[Passage], foreign=frozenset(),
-                    subjects=None, asked: str | None = None, allowed=None) -> Extract:
+                    subjects=None, asked: str | None = None, allowed=None,
+                    rules: ExtractiveRules = DEFAULT_EXTRACTIVE) -> Extract:
     """The extractive answer: the label (in the question's language), the sentence that answers
     (:func:`pick`) marked 【】, after "Yes." / "No." for a yes/no question (:func:`polarity`), then
     its passage as context. Without a candidate sentence: :func:`extractive_answer`. ``asked``: the
     question as the user typed it (a follow-up's rewrite may be in another language): the label's."""
     lang = question_lang(asked or question)
-    found = pick(embedder, question, passages, foreign, subjects, allowed)
+    found = pick(embedder, question, passages, foreign, subjects, allowed, rules)
     if found is None:
         return Extract(extractive_answer(question, passages))
     _, cos, (k, a, b, sentence, _), cover, fact = found
     p = passages[k]
-    ok = relevant(cos, cover, fact)
+    ok = relevant(cos, cover, fact, rules)
     trace = [{"rule": Rule.PICKED.value, "why": f"cosine {cos:.3f}, {cover:.0%} of the question's terms"},
              {"rule": (Rule.RELEVANT if ok else Rule.NOT_RELEVANT).value,
-              "why": f"cosine {cos:.3f} (answers at {RULES.relevance:g}, or {RULES.relevance_terms:g} "
+              "why": f"cosine {cos:.3f} (answers at {rules.relevance:g}, or {rules.relevance_terms:g} "
                      "with half the question's terms, its code or a number of the kind it asks for)"}]
     yes_no = None
     if is_yes_no(question) and ok:
-        yes_no, rule, why = polarity(question, sentence)
+        yes_no, rule, why = polarity(question, sentence, rules)
         trace.append({"rule": rule.value, "why": why})
     words = _LABELS[lang]
     head = words["quoted"].format(n=k + 1, source=p.source)

@@ -11,7 +11,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from swr.core.errors import BadRequest
+from swr.core.rules.answer import CondenseRules, ExtractiveRules
 from swr.core.rules.crosslingual import CrossLingualRules
+from swr.core.rules.verify import CheckRules, VerdictRules
 
 MODES = ("dense", "sparse", "hybrid")
 FUSIONS = ("dbsf", "rrf", "weighted")
@@ -20,6 +22,8 @@ MAX_WINDOW = 10
 WINDOW_MODES = ("fixed", "section", "budget")  # swr/retrieve/expand.py
 MIN_BUDGET_CHARS, MAX_BUDGET_CHARS = 50, 100_000
 MAX_TOP_K = 100
+MAX_VERIFY_K = 100  # the most candidates, chunks slid over and entries shown per claim
+MAX_VERIFY_WINDOW = 50  # the longest sliding window and step of claim verification (sentences)
 
 # Tune / eval sweep grids (one place: the CLI, the Tune page and evaluate.sweep use these)
 SWEEP_WINDOWS = (0, 1, 2, 3, 5)
@@ -79,9 +83,15 @@ class RetrievalParams:
     stages: tuple[str, ...] | None = None
     # the cross-lingual search's numbers and rules (swr/core/rules/crosslingual.py)
     crosslingual: CrossLingualRules = field(default_factory=CrossLingualRules)
+    # the follow-up rewrite's numbers (swr/core/rules/answer.py)
+    condense: CondenseRules = field(default_factory=CondenseRules)
+    # the extractive answer's numbers: relevance, ranking bonuses, yes/no (swr/core/rules/answer.py)
+    extractive: ExtractiveRules = field(default_factory=ExtractiveRules)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "crosslingual", CrossLingualRules.from_dict(self.crosslingual))
+        object.__setattr__(self, "condense", CondenseRules.from_dict(self.condense))
+        object.__setattr__(self, "extractive", ExtractiveRules.from_dict(self.extractive))
         object.__setattr__(self, "sources", _tuple(self.sources))
         object.__setattr__(self, "tags", _tuple(self.tags))
         if self.stages is None:
@@ -150,6 +160,14 @@ class VerifyParams:
     fusion: str = "dbsf"
     threshold: float | None = None  # None: the calibrated default of the embedding model
     max_claims: int = 1000
+    # the verdicts' numbers: per-model cosines, coverage, bare numbers (swr/core/rules/verify.py)
+    verdict: VerdictRules = field(default_factory=VerdictRules)
+    # the answer check's numbers: short sentences, rejection, codes (swr/core/rules/verify.py)
+    check: CheckRules = field(default_factory=CheckRules)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", VerdictRules.from_dict(self.verdict))
+        object.__setattr__(self, "check", CheckRules.from_dict(self.check))
 
     @classmethod
     def from_settings(cls, settings, **changes) -> "VerifyParams":
@@ -165,3 +183,12 @@ class VerifyParams:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def stamp(self) -> dict[str, Any]:
+        """:meth:`to_dict` with the rules objects only where a request changed them (a result names
+        what changed)."""
+        d, base = self.to_dict(), VerifyParams()
+        for name in ("verdict", "check"):
+            if getattr(self, name) == getattr(base, name):
+                d.pop(name)
+        return d

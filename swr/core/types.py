@@ -129,6 +129,7 @@ class PassageHit:
     rerank_score: float | None = None
     via: str | None = None  # Hit.via
     matched_tokens: list[str] | None = None  # Hit.matched_tokens
+    trace: list[str] | None = None  # Hit.trace: the ranking rules that placed it
 
 
 @dataclass

@@ -178,14 +178,15 @@ class _Page:
         steps: dict[float, Counter] = {}
         for (a, ca), (b, cb) in zip(zip(lines, cols), zip(lines[1:], cols[1:])):
             d = a.base1 - b.base0
-            if ca == cb and _same_size(a.size1, b.size0, rules) and 0.9 * a.size1 < d < 3 * a.size1:
+            line_step = rules.step_min * a.size1 < d < rules.step_max * a.size1
+            if ca == cb and _same_size(a.size1, b.size0, rules) and line_step:
                 steps.setdefault(_size_key(a.size1), Counter())[round(d * 4) / 4] += 1
         self.step = {k: c.most_common(1)[0][0] for k, c in steps.items()}
         # a table row's step: the one from the row above it (the first two rows set the table's pitch)
         self.row_step: dict[int, float] = {}
         for a, b, c in zip(lines, lines[1:], lines[2:]):
             if a.cells and b.cells and c.cells:
-                self.row_step[id(b)] = max(a.base1 - b.base0, 0.1)
+                self.row_step[id(b)] = max(a.base1 - b.base0, rules.min_row_step)
 
 
 def _size_key(size: float) -> float:

@@ -25,6 +25,9 @@ class LayoutRules:
     furniture_lines: int = 2  # lines at each edge of a page looked at for furniture (the inner one only if smaller)
     gutter_min_lines: int = 3  # lines needed on each side of a vertical gap to read it as a column gutter
     gutter_cross: float = 0.15  # share of the page's lines that may cross a gutter (a full-width title)
+    step_min: float = 0.9  # a baseline step counts toward the page's usual step from this many font sizes
+    step_max: float = 3.0  # ... up to this many (wider: a paragraph or section gap, not a line step)
+    min_row_step: float = 0.1  # a table row's step is at least this (points): a ratio to it stays finite
 
 
 RULES = LayoutRules()

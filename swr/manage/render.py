@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from swr.core.lang import has_cjk
+from swr.core.rules.words import trace_words
 from swr.core.types import Passage, PassageHit
 from swr.retrieve.window import hit_spans
 
@@ -161,6 +162,14 @@ def hit_title(hit: PassageHit) -> str:
     return " · ".join(parts)
 
 
+def why_rank_html(passage: Passage) -> str:
+    """Each hit's "why this rank": the ranking rules that placed it, in words (swr/core/rules/words.py);
+    empty when no rule left a trace (a plain search ranks by its score alone)."""
+    rows = [f'<div class="swr-why"><b>Why this rank</b> (sentence {h.i + 1}): {esc(" ".join(why))}</div>'
+            for h in passage.hits if (why := trace_words(getattr(h, "trace", None)))]
+    return "".join(rows)
+
+
 #: How a cross-lingual hit was found (``Hit.via``), as the evidence says it.
 VIA_LABELS = {"translation": "the translated question", "lang-list": "the other-language search",
               "alias": "a product alias"}
@@ -218,7 +227,7 @@ def _scores_html(passage: Passage) -> str:
     """Badges: the passage score and each hit's scores."""
     badges = [f'<span class="swr-badge">passage score {esc(_fmt(passage.score))}</span>']
     badges += [f'<span class="swr-badge">{esc(hit_title(h))}</span>' for h in passage.hits]
-    return f'<div class="swr-scores">{"".join(badges)}</div>'
+    return f'<div class="swr-scores">{"".join(badges)}</div>' + why_rank_html(passage)
 
 
 _ANCHOR_PREFIX = re.compile(r"[A-Za-z0-9_-]*")

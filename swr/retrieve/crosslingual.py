@@ -49,8 +49,7 @@ from swr.core.types import Hit, Hits
 from swr.retrieve import xl_fuse, xl_subjects
 from swr.retrieve.aliases import Subjects
 from swr.retrieve.xl_fuse import heading_like
-from swr.retrieve.xl_subjects import subject_lists  # noqa: F401 - its public home before the split
-from swr.retrieve.xl_translate import Translator, check_translation, llm_messages  # noqa: F401
+from swr.retrieve.xl_translate import Translator
 from swr.store import SearchRequest
 from swr.text.sparse import SparseVec
 

@@ -201,7 +201,12 @@ class Quantity:
         """The same amount (``2 years`` == ``24 months`` == ``两年``; a bare number matches by value)."""
         if self.dim and other.dim:
             return self.dim == other.dim and abs(self.base - other.base) <= 1e-6 * max(1.0, abs(self.base))
-        return abs(self.value - other.value) < 1e-9
+        return same_value(self.value, other.value)
+
+
+def same_value(a: float, b: float) -> bool:
+    """Equal numbers up to float rounding (a number written in text has far fewer digits than 1e-9)."""
+    return abs(a - b) < 1e-9
 
 
 def _zh_number(s: str) -> float | None:

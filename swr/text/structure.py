@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from swr.core.rules.text import DEFAULT_STRUCTURE, StructureRules
+
 STRUCTURE_VERSION = 1
 KINDS = ("heading", "paragraph", "list", "table")
 
@@ -78,7 +80,7 @@ class _Line:
     indented: bool = False
 
 
-def classify(line: str) -> _Line:
+def classify(line: str, rules: StructureRules = DEFAULT_STRUCTURE) -> _Line:
     """The kind of one line (see the module docstring)."""
     if not line.strip():
         return _Line("blank")
@@ -86,11 +88,11 @@ def classify(line: str) -> _Line:
     if m and m.group(2):
         return _Line("heading", level=len(m.group(1)), title=m.group(2).strip())
     m = _ZH_CHAPTER.match(line)
-    if m and len(line.strip()) <= 40:
+    if m and len(line.strip()) <= rules.heading_chars:
         return _Line("heading", level=2 if m.group(1) in "节条" else 1, title=line.strip())
     stripped = line.strip()
     m = _DOTTED.match(line)
-    if m and len(stripped) <= 40 and not stripped.endswith(_SENTENCE_END):
+    if m and len(stripped) <= rules.heading_chars and not stripped.endswith(_SENTENCE_END):
         return _Line("heading", level=min(6, m.group(1).count(".") + 1), title=stripped)
     if _PIPE_ROW.match(line) or "\t" in stripped:
         return _Line("row")

@@ -30,6 +30,8 @@ import numpy as np
 
 import swr.verify.verdict as vd
 from swr.core.lang import detect_lang, has_cjk
+from swr.core.params import VerifyParams
+from swr.core.rules.verify import DEFAULT_CHECK, CheckRules
 from swr.core.types import Passage
 from swr.retrieve import subjects as subj
 from swr.retrieve.aliases import sources_named
@@ -37,7 +39,6 @@ from swr.text import claims as cl
 from swr.text.split import split_spans
 from swr.verify.verify import slide
 
-WINDOW = 2
 _CITE = re.compile(r"\s*(?:\[(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\]|【(\d{1,3})】)")
 _LIST_NO = re.compile(r"^\s*(?:\d{1,3}[.)、]|[-*•])\s+")
 _MARKS = re.compile("[【】*_`#>]")
@@ -45,8 +46,6 @@ _LEAD = re.compile(r"^(?:根据|依据|按照)\s*(?:\[\d+\]|资料|文档|说明
                    r"|^(?:according to|based on) "
                    r"(?:the )?(?:\[\d+\]|passage|document|manual|evidence)[^,]{0,20},\s*", re.I)
 _QMARK = re.compile(r"[?？]+\s*$|吗\s*[?？]?\s*$")
-SHORT_CHARS = 12  # a sentence this short (without marks) is checked with its question
-REJECT_BELOW = 0.5  # support under this rejects the answer (so does any contradicted sentence)
 
 
 @dataclass
@@ -85,11 +84,11 @@ _REFUSAL = re.compile(r"\b(?:i (?:do not|don't) know|not (?:in|covered by) the (
                       re.I)
 
 
-def is_refusal(answer: str) -> bool:
+def is_refusal(answer: str, rules: CheckRules = DEFAULT_CHECK) -> bool:
     """An answer that says the documents do not cover the question ("I don't know: the documents do
-    not cover this."): at most two sentences, one of them a refusal."""
+    not cover this."): at most ``rules.refusal_sentences`` sentences, one of them a refusal."""
     parts = [answer[a:b] for a, b in split_spans(answer or "") if answer[a:b].strip()]
-    return 0 < len(parts) <= 2 and any(_REFUSAL.search(p) for p in parts)
+    return 0 < len(parts) <= rules.refusal_sentences and any(_REFUSAL.search(p) for p in parts)
 
 
 @dataclass
@@ -100,6 +99,7 @@ class AnswerCheck:
     refused: bool = False  # the answer is a refusal (:func:`is_refusal`): not checked, never rejected
     answers: bool | None = None  # an extractive answer: its sentence passes the relevance test (None: not one)
     trace: list = field(default_factory=list)  # the Rule ids that decided
+    rules: CheckRules = DEFAULT_CHECK  # the numbers it was checked with (reject_below decides the status)
 
     @property
     def flagged(self) -> list[SentenceCheck]:
@@ -123,7 +123,7 @@ class AnswerCheck:
         judged = [s for s in self.sentences if not s.other_language]  # what the check can judge
         if not judged:
             return "unconfirmed"
-        if sum(s.supported for s in judged) / len(judged) < REJECT_BELOW:
+        if sum(s.supported for s in judged) / len(judged) < self.rules.reject_below:
             return "rejected"
         if any(not s.supported or s.bad_citations for s in judged):
             return "partly supported"
@@ -168,50 +168,48 @@ def answer_sentences(answer: str) -> list[tuple[str, str, list[int]]]:
     return out
 
 
-def stands_alone(sentence: str, question: str = "") -> bool:
+def stands_alone(sentence: str, question: str = "", rules: CheckRules = DEFAULT_CHECK) -> bool:
     """A sentence that makes its own statement: long enough, or short but stating a number of its
     own where the question states one too ("整机保修一年。" for "电热水壶保修五年吗？": read with the
     question it became one claim of both years, and the true sentence was contradicted). "可以。",
     "Yes.", "E2 表示风扇坏了。" say what they say about the question: they are read with it."""
     bare = re.sub(r"[\s\W]", "", sentence)
-    if len(bare) > SHORT_CHARS and (has_cjk(sentence) or len(sentence.split()) > 3):  # no spaces in Chinese
+    long_enough = has_cjk(sentence) or len(sentence.split()) > rules.short_words  # no spaces in Chinese
+    if len(bare) > rules.short_chars and long_enough:
         return True
     return bool(cl.quantities(sentence)) and bool(cl.quantities(question or ""))
 
 
-def statement(question: str, sentence: str) -> str:
+def statement(question: str, sentence: str, rules: CheckRules = DEFAULT_CHECK) -> str:
     """The sentence, or for one that cannot stand alone (:func:`stands_alone`) the statement it
     makes about the question: "电热水壶保修五年吗？ 整机保修一年。" was checked as one claim of
     both years, and the true sentence marked contradicted."""
-    if stands_alone(sentence, question):
+    if stands_alone(sentence, question, rules):
         return sentence
     q = _QMARK.sub("", (question or "").strip()).strip()
     return f"{q} {sentence}".strip() if q else sentence
 
 
-def _windows(passages: list[Passage]) -> list[tuple[int, list[str]]]:
+def _windows(passages: list[Passage], size: int) -> list[tuple[int, list[str]]]:
     out = []
     for n, p in enumerate(passages):
         sents = [p.text[a:b] for a, b in split_spans(p.text) if p.text[a:b].strip()]
-        for a, b in slide(0, len(sents) - 1, WINDOW, 1):
+        for a, b in slide(0, len(sents) - 1, size, 1):
             out.append((n, sents[a:b + 1]))
     return out
 
 
-CODE_COVER = 0.5  # the sentence holding a claim's codes must state this share of its facts
-
-
-def _codes_together(facts: vd.ClaimFacts, ws: list[str], finding: vd.Finding) -> vd.Finding:
+def _codes_together(facts: vd.ClaimFacts, ws: list[str], finding: vd.Finding, rules: CheckRules) -> vd.Finding:
     """A window of several sentences supports a claim with error codes only when ONE of its
-    sentences holds all those codes and states at least :data:`CODE_COVER` of the claim's facts:
+    sentences holds all those codes and states at least  ``rules.code_cover`` of the claim's facts:
     else the claim may join one code's label to the next code's meaning ("E2 顶部传感器短路" from
     "E1 底部传感器短路。E2 顶部传感器开路。"), which the window as a whole seems to support."""
-    if not finding.supports or len(ws) < 2 or not facts.own_codes:
+    if not finding.supports or len(ws) <= 1 or not facts.own_codes:
         return finding
     for sent in ws:
         have = cl.codes(sent)
         if all(any(vd._same_code(c, h) for h in have) for c in facts.own_codes) and \
-                facts.coverage(sent) >= CODE_COVER:
+                facts.coverage(sent) >= rules.code_cover:
             return finding
     why = (f"codes: no one sentence of the window states {', '.join(facts.own_codes)} with what the claim "
            "says of it (its words come from a neighbouring sentence)")
@@ -227,10 +225,10 @@ _TRANSLATE = ("You translate one sentence between English and Simplified Chinese
 def _translated(engine, text: str, evidence: str) -> str | None:
     """``text`` in the language of ``evidence``, by the configured (or local) LLM, or None: no
     LLM, a failure, or a reply that is no translation (the wrong language, a copy, a changed
-    number or code: :func:`swr.retrieve.crosslingual.check_translation`, plus the numbers and codes kept).
+    number or code: :func:`swr.retrieve.xl_translate.check_translation`, plus the numbers and codes kept).
     Written by hand: no library checks a translation's facts; the answer's own LLM is the one
     reader of both languages here (an answer check runs for an LLM answer)."""
-    from swr.retrieve.crosslingual import check_translation
+    from swr.retrieve.xl_translate import check_translation
 
     llm = getattr(engine, "answerer", None)
     if llm is None or not getattr(llm, "configured", False):
@@ -295,14 +293,17 @@ def question_subjects(engine, kb: str | None, question: str, index: subj.Subject
 
 
 def check_answer(engine, question: str, answer: str, passages: list[Passage], *, kb: str | None = None,
-                 embedder=None) -> AnswerCheck:
+                 embedder=None, params: VerifyParams | None = None) -> AnswerCheck:
     """Check each sentence of ``answer`` against ``passages`` (see the module doc). ``kb``
-    (when given) supplies the documents' subjects; else they are learnt from the passages' names."""
+    (when given) supplies the documents' subjects; else they are learnt from the passages' names.
+    ``params`` (default :class:`VerifyParams`) carries the verdict and check rules."""
     embedder = embedder or engine.embedder
-    if is_refusal(answer):  # a refusal is a refusal, not an answer the evidence rejects
-        return AnswerCheck([], 0.0, {"sentences": 0}, refused=True, trace=[Rule.REFUSAL.value])
+    p = params or VerifyParams()
+    cr = p.check
+    if is_refusal(answer, cr):  # a refusal is a refusal, not an answer the evidence rejects
+        return AnswerCheck([], 0.0, {"sentences": 0}, refused=True, trace=[Rule.REFUSAL.value], rules=cr)
     parts = answer_sentences(answer)
-    windows = _windows(passages)
+    windows = _windows(passages, cr.window)
     if kb:
         index = subj.for_kb(engine, kb)
     else:
@@ -313,7 +314,7 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
     vecs = embedder.encode_passages(texts) if texts and parts else np.zeros((0, 1), dtype=np.float32)
     vec = dict(zip(texts, np.asarray(vecs, dtype=np.float32)))
     encode_calls = embedder.calls - calls0
-    t = vd.thresholds_for(engine.embedder.name)
+    t = vd.thresholds_for(engine.embedder.name, rules=p.verdict)
     asked = question_subjects(engine, kb, question, index) if parts else set()
     def judge(st: str, sentence: str) -> tuple[str, int | None, list[vd.Finding]]:
         """The verdict of the statement of one sentence over every window (the deciding window's index)."""
@@ -327,13 +328,14 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
         for n, ws in windows:
             cos = [float(vec[w.strip()] @ q) if w.strip() in vec else None for w in ws]
             wcos = cos[0] if len(ws) == 1 else float(vec["".join(ws).strip()] @ q)
-            findings.append(_codes_together(facts, ws, vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t)))
+            findings.append(_codes_together(facts, ws, vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t,
+                                                                    p.verdict), cr))
         verdict, k = vd.decide(findings) if findings else ("not found", None)
         return verdict, k, findings
 
     checks = []
     for raw, text, cites in parts:
-        st = statement(question, text)
+        st = statement(question, text, cr)
         verdict, k, findings = judge(st, text)
         via = None
         evidence = _closest_other_language(vd.language_text(text, st), findings) if verdict != "supported" else None
@@ -342,7 +344,7 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
             # (its code), which draw the translation's focus to the code's own line
             via = _translated(engine, text, evidence)
             if via is not None:
-                verdict2, k2, findings2 = judge(statement(question, via), via)
+                verdict2, k2, findings2 = judge(statement(question, via, cr), via)
                 if verdict2 != "not found":
                     verdict, k, findings = verdict2, k2, findings2
                 else:
@@ -369,4 +371,4 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
     support = round(sum(c.supported for c in checks) / len(checks), 4) if checks else 0.0
     return AnswerCheck(checks, support, {"sentences": len(checks), "windows": len(windows),
                                          "encode_calls": encode_calls, "encoded_texts": len(texts)},
-                       trace=[Rule.SENTENCES.value])
+                       trace=[Rule.SENTENCES.value], rules=cr)

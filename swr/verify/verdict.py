@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from swr.core.lang import detect_lang
+from swr.core.rules.verify import DEFAULT_VERDICT, Thresholds, VerdictRules
 from swr.retrieve.subjects import SubjectIndex, compatible
 from swr.text import claims as cl
 
@@ -50,30 +51,10 @@ def language_text(sentence: str, statement: str) -> str:
     return sentence if words else statement
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    """Cosine and coverage thresholds of one embedding model (see the module doc)."""
-
-    support: float  # window cosine that supports when the window also covers the claim
-    high: float  # window cosine that supports on its own (a claim in another language)
-    topic: float  # window cosine at which a conflict contradicts
-    cover: float = 0.6  # share of the claim's facts (content terms, numbers, codes) that covers it
-    literal: float = 0.9  # share of the claim's key terms that supports on its own
-
-    def to_dict(self) -> dict:
-        return {"support": self.support, "high": self.high, "topic": self.topic, "cover": self.cover,
-                "literal": self.literal}
-
-
-# multilingual-e5-small puts almost any two sentences of one topic above 0.8 (bench/verdicts.py)
-E5 = Thresholds(support=0.86, high=0.92, topic=0.84)
-OTHER = Thresholds(support=0.55, high=0.75, topic=0.45)
-
-
-def thresholds_for(model: str, support: float | None = None) -> Thresholds:
-    """The calibrated thresholds of an embedding model; ``support`` overrides the support cosine
-    (the other cosines keep their calibrated distance to it)."""
-    base = E5 if "e5" in (model or "").lower() else OTHER
+def thresholds_for(model: str, support: float | None = None, rules: VerdictRules = DEFAULT_VERDICT) -> Thresholds:
+    """The calibrated thresholds of an embedding model (``rules.e5`` or ``rules.other``); ``support``
+    overrides the support cosine (the other cosines keep their calibrated distance to it)."""
+    base = rules.e5 if "e5" in (model or "").lower() else rules.other
     if support is None:
         return base
     d = float(support) - base.support
@@ -158,7 +139,8 @@ def _same_code(a: str, b: str) -> bool:
     return a == b or a.startswith(b) or b.startswith(a)  # KX2000 is KX2000W's family model
 
 
-def compare_numbers(claim: ClaimFacts, focus: str) -> tuple[list[str], list[str]]:
+def compare_numbers(claim: ClaimFacts, focus: str,
+                    rules: VerdictRules = DEFAULT_VERDICT) -> tuple[list[str], list[str]]:
     """(conflicts, gaps) between the claim's numbers and the focus text's."""
     conflicts, gaps = [], []
     have = cl.quantities(focus)
@@ -169,11 +151,12 @@ def compare_numbers(claim: ClaimFacts, focus: str) -> tuple[list[str], list[str]
         if other:
             conflicts.append(f"number: the claim says {q.text}, the window says {other[0].text}")
             continue
-        unit = [h for h in have if h.dim and q.dim and abs(h.value - q.value) < 1e-9]
+        unit = [h for h in have if h.dim and q.dim and cl.same_value(h.value, q.value)]
         if unit:
             conflicts.append(f"unit: the claim says {q.text}, the window says {unit[0].text}")
             continue
-        bare = [h for h in have if q.dim is None and h.dim is None and h.value >= 100 and q.value >= 100
+        bare = [h for h in have if q.dim is None and h.dim is None and h.value >= rules.bare_number_min
+                and q.value >= rules.bare_number_min
                 and len(str(int(h.value))) == len(str(int(q.value)))]
         if bare:
             conflicts.append(f"number: the claim says {q.text}, the window says {bare[0].text}")
@@ -246,7 +229,7 @@ class Measure:
 
 
 def measure(claim: ClaimFacts, sentences: list[str], cosines: list[float | None], window_cos: float | None,
-            doc_id: str, subjects: SubjectIndex | None) -> Measure:
+            doc_id: str, subjects: SubjectIndex | None, rules: VerdictRules = DEFAULT_VERDICT) -> Measure:
     """Measure one window (its sentences, their cosines, the window's cosine) against a claim."""
     focus, focus_cos, subj = pick_focus(claim, sentences, cosines, doc_id, subjects)
     cos_values = [c for c in (window_cos, focus_cos) if c is not None]
@@ -258,7 +241,7 @@ def measure(claim: ClaimFacts, sentences: list[str], cosines: list[float | None]
         other = (f"another product's fact: this window is about {subjects.label(subj)}, the claim about "
                  f"{subjects.label(claim.subjects)}") if subjects else "another subject"
         return Measure(cos, literal, cover, focus, False, [], [], other, cross)
-    n_conf, n_gaps = compare_numbers(claim, focus)
+    n_conf, n_gaps = compare_numbers(claim, focus, rules)
     c_conf, c_gaps = compare_codes(claim, focus, subjects)
     conflicts = n_conf + c_conf
     if claim.negated != cl.negated(focus) and not is_question(focus):
@@ -270,13 +253,13 @@ def measure(claim: ClaimFacts, sentences: list[str], cosines: list[float | None]
         aq = claim.anchors()
         hq = cl.quantities(focus)
         anchored = bool(aq) and all(any(x.same(h) for h in hq) for x in aq)
-        anchor_conflict = bool(compare_numbers(replace(claim, quantities=aq), focus)[0]) if aq else False
+        anchor_conflict = bool(compare_numbers(replace(claim, quantities=aq), focus, rules)[0]) if aq else False
         names = ", ".join(x.text for x in aq)
     return Measure(cos, literal, cover, focus, True, conflicts, n_gaps + c_gaps, cross=cross, anchored=anchored,
                    anchor_conflict=anchor_conflict, anchors=names)
 
 
-def classify(m: Measure, t: Thresholds) -> Finding:
+def classify(m: Measure, t: Thresholds, rules: VerdictRules = DEFAULT_VERDICT) -> Finding:
     """The window's role under thresholds ``t``: supports, contradicts, other subject or weak."""
     c = m.cosine if m.cosine is not None else -1.0
     # a conflict counts only in a window that speaks of what the claim speaks of
@@ -287,7 +270,7 @@ def classify(m: Measure, t: Thresholds) -> Finding:
     # cosine stating all of them supports ("4.2 L" at cosine 0.870 from the English "4.2 L" line, for
     # "空气炸锅的容量是多少？"); one on the topic stating another value of them contradicts (a negation
     # alone does not: one sentence of the window may negate something else)
-    on_topic = m.cover >= 0.5 or (c >= t.topic and m.cover > 0) or alone or \
+    on_topic = m.cover >= rules.on_topic_cover or (c >= t.topic and m.cover > 0) or alone or \
         (m.cross and c >= t.topic and (m.anchored or m.anchor_conflict))
     strong = (c >= t.support and m.cover >= t.cover) or alone or m.literal >= t.literal or \
         (m.cross and m.anchored and c >= t.support)
@@ -315,9 +298,9 @@ def classify(m: Measure, t: Thresholds) -> Finding:
 
 
 def judge(claim: ClaimFacts, sentences: list[str], cosines: list[float | None], window_cos: float | None,
-          doc_id: str, subjects: SubjectIndex | None, t: Thresholds) -> Finding:
+          doc_id: str, subjects: SubjectIndex | None, t: Thresholds, rules: VerdictRules = DEFAULT_VERDICT) -> Finding:
     """Judge one window against a claim: :func:`measure`, then :func:`classify`."""
-    f = classify(measure(claim, sentences, cosines, window_cos, doc_id, subjects), t)
+    f = classify(measure(claim, sentences, cosines, window_cos, doc_id, subjects, rules), t, rules)
     return f
 
 
@@ -336,7 +319,8 @@ def decide(findings: list[Finding]) -> tuple[str, int | None]:
         if ks:
             best[role] = max(ks, key=lambda k: strength(findings[k]))
     if best:
-        if len(best) == 2 and strength(findings[best["contradicts"]]) > strength(findings[best["supports"]]):
+        both = "supports" in best and "contradicts" in best
+        if both and strength(findings[best["contradicts"]]) > strength(findings[best["supports"]]):
             return "contradicted", best["contradicts"]
         return ("supported", best["supports"]) if "supports" in best else ("contradicted", best["contradicts"])
     ks = [k for k, f in enumerate(findings) if f.role == "other subject"] or list(range(len(findings)))

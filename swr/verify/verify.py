@@ -30,7 +30,8 @@ import numpy as np
 import swr.verify.verdict as vd
 from swr.core.errors import BadRequest, LLMUnavailable
 from swr.core.ids import sentence_id
-from swr.core.params import MODES, VerifyParams
+from swr.core.params import MAX_VERIFY_K, MAX_VERIFY_WINDOW, MODES, VerifyParams
+from swr.core.rules.verify import DEFAULT_VERDICT, E5, OTHER, VerdictRules
 from swr.core.types import Passage, PassageHit, Sentence
 from swr.retrieve import subjects as subj, window as win
 from swr.text.claims import contained
@@ -45,8 +46,8 @@ def default_threshold(model: str) -> float:
     return vd.thresholds_for(model).support
 
 
-E5_THRESHOLD = vd.E5.support
-OTHER_THRESHOLD = vd.OTHER.support
+E5_THRESHOLD = E5.support
+OTHER_THRESHOLD = OTHER.support
 
 
 # -- results --------------------------------------------------------------------------------------
@@ -163,18 +164,18 @@ class Chunk:
 def check_params(p: VerifyParams) -> VerifyParams:
     if p.mode not in MODES:
         raise BadRequest(f"Unknown retrieval mode {p.mode!r}: use one of {', '.join(MODES)}.")
-    if not 1 <= p.candidates <= 100:
-        raise BadRequest("candidates must be between 1 and 100.")
-    if not 1 <= p.use_top <= 100:
-        raise BadRequest("use_top must be between 1 and 100.")
-    if not 1 <= p.window <= 50 or not 1 <= p.step <= 50:
-        raise BadRequest("The window size and the step must be between 1 and 50 sentences.")
+    if not 1 <= p.candidates <= MAX_VERIFY_K:
+        raise BadRequest(f"candidates must be between 1 and {MAX_VERIFY_K}.")
+    if not 1 <= p.use_top <= MAX_VERIFY_K:
+        raise BadRequest(f"use_top must be between 1 and {MAX_VERIFY_K}.")
+    if not 1 <= p.window <= MAX_VERIFY_WINDOW or not 1 <= p.step <= MAX_VERIFY_WINDOW:
+        raise BadRequest(f"The window size and the step must be between 1 and {MAX_VERIFY_WINDOW} sentences.")
     if not 0 <= p.passage_window <= win.MAX_WINDOW:
         raise BadRequest(f"passage_window must be between 0 and {win.MAX_WINDOW}.")
     if p.threshold is not None and not -1.0 <= p.threshold <= 1.0:
         raise BadRequest("The threshold must be between -1 and 1.")
-    if not 1 <= p.top_k <= 100:
-        raise BadRequest("top_k must be between 1 and 100.")
+    if not 1 <= p.top_k <= MAX_VERIFY_K:
+        raise BadRequest(f"top_k must be between 1 and {MAX_VERIFY_K}.")
     return p
 
 
@@ -261,12 +262,13 @@ def window_views(chunks: list[Chunk], q: np.ndarray, stored: dict, encoded: dict
     return out
 
 
-def judge_views(claim: vd.ClaimFacts, views: list[WindowView], index, t: vd.Thresholds) -> list[tuple]:
+def judge_views(claim: vd.ClaimFacts, views: list[WindowView], index, t: vd.Thresholds,
+                rules: VerdictRules = DEFAULT_VERDICT) -> list[tuple]:
     """Every window judged: [(finding, chunk index, a, b, measure)]."""
     out = []
     for w in views:
-        m = vd.measure(claim, list(w.sentences), list(w.cosines), w.window_cos, w.doc_id, index)
-        out.append((vd.classify(m, t), w.chunk, w.a, w.b, m))
+        m = vd.measure(claim, list(w.sentences), list(w.cosines), w.window_cos, w.doc_id, index, rules)
+        out.append((vd.classify(m, t, rules), w.chunk, w.a, w.b, m))
     return out
 
 
@@ -359,9 +361,9 @@ def verify_many(engine, claims: list[str], kb: str | list[str], params: VerifyPa
         raise BadRequest("Give one knowledge base, or one per claim.")
     if len(claims) > p.max_claims:
         raise BadRequest(f"At most {p.max_claims} claims at once ({len(claims)} given).")
-    t = vd.thresholds_for(engine.embedder.name, p.threshold)
+    t = vd.thresholds_for(engine.embedder.name, p.threshold, p.verdict)
     embedder = embedder or engine.embedder
-    params_out = {**p.to_dict(), "threshold": t.support, "thresholds": t.to_dict(), **retrieve_knobs,
+    params_out = {**p.stamp(), "threshold": t.support, "thresholds": t.to_dict(), **retrieve_knobs,
                   "embed_model": engine.embedder.name}
 
     chunks_of, qvecs, retrieve_ms = [], [], []
@@ -381,7 +383,7 @@ def verify_many(engine, claims: list[str], kb: str | list[str], params: VerifyPa
         facts = vd.ClaimFacts.read(claim, index)
         views = window_views(chunks_of[ci], qvecs[ci], stored, encoded, p)
         n_windows = sum(1 for w in views if chunks_of[ci][w.chunk].slide)
-        judged = judge_views(facts, views, index, t)
+        judged = judge_views(facts, views, index, t, p.verdict)
         verdict, k = vd.decide([j[0] for j in judged])
         entries = entries_of(facts, judged, chunks_of[ci], p.top_k, k)
         deciding = 0 if k is not None and entries else None

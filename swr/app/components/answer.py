@@ -11,6 +11,7 @@ import streamlit as st
 from swr.app.components.errors import md
 from swr.app.state import KEYS
 from swr.core.errors import NotFound, SwrError
+from swr.core.rules.words import trace_words
 from swr.engine import AskResult
 from swr.manage import render
 from swr.manage.docview import hit_crops
@@ -91,6 +92,12 @@ def answer_card(result: AskResult, prefix: str, *, export_key: str | None = None
             f"{result.answer} The passages shown are the closest ones, not an answer "
             f"({result.answerability.get('reason', '')}; the score is the cosine of the question and the best "
             "sentence, never a fused score)."), icon=":material/search_off:")
+        why = trace_words(getattr(result, "trace", None))
+        if why:  # the rules that refused it, in words (the ids are in ask --json)
+            st.html('<div class="swr-why"><b>Why not answered:</b> ' + render.esc(" ".join(why)) + "</div>")
+    elif getattr(result, "trace", None):
+        st.html('<details class="swr-why"><summary>Why this answer</summary>'
+                + render.esc(" ".join(trace_words(result.trace))) + "</details>")
     check = getattr(result, "check", None)
     if check and check.get("status") == "rejected":  # prominently: not an answer to pass on
         st.html(render.rejected_html(check))

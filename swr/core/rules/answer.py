@@ -1,0 +1,66 @@
+"""The numbers of the answer stage: follow-up rewrites (swr/answer/condense.py) and the extractive
+answer (swr/answer/extractive.py).
+
+Reachable from :class:`swr.core.params.RetrievalParams` (``condense``, ``extractive``), so a
+request, a benchmark or a test sets another value with ``with_()``. Calibrated numbers say so with
+the benchmark to re-run before changing them; the others are free (a product choice).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+def _from_dict(cls, d):
+    """Rules from a dict (unknown keys ignored), or ``d`` itself when it is rules already."""
+    if isinstance(d, cls):
+        return d
+    known = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in (d or {}).items() if k in known})
+
+
+@dataclass(frozen=True)
+class ExtractiveRules:
+    """The numbers of the extractive answer. Calibrated on bench/new_user.py (36 questions over a PDF
+    manual and a .docx FAQ) with the sample presets as a check (tests/test_answer.py): re-run
+    bench/new_user.py before changing the calibrated ones."""
+
+    relevance: float = 0.845  # question-to-sentence cosine (e5) at which the sentence answers the question; calibrated
+    relevance_terms: float = 0.80  # ... or at which it does when it holds relevance_cover of its terms; calibrated
+    relevance_cover: float = 0.5  # the share of the question's terms that lowers the bar to relevance_terms; calibrated
+    term_weight: float = 0.1  # ranking bonus per share of the question's terms (not its product's) it holds; calibrated
+    number_weight: float = 0.08  # ranking bonus when it states a number of the kind the question asks; calibrated
+    code_weight: float = 0.1  # ranking bonus when it writes the question's code ("F3"); calibrated
+    hit_weight: float = 0.02  # ranking bonus for a hit of the search (its words ranked it); calibrated
+    yes_cover: float = 0.5  # share of the question's terms a sentence must hold to confirm it ("Yes"); calibrated
+    min_chars: int = 4  # a candidate sentence has at least this many word characters ("注意：" is not one); free
+
+    @classmethod
+    def from_dict(cls, d) -> "ExtractiveRules":
+        return _from_dict(cls, d)
+
+
+@dataclass(frozen=True)
+class CondenseRules:
+    """The numbers of the follow-up rewrite. Set on tests/test_condense.py's conversations and
+    bench/followups.py (the sample manuals' follow-ups with the local 0.5B): re-run it before
+    changing the calibrated ones."""
+
+    history_tokens: int = 600  # recent turns sent to the LLM; the oldest are dropped first; free
+    turn_tokens: int = 200  # one long answer is cut to this many tokens; free
+    # an LLM rewrite longer than the question and the previous question together by more than this
+    # many characters is not a rewrite (it answered); calibrated
+    extra_chars: int = 40
+    # a rewrite sharing a run of at least this many characters with an answer copied it; calibrated
+    copy_run_chars: int = 6
+    # ... or a run of at least this share of the rewrite's characters; calibrated
+    copy_run_share: float = 0.5
+    # an English word is a content word from this many letters ("air" yes, "on" no); free
+    word_chars: int = 3
+
+    @classmethod
+    def from_dict(cls, d) -> "CondenseRules":
+        return _from_dict(cls, d)
+
+
+DEFAULT_EXTRACTIVE = ExtractiveRules()
+DEFAULT_CONDENSE = CondenseRules()
