@@ -504,7 +504,7 @@ class Engine:
                                   foreign=retrieval.foreign, subjects=subjects.for_kb(self, kb),
                                   asked=question,
                                   allowed=answerable.grounds(self, kb, retrieval.named, retrieval.foreign),
-                                  rules=rp.extractive)
+                                  rules=rp.extractive, query_vector=retrieval.query_vector)
             result.trace += ext.trace
             if not use_llm:
                 result.answer, result.extract = ext.text, ext.to_dict()

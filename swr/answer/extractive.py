@@ -217,7 +217,7 @@ def asked_dims(question: str) -> set[str]:
 
 
 def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), subjects=None, allowed=None,
-         rules: ExtractiveRules = DEFAULT_EXTRACTIVE):
+         rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None):
     """(score, cosine, candidate, cover) of the sentence of ``passages`` that best answers
     ``question``: its cosine to the question, plus ``rules``' bonuses for the share of the
     question's terms it holds (those that do not name a product of ``subjects``, a
@@ -230,7 +230,8 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
     cands = _candidates(passages, frozenset(foreign or ()), allowed, rules.min_chars)
     if not cands:
         return None
-    q = np.asarray(embedder.encode_query(question), dtype=np.float32)
+    # the search's own vector of the question when the caller has it: an answer never embeds it again
+    q = np.asarray(embedder.encode_query(question) if query_vector is None else query_vector, dtype=np.float32)
     texts = list(dict.fromkeys([c[3] for c in cands] + [c[4] for c in cands if c[4]]))
     vec = dict(zip(texts, np.asarray(embedder.encode_passages(texts), dtype=np.float32)))
     facts = ClaimFacts.read(_A_NOT_A.sub("", question), subjects)
@@ -279,13 +280,14 @@ def relevant(cos: float, cover: float, fact: bool | None = False,
 
 def grounded_answer(embedder, question: str, passages: list[Passage], foreign=frozenset(),
                     subjects=None, asked: str | None = None, allowed=None,
-                    rules: ExtractiveRules = DEFAULT_EXTRACTIVE) -> Extract:
+                    rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None) -> Extract:
     """The extractive answer: the label (in the question's language), the sentence that answers
     (:func:`pick`) marked 【】, after "Yes." / "No." for a yes/no question (:func:`polarity`), then
     its passage as context. Without a candidate sentence: :func:`extractive_answer`. ``asked``: the
-    question as the user typed it (a follow-up's rewrite may be in another language): the label's."""
+    question as the user typed it (a follow-up's rewrite may be in another language): the label's.
+    ``query_vector``: the search's vector of ``question`` (else it is embedded)."""
     lang = question_lang(asked or question)
-    found = pick(embedder, question, passages, foreign, subjects, allowed, rules)
+    found = pick(embedder, question, passages, foreign, subjects, allowed, rules, query_vector)
     if found is None:
         return Extract(extractive_answer(question, passages))
     _, cos, (k, a, b, sentence, _), cover, fact = found
