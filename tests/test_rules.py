@@ -30,9 +30,6 @@ PENDING = {
     "swr/answer/answerable.py": "answerability rules: moving onto swr/core/rules/ on its own branch",
     "swr/retrieve/aliases.py": "document-name rules: moving onto swr/core/rules/ on its own branch",
     "swr/retrieve/subjects.py": "document-subject rules: moving onto swr/core/rules/ on its own branch",
-    "swr/retrieve/crosslingual.py": "cross-lingual search: moving onto swr/core/rules/ on its own branch",
-    "swr/retrieve/xl_fuse.py": "cross-lingual fusion: moving onto swr/core/rules/ on its own branch",
-    "swr/text/glossary.py": "glossary rules: moving onto swr/core/rules/ on its own branch",
 }
 
 PLAIN = {0, 1, -1}
@@ -127,6 +124,17 @@ MODULE_SIZES = {
     ("swr/text/structure.py", "STRUCTURE_VERSION"): "the structure format's version (recorded per collection)",
     ("swr/text/split.py", "_TOKEN_WINDOW"): "how far back an abbreviation can start (longer than any)",
     ("swr/text/split.py", "_SAFE_LOOKBACK"): "how far back a grapheme rule can reach",
+    ("swr/retrieve/crosslingual.py", "STATE_TTL_S"): "how stale a cached list of a knowledge base's languages may be",
+    ("swr/retrieve/crosslingual.py", "KBS_CACHED"): "a cache's size",
+    ("swr/retrieve/crosslingual.py", "VOCAB_CACHED"): "a cache's size",
+    ("swr/retrieve/crosslingual.py", "TRANSLATIONS_CACHED"): "a cache's size",
+    ("swr/retrieve/xl_fuse.py", "_EXP_LIMIT"): "the sigmoid's argument clamp (0 or 1 to double precision beyond it)",
+    ("swr/retrieve/xl_fuse.py", "HEADING_MAX_WORDS"): "the title-line test's word count, a format fact of the sample "
+                                                      "manuals' headings (no rule is calibrated on it)",
+    ("swr/text/glossary.py", "_MAX_WORD"): "CC-CEDICT's longest idiom headwords (a dictionary fact)",
+    ("swr/text/glossary.py", "_MAX_PHRASE"): "glosses of up to this many words are tried before longer ones",
+    ("swr/text/glossary.py", "_CANDIDATES"): "a cache's size: the translations of one word considered",
+    ("swr/text/glossary.py", "_HEADWORDS"): "a CC-CEDICT line's format: two headwords",
 }
 
 

@@ -95,7 +95,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     qlang = detect_lang(question)
     plan = Plan(question_lang=qlang, translations={})
     langs = [req.lang] if req.lang else [lang for lang in LANGS if kb_langs is None or lang in kb_langs]
-    k = min(MAX_TOP_K, max(req.top_k * 2, req.top_k + 5))  # a deeper pool per list: the fusion re-ranks
+    k = min(MAX_TOP_K, max(req.top_k * rules.pool_factor, req.top_k + rules.pool_extra))  # the fusion re-ranks
     lists: list[tuple[str | None, list[Hit]]] = []
     vectors = {qlang: (req.dense, req.sparse)}
     for lang in langs:  # each other language's translation and its vectors (embedded with the question)

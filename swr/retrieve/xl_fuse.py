@@ -70,14 +70,17 @@ class _Cand:
     order: int = 0
 
 
-def length(text: str) -> float:
-    """A sentence's length on a 0..1 scale (log; 200 characters and more: 1): e5 puts short
+def length(text: str, cap: int = DEFAULT_RULES.length_cap_chars) -> float:
+    """A sentence's length on a 0..1 scale (log; ``cap`` characters and more: 1): e5 puts short
     generic lines ("哦？", "去干什么？") close to many questions, and they rarely hold an answer."""
-    return min(1.0, math.log1p(len(text.strip())) / math.log1p(200))
+    return min(1.0, math.log1p(len(text.strip())) / math.log1p(cap))
+
+
+_EXP_LIMIT = 50.0  # exp() of more overflows nothing useful: the sigmoid is 0 or 1 to double precision
 
 
 def _sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+    return 1.0 / (1.0 + math.exp(-max(-_EXP_LIMIT, min(_EXP_LIMIT, z))))
 
 
 def _p(weights: tuple[float, ...], x: list[float]) -> float:
@@ -121,7 +124,7 @@ def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules, heading: Cal
     elif both:
         trace.append(XlRule.BOTH_LISTS.value)
     x = [ct - best_cos, cl - best_cos, t.sparse if t else 0.0, 1.0 / t.rank if t else 0.0,
-         1.0 / g.rank if g else 0.0, float(both), length(c.hit.sentence.text)]
+         1.0 / g.rank if g else 0.0, float(both), length(c.hit.sentence.text, rules.length_cap_chars)]
     return _p(rules.foreign_weights, x), trace
 
 
@@ -176,7 +179,7 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
             primary.append((None, c, [XlRule.SUBJECT.value]))
         elif c.own:
             e = max(c.own, key=lambda e: e.score)
-            p = _p(rules.own_weights, [e.cos - best_cos, e.sparse, 1.0 / e.rank, e.score, length(c.hit.sentence.text)])
+            p = _p(rules.own_weights, [e.cos - best_cos, e.sparse, 1.0 / e.rank, e.score, length(c.hit.sentence.text, rules.length_cap_chars)])
             primary.append((p, c, [XlRule.OWN_LANGUAGE.value]))
         else:
             p, trace = _foreign_p(c, best_cos, rules, heading)

@@ -54,6 +54,14 @@ class CrossLingualRules:
     # 0.37 / 0.40; XQuAD same 1.00 / 0.99 / 0.99, cross 0.93 at each. No store call or embedding more
     # (the store's prefetch is dense_k / sparse_k deep either way); the fusion reads up to 2 x 25 more
     other_depth: int = 25
+    # the question language's list: this many times top-k deep, and at least top-k plus pool_extra
+    # (the fusion re-ranks within it; free: deeper costs nothing but fusion time)
+    pool_factor: int = 2
+    # ... and at least top-k plus this many (free)
+    pool_extra: int = 5
+    # the length feature of the calibrated models saturates at this many characters (the models were
+    # fitted with it: re-fit bench/xl_fit.py before changing)
+    length_cap_chars: int = 200
     # a candidate without a cosine (found by BM25 only) reads as this much below its list's lowest
     missing_cos_drop: float = 0.02
     # e5 scores a sentence this much lower from the other language's question than from its own
