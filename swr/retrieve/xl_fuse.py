@@ -179,7 +179,8 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
             primary.append((None, c, [XlRule.SUBJECT.value]))
         elif c.own:
             e = max(c.own, key=lambda e: e.score)
-            p = _p(rules.own_weights, [e.cos - best_cos, e.sparse, 1.0 / e.rank, e.score, length(c.hit.sentence.text, rules.length_cap_chars)])
+            p = _p(rules.own_weights, [e.cos - best_cos, e.sparse, 1.0 / e.rank, e.score,
+                                       length(c.hit.sentence.text, rules.length_cap_chars)])
             primary.append((p, c, [XlRule.OWN_LANGUAGE.value]))
         else:
             p, trace = _foreign_p(c, best_cos, rules, heading)
