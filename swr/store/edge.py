@@ -20,7 +20,7 @@ import qdrant_edge as q
 from swr.core.errors import StoreLocked, StoreUnavailable
 from swr.core.ids import META_ID, doc_record_id, kb_record_id
 from swr.core.settings import Settings
-from swr.core.types import DocInfo, Hit, Hits, Sentence
+from swr.core.types import DocInfo, Hits, Sentence
 from swr.store import edge_query as eq, folder_lock, fusion
 from swr.store.base import (
     DENSE,
@@ -382,7 +382,7 @@ class EdgeStore(Store):
         return [(str(p.id), float(p.score)) for p in pts]
 
     # -- search ----------------------------------------------------------------------------
-    def search(self, req: SearchRequest) -> list[Hit]:
+    def search(self, req: SearchRequest) -> Hits:
         return self.search_many([req])[0]
 
     def search_many(self, reqs: list[SearchRequest]) -> list[Hits]:
