@@ -34,7 +34,7 @@ def main() -> None:
 
 
     from swr.core.settings import Settings
-    from swr.store import SearchRequest, edge
+    from swr.store import SearchRequest, edge_schedule
     from swr.store.edge import EdgeStore
     from swr.text.sparse import SparseEncoder
 
@@ -74,7 +74,7 @@ def main() -> None:
             want, floor = {pid for pid, _ in ex}, ex[-1][1] - 1e-5
             ids += len({pid for pid, _ in got} & want)
             ties += sum(1 for _, score in got if score >= floor)
-        edge.HNSW_EF, edge.EF_SCALE_POINTS = ef, 10**12  # this ef at any size
+        edge_schedule.HNSW_EF, edge_schedule.EF_SCALE_POINTS = ef, 10**12  # this ef at any size
         for v, sv in zip(qv, qs):
             t0 = time.perf_counter()
             store.search(SearchRequest(kb=KB, dense=v, sparse=sv, mode="hybrid", top_k=3))

@@ -70,10 +70,10 @@ def recall(store, qvecs, k: int = 10) -> dict:
     (the corpus repeats some sentences word for word: equal vectors, either id is right).
     Latencies are of the engine's search and of the exact scan, store level, kb filter.
     """
-    from swr.store import edge
+    from swr.store import edge_schedule
 
     # the engine's beam width at this size; None: Qdrant's default (older swr versions)
-    HNSW_EF = store.hnsw_ef() if hasattr(store, "hnsw_ef") else getattr(edge, "HNSW_EF", None)
+    HNSW_EF = store.hnsw_ef() if hasattr(store, "hnsw_ef") else getattr(edge_schedule, "HNSW_EF", None)
 
     ids = {"engine": 0, "default": 0}
     ties = {"engine": 0, "default": 0}

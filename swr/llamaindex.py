@@ -17,9 +17,11 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from swr.core.params import RetrievalParams
+from swr.core.params import MIN_BUDGET_CHARS, WINDOW_MODES, RetrievalParams
 from swr.core.types import Hit, Passage, Sentence
 from swr.retrieve import expand, window as win
+
+_DEFAULTS = RetrievalParams()  # the window defaults of a postprocessor built by hand
 
 
 def passage_node(p: Passage) -> TextNode:
@@ -78,14 +80,14 @@ class MergingWindowPostprocessor(BaseNodePostprocessor):
     to embed the question; ``section`` reads the hits' structure from the store."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
-    window_size: int = Field(default=3, ge=0, le=win.MAX_WINDOW)
-    window_mode: str = Field(default="fixed", pattern="^(fixed|section|budget)$")
-    budget_chars: int = Field(default=1200, ge=50)
+    window_size: int = Field(default=_DEFAULTS.window_size, ge=0, le=win.MAX_WINDOW)
+    window_mode: str = Field(default=_DEFAULTS.window_mode, pattern=f"^({'|'.join(WINDOW_MODES)})$")
+    budget_chars: int = Field(default=_DEFAULTS.budget_chars, ge=MIN_BUDGET_CHARS)
     _store: Any = PrivateAttr()
     _embedder: Any = PrivateAttr()
 
-    def __init__(self, store, window_size: int = 3, *, window_mode: str = "fixed", budget_chars: int = 1200,
-                 embedder=None, **kwargs: Any) -> None:
+    def __init__(self, store, window_size: int = _DEFAULTS.window_size, *, window_mode: str = _DEFAULTS.window_mode,
+                 budget_chars: int = _DEFAULTS.budget_chars, embedder=None, **kwargs: Any) -> None:
         super().__init__(window_size=window_size, window_mode=window_mode, budget_chars=budget_chars, **kwargs)
         if window_mode == "budget" and embedder is None:
             raise ValueError("budget windows need the swr embedder (embedder=engine.embedder) for the question")

@@ -462,8 +462,8 @@ def test_history_is_restored_after_a_reload(engine):
 
 
 def test_export_is_named_after_the_question_and_date():
+    from swr.answer.result import AskResult
     from swr.app.components.answer import export_name
-    from swr.engine import AskResult
 
     r = AskResult(question="电热水壶 / first use? <x>", kb="k", answer="", answer_kind="extractive", passages=[],
                   settings={}, context_chars=0, context_tokens=0, timings={}, created_at="2026-12-01T09:20:31+00:00")

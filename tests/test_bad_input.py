@@ -140,10 +140,10 @@ ROWS = [
 def shared_engine(tmp_path_factory):
     """One fast engine for the whole table (fake embedder, real Qdrant Edge), holding knowledge
     base "B" with its own document: every row checks that B stays exactly as it is."""
-    from swr.store import edge
+    from swr.store import edge_schedule
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(edge, "OPTIMIZE_MIN_POINTS", 10**9)  # no HNSW build (seconds; not under test here)
+        mp.setattr(edge_schedule, "OPTIMIZE_MIN_POINTS", 10**9)  # no HNSW build (seconds; not under test here)
         home = tmp_path_factory.mktemp("badinput")
         settings = Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, sample_kb="")
         eng = Engine(settings, embedder=FakeEmbedder())

@@ -191,7 +191,7 @@ def test_a_third_turn_carries_the_subject_of_the_first_in_english_as_in_chinese(
 
 def test_a_bare_yes_or_no_from_the_llm_gets_its_fact():
     from swr.answer.prompt import build_prompt, yes_no_hint
-    from swr.engine import with_fact
+    from swr.answer.result import with_fact
 
     ext = {"polarity": "no", "sentence": "The rated power consumption is 220 W.", "passage": 2}
     assert with_fact("No", ext) == "No. The rated power consumption is 220 W. [2]"

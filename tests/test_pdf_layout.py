@@ -221,14 +221,14 @@ def test_a_document_kept_with_the_line_layer_still_opens(fake_engine, monkeypatc
 def test_a_collection_of_the_earlier_splitter_says_to_reindex(settings, caplog, monkeypatch):
     """The collection records the splitter version; one made with another version says so (its
     documents keep their sentences and still work)."""
-    import swr.engine as engine_mod
+    import swr.ingest.collection as collection_mod
     from swr.engine import Engine
 
     eng = Engine(settings, embedder=FakeEmbedder())
     [res] = eng.index_files("kb", [("m.txt", b"One sentence here.")])
     assert res.ok
     eng.close()
-    monkeypatch.setattr(engine_mod, "SPLITTER_VERSION", "zh-en-next")
+    monkeypatch.setattr(collection_mod, "SPLITTER_VERSION", "zh-en-next")
     with caplog.at_level("WARNING"):
         eng = Engine(settings, embedder=FakeEmbedder())
         eng.ensure_collection()

@@ -93,11 +93,11 @@ def watch(eng, ev: Events, monkeypatch, sparse_hook=None, split_hook=None):
         ev.add("upsert", sents[0].text.strip())
         return upsert(sents, dense, sp)
 
-    def split_spans(text):
+    def split_spans(text, **kw):
         split_hook("pre", text)
         ev.add("split", text.split(" is ")[0])
         split_hook("post", text)
-        return split(text)
+        return split(text, **kw)
 
     monkeypatch.setattr(eng.sparse, "encode_documents", sparse_docs)
     monkeypatch.setattr(eng.store, "upsert", upsert_points)

@@ -8,15 +8,15 @@ from html.parser import HTMLParser
 import pytest
 
 from swr.core.types import Passage, PassageHit
+from swr.manage.escape import esc
 from swr.manage.render import (
-    CSS,
     answer_html,
-    esc,
     evidence_card_html,
     highlight_html,
     passage_html,
     split_preview_html,
 )
+from swr.manage.styles import CSS
 
 PAYLOADS = [
     "<script>alert('x')</script>",
@@ -126,7 +126,7 @@ def test_passage_text_and_source_are_inert(payload):
     p = make_passage([f"Intro {payload}. ", f"Hit {payload}.\n", "End."], [1], source=payload)
     out = passage_html(p, 1)
     parsed = assert_inert(out)
-    from swr.manage.render import md_display
+    from swr.manage.escape import md_display
 
     assert md_display(p.text) in parsed.text  # shown as text (Markdown's ** and # markers hidden)
     assert payload in parsed.text  # the source name verbatim
@@ -365,7 +365,8 @@ def test_streamed_markdown_lines_are_escaped_with_hard_breaks():
 
 def test_passages_hide_markdown_syntax_and_never_mark_table_borders():
     from swr.core.types import PassageHit
-    from swr.manage.render import highlight_html, is_table_border
+    from swr.manage.escape import is_table_border
+    from swr.manage.render import highlight_html
 
     text = "## Care\n| part | years |\n|---|:---:|\nUse **water** only, see __init__.\n"
     border = text.index("|---")
@@ -384,7 +385,8 @@ def test_passages_hide_markdown_syntax_and_never_mark_table_borders():
 def test_a_sentence_unconfirmed_across_languages_is_marked_so_not_rejected():
     """The check could not compare a sentence with evidence in the other language: "?" and a
     yellow "Not confirmed" line, never the red rejection banner."""
-    from swr.manage.render import check_summary_html, checked_answer_html
+    from swr.manage.check_html import check_summary_html
+    from swr.manage.render import checked_answer_html
 
     sent = {"text": "E2 表示风扇故障。", "statement": "E2 表示风扇故障。", "supported": False, "verdict": "not found",
             "score": 0.891, "passage": 1, "window": "E2 means fan fault.", "reasons": ["the closest window is in the "

@@ -699,8 +699,9 @@ def test_edge_builds_hnsw_once_enough_points_are_unindexed_and_still_answers_ali
     with the scanned store before it."""
     import swr.store.edge as edge
     import swr.store.edge_build as edge_build
+    import swr.store.edge_schedule as edge_schedule
 
-    monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
+    monkeypatch.setattr(edge_schedule, "OPTIMIZE_MIN_POINTS", 40)
     monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)  # 8-d vectors: 32 per KB
     steps = []  # the built copy is read through (GIL free) before the load that holds the GIL
     warm = edge_build.warm
@@ -748,16 +749,16 @@ def test_warm_reads_every_file_of_a_folder_once(tmp_path):
 
 
 def test_edge_hnsw_beam_widens_with_the_store(tmp_path, monkeypatch):
-    import swr.store.edge as edge
+    import swr.store.edge_schedule as edge_schedule
 
     st_ = make_store("edge", tmp_path)
     st_.ensure(META)
     index(st_, "a", "d1", KETTLE)
-    assert st_.hnsw_ef() == edge.HNSW_EF
-    monkeypatch.setattr(edge, "EF_SCALE_POINTS", 5)  # 9 sentences + records: about 2x
-    assert edge.HNSW_EF < st_.hnsw_ef() <= 4 * edge.HNSW_EF
-    monkeypatch.setattr(edge, "EF_SCALE_POINTS", 1)
-    assert st_.hnsw_ef() == 4 * edge.HNSW_EF
+    assert st_.hnsw_ef() == edge_schedule.HNSW_EF
+    monkeypatch.setattr(edge_schedule, "EF_SCALE_POINTS", 5)  # 9 sentences + records: about 2x
+    assert edge_schedule.HNSW_EF < st_.hnsw_ef() <= 4 * edge_schedule.HNSW_EF
+    monkeypatch.setattr(edge_schedule, "EF_SCALE_POINTS", 1)
+    assert st_.hnsw_ef() == 4 * edge_schedule.HNSW_EF
     assert ask(st_, "a", "kettle")  # and searches still run with it
     st_.close()
 
@@ -770,9 +771,10 @@ def test_edge_hnsw_build_runs_in_a_child_while_questions_and_writes_go_on(tmp_pa
     import time
 
     import swr.store.edge as edge
+    import swr.store.edge_schedule as edge_schedule
     from swr.store.edge_build import Builder
 
-    monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
+    monkeypatch.setattr(edge_schedule, "OPTIMIZE_MIN_POINTS", 40)
     monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)
     slow = tmp_path / "slow_child.py"
     slow.write_text("import runpy, sys, time\ntime.sleep(8)\nsys.argv = sys.argv[1:]\n"
@@ -818,9 +820,10 @@ def test_edge_a_document_deleted_during_a_build_stays_deleted_after_the_swap_and
     import time
 
     import swr.store.edge as edge
+    import swr.store.edge_schedule as edge_schedule
     from swr.store.edge_build import Builder
 
-    monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
+    monkeypatch.setattr(edge_schedule, "OPTIMIZE_MIN_POINTS", 40)
     monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)
     slow = tmp_path / "slow_child.py"
     slow.write_text("import runpy, sys, time\ntime.sleep(3)\nsys.argv = sys.argv[1:]\n"
@@ -852,9 +855,10 @@ def test_edge_failed_hnsw_build_leaves_the_live_shard_alone(tmp_path, monkeypatc
     import sys
 
     import swr.store.edge as edge
+    import swr.store.edge_schedule as edge_schedule
     from swr.store.edge_build import Builder
 
-    monkeypatch.setattr(edge, "OPTIMIZE_MIN_POINTS", 40)
+    monkeypatch.setattr(edge_schedule, "OPTIMIZE_MIN_POINTS", 40)
     monkeypatch.setattr(edge, "INDEXING_THRESHOLD_KB", 1)
     monkeypatch.setattr(Builder, "command", [sys.executable, "-c", "import sys; sys.exit(3)"])
     st_ = make_store("edge", tmp_path)

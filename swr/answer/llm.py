@@ -58,6 +58,17 @@ class LLMConfig:
     gguf: str = ""
     threads: int = 1
 
+    @classmethod
+    def from_settings(cls, settings) -> "LLMConfig":
+        """The answering LLM of ``settings`` (:class:`swr.core.settings.Settings`): the remote endpoint,
+        else the local GGUF model with its own context, answer length and patience."""
+        local = {"gguf": settings.llm_gguf, "threads": settings.llm_threads,
+                 "context_window": settings.llm_local_context_window, "max_tokens": settings.llm_local_max_tokens,
+                 "timeout_s": max(settings.llm_timeout_s, settings.llm_local_min_timeout_s)} \
+            if settings.llm_gguf else {}
+        return cls(base_url=settings.llm_base_url or "", api_key=settings.llm_api_key, model=settings.llm_model or "",
+                   **{"timeout_s": settings.llm_timeout_s, **local})
+
     @property
     def local(self) -> bool:
         """True when answers come from the embedded server (a GGUF and no remote endpoint)."""

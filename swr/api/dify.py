@@ -23,8 +23,7 @@ from swr.api.auth import bearer, caller
 from swr.api.errors import ApiError, status_of
 from swr.api.models import ErrorBody
 from swr.core.errors import NotFound, SwrError
-from swr.core.params import MAX_TOP_K
-from swr.engine import MAX_QUESTION_CHARS
+from swr.core.params import MAX_QUESTION_CHARS, MAX_TOP_K
 
 router = APIRouter(prefix="/dify", tags=["dify"])
 NAMES = {"title": "sources", "source": "sources", "document_name": "sources", "tag": "tags", "tags": "tags",

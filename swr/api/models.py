@@ -5,8 +5,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from swr.core.params import MAX_BUDGET_CHARS, MAX_TOP_K, MAX_WINDOW, MIN_BUDGET_CHARS
-from swr.engine import MAX_QUESTION_CHARS
+from swr.core.params import (
+    MAX_BUDGET_CHARS,
+    MAX_QUESTION_CHARS,
+    MAX_TOP_K,
+    MAX_WINDOW,
+    MIN_BUDGET_CHARS,
+)
 
 
 class Turn(BaseModel):

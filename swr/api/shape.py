@@ -2,7 +2,7 @@
 after, highlight offsets, document, scores), answerability and the settings used."""
 from __future__ import annotations
 
-from swr.engine import AskResult
+from swr.answer.result import AskResult
 
 
 def kb_description(view, kb: dict) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields
 import streamlit as st
 
 from swr.answer.prompt import context_text
+from swr.answer.result import AskResult
 from swr.app import base, feedback as fb, history, shared, state
 from swr.app.components import docview, evidence as ev, passages as cards
 from swr.app.components.answer import answer_card, short_value
@@ -16,12 +17,13 @@ from swr.app.components.errors import errors_shown, md
 from swr.app.components.searched import conversation, searched_for
 from swr.app.components.sidebar import Controls, require_kb, sidebar
 from swr.core.errors import LLMUnavailable, NotFound, StoreUnavailable, SwrError
-from swr.core.params import RetrievalParams
+from swr.core.params import MAX_QUESTION_CHARS, RetrievalParams
 from swr.core.tokens import count_tokens
 from swr.core.types import Passage
-from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine, Retrieval
+from swr.engine import Engine
 from swr.manage import presets
 from swr.manage.render import esc, esc_md_lines
+from swr.retrieve.search import Retrieval
 
 _PARAM_LABELS = {"top_k": "top-k", "mode": "mode", "fusion": "fusion", "dense_weight": "dense weight",
                  "dense_k": "dense candidates", "sparse_k": "sparse candidates", "sources": "files",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from swr.answer.result import AskResult
 from swr.app import base, probe, state
 from swr.app.components import docview, evidence as ev, published
 from swr.app.components.answer import answer_card, mode_text
@@ -16,9 +17,9 @@ from swr.app.components.passages import EMPTY, anchor
 from swr.app.components.sidebar import MAX_SIDEBAR_TOP_K, MODES, require_kb, sidebar
 from swr.app.state import COMPARE, KEYS
 from swr.core.errors import SwrError
-from swr.core.params import FUSIONS, MAX_WINDOW, RetrievalParams
+from swr.core.params import FUSIONS, MAX_QUESTION_CHARS, MAX_WINDOW, RetrievalParams
 from swr.core.types import Passage
-from swr.engine import MAX_QUESTION_CHARS, AskResult, Engine
+from swr.engine import Engine
 from swr.manage import presets
 from swr.manage.render import esc, passage_html
 

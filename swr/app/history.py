@@ -25,10 +25,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from swr.answer.result import AskResult
 from swr.app import state
 from swr.core.params import RetrievalParams
 from swr.core.types import Passage, PassageHit
-from swr.engine import AskResult
 
 log = logging.getLogger("swr.app.history")
 QUERY_KEY = "s"

@@ -36,6 +36,7 @@ def _retrieval_flags(p: argparse.ArgumentParser, *, filters: bool = True) -> Non
 # Long on purpose (declarative: one add_argument per flag of every command, read top to bottom like --help).
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m swr", description="Sentence-window retrieval workbench.")
+    # long: one declaration per command and flag, read top to bottom as the command line's reference
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
     sub = p.add_subparsers(dest="cmd", required=True)
 

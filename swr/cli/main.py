@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from swr.cli.args import ask_params, eval_params, parser as _parser, verify_params
+from swr.cli.show import print_human
 from swr.core.errors import BadRequest, StoreLocked, SwrError
 from swr.core.params import MODES, WINDOW_MODES
 
@@ -110,16 +111,6 @@ def cmd_check(a, eng=None) -> dict:
     return out
 
 
-def _print_check(out: dict) -> None:
-    print(f"support {out['support']:.0%} over {len(out['sentences'])} sentence(s)")
-    for s in out["sentences"]:
-        mark = "+" if s["supported"] and not s["bad_citations"] else "!"
-        where = f" [passage {s['passage']}]" if s["passage"] else ""
-        print(f"  {mark} {s['verdict']}{where}: {s['text']}")
-        for why in s["reasons"]:
-            print(f"      because: {why}")
-
-
 def cmd_kbs(a, eng=None) -> dict:
     own, eng = eng is None, eng or _engine()
     out = eng.kbs()
@@ -188,6 +179,7 @@ def _int_list(text: str, flag: str) -> list[int]:
 
 # Long on purpose (one command top to bottom: load the set, index it, sweep, report).
 def cmd_eval(a) -> dict:
+    # long: the sweep's steps in order (sets, knowledge base, progress, baseline, report), each a few lines
     import time
 
     from tqdm import tqdm
@@ -295,83 +287,6 @@ def cmd_users(a) -> dict:
     return access_cli.cmd_users(a, Settings.from_env())
 
 
-def _print_human(cmd: str, out: dict) -> None:
-    if cmd == "index":
-        for f in out["files"]:
-            if f["ok"]:
-                state = "unchanged, skipped" if f["skipped"] else f"{f['sentences']} sentences"
-                print(f"  ok    {f['source']}: {state}")
-            else:
-                print(f"  error {f['error']['message']}")
-        e = out["embedding"]
-        print(f"{out['indexed']} indexed, {out['failed']} failed into '{out['kb']}' "
-              f"({e['model']} via {e['runtime']} on {e['device']})")
-    elif cmd == "ask":
-        label = "answer" if out["answer_kind"] == "llm" else "extractive answer"
-        if out.get("llm_error"):
-            print(f"! {out['llm_error']}")
-        if out.get("standalone_question") and out["standalone_question"] != out["question"]:
-            print(f"searched for: {out['standalone_question']}")
-        print(f"{label}: {out['answer']}\n")
-        ck = out.get("check")
-        if ck and ck["sentences"]:
-            print(f"check: {ck['status']}, support {ck['support']:.0%} over {len(ck['sentences'])} sentence(s)")
-            for x in ck["sentences"]:
-                if not x["supported"] or x["bad_citations"]:
-                    print(f"  ! {x['verdict']}: {x['text']} ({'; '.join(x['reasons'])})")
-            print()
-        if not out.get("answerable", True):
-            print(f"(not answered by this knowledge base: {out['answerability'].get('reason', '')}; "
-                  "the passages below are the closest, not an answer)\n")
-        for n, p in enumerate(out["passages"], 1):
-            hits = ", ".join(f"sentence {h['i'] + 1} score {h['score']:.4f}" for h in p["hits"])
-            print(f"[{n}] {p['source']} sentences {p['first'] + 1}-{p['last'] + 1} ({hits})")
-            print("    " + p["text"].replace("\n", "\n    "))
-        s = out["settings"]
-        print(f"\nwindow {s['window_size']}, top_k {s['top_k']}, mode {s['mode']}; "
-              f"context {out['context_chars']} chars / {out['context_tokens']} tokens")
-    elif cmd == "kbs":
-        for kb in out["kbs"]:
-            print(f"{kb['kb']}: {kb['documents']} documents, {kb['sentences']} sentences")
-            for d in kb.get("docs", []):
-                flag = "" if d["complete"] else " (incomplete: index it again)"
-                print(f"    {d['doc_id']}  {d['source']}  {d['sentences']} sentences{flag}")
-    elif cmd == "delete":
-        print(f"deleted {out['deleted_sentences']} sentences from '{out['kb']}'")
-        if out.get("trash"):
-            print(f"moved to the trash as {out['trash']['id']} (restorable until {out['trash']['expires_at']}: "
-                  f"python -m swr trash restore {out['trash']['id']})")
-    elif cmd == "trash":
-        rows = out.get("entries") or out.get("restored") or out.get("purged") or []
-        verb = {"list": "", "restore": "restored ", "purge": "purged "}[out["action"]]
-        if not rows:
-            print("the trash is empty" if out["action"] == "list" else "nothing to do")
-        for e in rows:
-            what = (f"knowledge base '{e['kb']}'" if e["kind"] == "kb"
-                    else f"{e['source']} ({e['doc_id']}) from '{e['kb']}'")
-            print(f"{verb}{e['id']}  {what}: {e['sentences']} sentences, deleted {e['deleted_at']}, "
-                  f"kept until {e['expires_at']}")
-    elif cmd == "golden":
-        rows = out.get("questions") or ([out["added"]] if out.get("added") else out.get("deleted") or [])
-        verb = {"list": "", "add": "added ", "delete": "deleted "}[out["action"]]
-        if not rows:
-            print(f"no golden questions in '{out['kb']}'" if out["action"] == "list" else "nothing to do")
-        for r in rows:
-            origin = f" [{r['origin']}]" if r.get("origin") else ""
-            print(f"{verb}{r['id']}  {r['question']}  ->  {r['expected_answer']}"
-                  + (f"  ({r['source']})" if r.get("source") else "") + origin)
-    elif cmd == "users":
-        import swr.cli.users as access_cli
-
-        access_cli.print_human(out)
-    elif cmd == "check":
-        _print_check(out)
-    elif cmd in ("keys", "serve", "publish"):
-        import swr.cli.serve as cli_serve
-
-        cli_serve.print_human(cmd, out)
-
-
 def run_command(command: str, args: dict, view) -> dict:
     """One command of a command line on this machine, run by the server that holds the store
     (``POST /api/v1/cli/{command}``), on the caller's checked view; its ``--json`` document."""
@@ -406,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         print(json.dumps(out, ensure_ascii=False, default=str))
     else:
-        _print_human(a.cmd, out)
+        print_human(a.cmd, out)
     if a.cmd == "index" and out["failed"]:
         return 3 if out["indexed"] == 0 else 0
     return 0

@@ -26,7 +26,12 @@ CJK = ("\u2e80-\u2fff"  # radicals
        "\uf900-\ufaff"  # compatibility ideographs
        "\uff00-\uffef")  # half- and full-width forms
 
+#: CJK punctuation: symbols and punctuation, full-width ASCII forms and half-width CJK punctuation
+#: (what a decoded Chinese text holds besides its ideographs)
+CJK_PUNCT = "\u3000-\u303f\uff01-\uff65"
+
 CJK_RE = re.compile(f"[{CJK}]")
+CJK_PUNCT_RE = re.compile(f"[{CJK_PUNCT}]")
 HAN_RE = re.compile(f"[{HAN}]")
 HAN_BMP_RE = re.compile(f"[{HAN_BMP}]")
 _LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f]+")
@@ -75,5 +80,5 @@ def drop_cjk_spaces(text: str) -> str:
     return _GAP.sub("", text)
 
 
-__all__ = ["HAN_BMP", "HAN", "CJK", "CJK_RE", "HAN_RE", "HAN_BMP_RE", "has_cjk", "count_cjk", "has_han",
-           "question_lang", "detect_lang", "drop_cjk_spaces", "LANG_SAMPLE"]
+__all__ = ["HAN_BMP", "HAN", "CJK", "CJK_PUNCT", "CJK_RE", "CJK_PUNCT_RE", "HAN_RE", "HAN_BMP_RE", "has_cjk",
+           "count_cjk", "has_han", "question_lang", "detect_lang", "drop_cjk_spaces", "LANG_SAMPLE"]

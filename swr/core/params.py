@@ -24,6 +24,8 @@ MIN_BUDGET_CHARS, MAX_BUDGET_CHARS = 50, 100_000
 MAX_TOP_K = 100
 MAX_VERIFY_K = 100  # the most candidates, chunks slid over and entries shown per claim
 MAX_VERIFY_WINDOW = 50  # the longest sliding window and step of claim verification (sentences)
+MAX_QUESTION_CHARS = 4000  # a longer question is refused (the app's text box, the API's models)
+MAX_KB_NAME = 64  # characters of a knowledge base's name
 
 # Tune / eval sweep grids (one place: the CLI, the Tune page and evaluate.sweep use these)
 SWEEP_WINDOWS = (0, 1, 2, 3, 5)
@@ -56,6 +58,25 @@ def check_search(mode: str, fusion: str, top_k: int, dense_weight: float) -> Non
         raise BadRequest("The dense weight must be between 0 and 1.")
 
 
+def clean_question(q: str | None) -> str:
+    """``q`` stripped; :class:`BadRequest` when it is empty or longer than :data:`MAX_QUESTION_CHARS`."""
+    q = (q or "").strip()
+    if not q:
+        raise BadRequest("The question is empty.")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise BadRequest(f"The question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}.")
+    return q
+
+
+def kb_name(kb: str | None) -> str:
+    """A knowledge base's name stripped; :class:`BadRequest` unless 1 to :data:`MAX_KB_NAME` printable
+    characters."""
+    kb = (kb or "").strip()
+    if not kb or len(kb) > MAX_KB_NAME or any(ord(c) < 32 for c in kb):
+        raise BadRequest(f"A knowledge base name must be 1 to {MAX_KB_NAME} printable characters.")
+    return kb
+
+
 @dataclass(frozen=True)
 class RetrievalParams:
     """One retrieval request's knobs (no question, no knowledge base).
@@ -65,6 +86,8 @@ class RetrievalParams:
     """
 
     mode: str = "hybrid"
+    # DBSF beat RRF and both single lists at every k on CMRC 2018 and SQuAD (bench/hybrid.py);
+    # RRF k=60 blurred the top
     fusion: str = "dbsf"
     dense_weight: float = 0.5
     top_k: int = 3
@@ -156,8 +179,8 @@ class VerifyParams:
     step: int = 1
     passage_window: int = 3  # ± sentences of a candidate chunk
     top_k: int = 3  # entries shown per claim
-    mode: str = "hybrid"
-    fusion: str = "dbsf"
+    mode: str = RetrievalParams.mode
+    fusion: str = RetrievalParams.fusion
     threshold: float | None = None  # None: the calibrated default of the embedding model
     max_claims: int = 1000
     # the verdicts' numbers: per-model cosines, coverage, bare numbers (swr/core/rules/verify.py)

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from swr.core.errors import BadRequest
+from swr.core.params import RetrievalParams
 
 DEFAULT_EMBED_MODEL = "intfloat/multilingual-e5-small"
+_RETRIEVAL = RetrievalParams()  # the retrieval defaults, written once (swr/core/params.py)
 
 
 def _bool(value) -> bool:
@@ -98,16 +100,18 @@ class Settings:
     # scripts/setup.sh --local-llm installs, when that file exists.
     llm_gguf: str | None = None
     llm_threads: int = 1  # 2 threads on 2 busy cores fell to 1-6 tokens/s; 1 held ~29
-    window_size: int = 3
-    window_mode: str = "fixed"  # fixed | section | budget (swr/retrieve/expand.py)
-    window_budget: int = 1200  # characters of context the section and budget windows may use
-    top_k: int = 3
-    mode: str = "hybrid"  # dense | sparse | hybrid
-    # hybrid fusion: dbsf | rrf | weighted (weighted RRF). DBSF beat RRF and both single lists at
-    # every k on CMRC 2018 and SQuAD here (bench/hybrid.py, README); RRF k=60 blurred the top.
-    fusion: str = "dbsf"
-    dense_k: int = 50
-    sparse_k: int = 50
+    llm_local_context_window: int = 4096  # tokens of the local model's context (prompt and answer)
+    llm_local_max_tokens: int = 384  # tokens of a local model's answer at most
+    # the local model waits at least this long: on 2 busy cores its prompt alone can take a minute
+    llm_local_min_timeout_s: float = 180.0
+    window_size: int = _RETRIEVAL.window_size
+    window_mode: str = _RETRIEVAL.window_mode  # fixed | section | budget (swr/retrieve/expand.py)
+    window_budget: int = _RETRIEVAL.budget_chars  # characters of context the section and budget windows may use
+    top_k: int = _RETRIEVAL.top_k
+    mode: str = _RETRIEVAL.mode  # dense | sparse | hybrid
+    fusion: str = _RETRIEVAL.fusion  # hybrid fusion: dbsf | rrf | weighted (weighted RRF)
+    dense_k: int = _RETRIEVAL.dense_k
+    sparse_k: int = _RETRIEVAL.sparse_k
     max_file_mb: float = 50.0
     sparse: str = "jieba"  # BM25 tokenizer: jieba | qdrant (see swr/text/sparse.py)
     rerank_model: str | None = None  # cross-encoder for the optional rerank stage

@@ -109,6 +109,12 @@ class Hits(list):
         # finds their names in the other language's passages: swr.answer.answerable)
         self.translations: dict[str, str] = {}
 
+    @classmethod
+    def of(cls, hits) -> "Hits":
+        """``hits`` as a :class:`Hits`: itself when it is one (a store's or a cross-lingual search's
+        result), else its hits with empty candidate lists (a plain list from a stand-in store)."""
+        return hits if isinstance(hits, cls) else cls(hits)
+
 
 @dataclass
 class PassageHit:

@@ -12,7 +12,7 @@ _FIELDS = {f.name for f in fields(RetrievalParams)}
 
 def probe_params(engine, params: RetrievalParams | dict | None) -> RetrievalParams:
     """The params a probe explains: ``params`` as they are, or a dict of fields (those of a
-    :class:`swr.engine.Retrieval`, or of the chat's knobs) over the engine's defaults: the same
+    :class:`swr.retrieve.search.Retrieval`, or of the chat's knobs) over the engine's defaults: the same
     defaults, fusion included, as the chat's."""
     if isinstance(params, RetrievalParams):
         return params.validate()

@@ -19,20 +19,17 @@ import datetime as _dt
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent import futures
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from swr.core.errors import SwrError
 from swr.core.types import DocInfo, FileResult
 from swr.ingest import originals as kept
-from swr.ingest.load import load_bytes, load_path, make_doc_id, safe_name
+from swr.ingest.load import load_bytes, load_path, make_doc_id
 from swr.ingest.load.pdf_text import TEXT_LAYER
 from swr.ingest.nodes import build_nodes, embed_text, to_sentence
+from swr.ingest.schedule import Job, Lane, Prepared, Run, failed_result
 from swr.text.split import split_spans
 from swr.text.structure import annotate
 
@@ -65,172 +62,6 @@ def overlapped(embedder) -> bool:
     return str(getattr(embedder, "device", "cpu")).lower().startswith(("cuda", "mps")) or OVERLAP_ON_CPU
 
 
-@dataclass
-class _Job:
-    """A document being indexed: its points, and the lock held until it is complete."""
-
-    no: int
-    doc: object
-    info: DocInfo
-    sentences: list
-    texts: list[str]
-    lock: threading.Lock
-    t0: float
-    original: bytes | None = None  # a PDF's bytes, kept for the document view (swr.ingest.originals)
-
-
-@dataclass
-class _Prepared:
-    """A file loaded (and, when overlapped, split ahead): what ``_start_doc`` turns into a job."""
-
-    no: int
-    name: str
-    t0: float
-    doc: object = None
-    original: bytes | None = None
-    parts: tuple | None = None  # (sentences, texts) split ahead, or None: split under the lock
-    error: Exception | None = None  # this file failed to load or split
-
-
-@dataclass
-class _Flight:
-    """A pool whose chunks are embedded (or failed to be) and written in the lane; its jobs'
-    locks are held until :meth:`_Run.collect` finishes it."""
-
-    jobs: list
-    writes: list = field(default_factory=list)  # one future per chunk's write
-    failed: Exception | None = None  # embedding (or a write) failed: every job is retried alone
-
-    def error(self) -> BaseException | None:
-        """Why this pool failed, if it did (its own embedding, or a write)."""
-        return self.failed or next((f.exception() for f in self.writes if f.done() and f.exception()), None)
-
-
-class _Lane:
-    """Where the CPU stages run: one background thread taking tasks in the order given
-    (overlapped), or inline at submission (the order without the overlap). ``submit`` returns a
-    future either way; an ``Exception`` is kept in it, an inline ``BaseException`` propagates."""
-
-    def __init__(self, overlap: bool) -> None:
-        self.overlap = overlap
-        self._pool = futures.ThreadPoolExecutor(1, thread_name_prefix="swr-index") if overlap else None
-
-    def submit(self, fn, *args) -> futures.Future:
-        """Run ``fn(*args)`` in the lane."""
-        if self._pool is not None:
-            return self._pool.submit(fn, *args)
-        fut: futures.Future = futures.Future()
-        try:
-            fut.set_result(fn(*args))
-        except Exception as exc:  # noqa: BLE001  (kept for the caller, as the thread does)
-            fut.set_exception(exc)
-        return fut
-
-    def close(self) -> None:
-        """Drop the tasks not started and wait for the one running (never leaves a write behind)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-
-
-class _Run:
-    """One ``index_files`` call: the pool being gathered and the pools in flight, in order."""
-
-    def __init__(self, indexer, kb, progress, n_files, results, lane) -> None:
-        self.ix, self.kb, self.progress, self.n_files, self.results, self.lane = (
-            indexer, kb, progress, n_files, results, lane)
-        self.pool: list[_Job] = []
-        self.flights: deque[_Flight] = deque()
-
-    def has_source(self, source: str) -> bool:
-        """Whether a job of this run not yet complete indexes a file of this name."""
-        return any(j.doc.source == source for j in self.pool) or any(
-            j.doc.source == source for fl in self.flights for j in fl.jobs)
-
-    def flush(self) -> None:
-        """Embed the pool's chunks, each written in the lane; then finish what is written."""
-        jobs, self.pool = self.pool, []
-        if not jobs:
-            return
-        flight = _Flight(jobs)
-        self.flights.append(flight)  # its locks are the flight's from here
-        try:
-            self.ix._embed_store(jobs, self.progress, self.n_files, write=lambda *a: self._write(flight, *a))
-        except Exception as exc:  # noqa: BLE001  (retried alone in collect)
-            flight.failed = exc
-        # a failed pool is retried now, so that its files' progress comes before the next files'
-        self.collect(wait=flight.failed is not None)
-
-    def _write(self, flight: _Flight, sentences, texts, dense) -> None:
-        """Queue one chunk's BM25 and upsert, once the chunk before it is written (one chunk
-        written while the next is embedded); a failed write stops this pool's embedding."""
-        pending = [f for fl in self.flights for f in fl.writes if not f.done()]
-        futures.wait(pending)
-        self.collect(wait=False, upto=flight)
-        if err := flight.error():
-            raise err
-        fut = self.lane.submit(self.ix._write_chunk, sentences, texts, dense)
-        flight.writes.append(fut)
-        if fut.done() and fut.exception():  # inline: stop at once, as before the overlap
-            raise fut.exception()
-
-    def collect(self, wait: bool, upto: _Flight | None = None) -> None:
-        """Finish the pools in flight, oldest first: those whose writes are done (``wait``: all of
-        them, waiting); ``upto``: only the pools before it, and only the clean ones (no retry,
-        so no progress of an earlier file, in the middle of another pool's embedding)."""
-        while self.flights and self.flights[0] is not upto:
-            fl = self.flights[0]
-            if not wait and (not all(f.done() for f in fl.writes) or (upto is not None and fl.error())):
-                return
-            futures.wait(fl.writes)
-            self.flights.popleft()
-            self._finish(fl)
-
-    def _finish(self, fl: _Flight) -> None:
-        """Mark a written pool's documents complete (a failed pool's retried alone, so that only a
-        file that fails by itself fails); releases their locks."""
-        try:
-            failed = fl.error()
-            for job in fl.jobs:
-                try:
-                    if failed is not None:
-                        if len(fl.jobs) == 1:
-                            raise failed
-                        self.ix._embed_store([job], self.progress, self.n_files)
-                    res = self.ix._finish_doc(self.kb, job)
-                except Exception as exc:  # noqa: BLE001
-                    res = _failed(job.doc.source, exc)
-                res.seconds = round(time.perf_counter() - job.t0, 3)
-                self.results[job.no] = res
-        finally:
-            for job in fl.jobs:
-                job.lock.release()
-
-    def drain(self) -> None:
-        """Flush the pool and finish every pool in flight: no lock of this run held after."""
-        self.flush()
-        self.collect(wait=True)
-
-    def release(self) -> None:
-        """Interrupted: unlock every job never finished (once each: a job is in one place)."""
-        jobs = self.pool + [j for fl in self.flights for j in fl.jobs]
-        self.pool, self.flights = [], deque()
-        for job in jobs:
-            job.lock.release()
-
-
-def _failed(name: str, exc: Exception) -> FileResult:
-    """The error result of one file, under its safe name (an upload's name is untrusted)."""
-    name = safe_name(name)
-    if isinstance(exc, SwrError):
-        log.warning("%s", exc.message)
-        return FileResult(source=name, ok=False, error=exc.to_dict())
-    # a bug or an unexpected library error: still only this file
-    log.error("indexing %s failed", name, exc_info=exc)
-    return FileResult(source=name, ok=False,
-                      error={"kind": "error", "message": f"{name}: indexing failed ({type(exc).__name__}: {exc})",
-                             "source": name})
-
-
 class Indexer:
     """Writes documents into the store of an engine (its public ``settings``, ``store``,
     ``embedder`` and ``sparse``); the engine checks the knowledge base name first."""
@@ -251,16 +82,16 @@ class Indexer:
         files = list(files)
         tags = tags or []
         results: list = [None] * len(files)
-        lane = _Lane(overlapped(self.engine.embedder))
-        run = _Run(self, kb, progress, len(files), results, lane)
+        lane = Lane(overlapped(self.engine.embedder))
+        run = Run(self, kb, progress, len(files), results, lane)
         try:
             for p in self._prepared(lane, kb, files, tags):
-                job = p.error and _failed(p.name, p.error)
+                job = p.error and failed_result(p.name, p.error)
                 if job is None:
                     try:
                         job = self._start_doc(kb, p, tags, run)
                     except Exception as exc:  # noqa: BLE001  (only this file fails)
-                        job = _failed(p.name, exc)
+                        job = failed_result(p.name, exc)
                 if isinstance(job, FileResult):
                     job.seconds = round(time.perf_counter() - p.t0, 3)
                     results[p.no] = job
@@ -274,7 +105,7 @@ class Indexer:
             run.release()
         return results
 
-    def _prepared(self, lane: _Lane, kb: str, files: list, tags: list[str]):
+    def _prepared(self, lane: Lane, kb: str, files: list, tags: list[str]):
         """The files, loaded (one at a time; overlapped: split ahead, the next batch of about
         EMBED_CHUNK sentences prepared in the lane while this one is indexed), in order."""
         start, ahead = 0, None
@@ -285,13 +116,13 @@ class Indexer:
                      if lane.overlap and start < len(files) else None)
             yield from batch
 
-    def _prepare_batch(self, kb: str, files: list, start: int, tags: list[str], ahead: bool) -> list[_Prepared]:
+    def _prepare_batch(self, kb: str, files: list, start: int, tags: list[str], ahead: bool) -> list[Prepared]:
         """Files from ``start`` loaded: one, or (``ahead``) split too, up to about EMBED_CHUNK
-        sentences or PREFETCH_FILES files. A file's error is its own (``_Prepared.error``)."""
+        sentences or PREFETCH_FILES files. A file's error is its own (``Prepared.error``)."""
         out, n = [], 0
         for k in range(start, len(files)):
             f = files[k]
-            p = _Prepared(k, f[0] if isinstance(f, tuple) else Path(f).name, time.perf_counter())
+            p = Prepared(k, f[0] if isinstance(f, tuple) else Path(f).name, time.perf_counter())
             try:
                 p.doc = self._load(f)
                 p.original = _original(f, p.doc)
@@ -319,8 +150,8 @@ class Indexer:
         nodes = build_nodes(doc, kb, tags=tags, window_size=self.engine.settings.window_size, spans=spans)
         return annotate([to_sentence(n) for n in nodes], doc.text, spans), [embed_text(n) for n in nodes]
 
-    def _start_doc(self, kb, p: _Prepared, tags, run: _Run):
-        """Lock the document and record it as incomplete: a ``_Job``, or a skipped result
+    def _start_doc(self, kb, p: Prepared, tags, run: Run):
+        """Lock the document and record it as incomplete: a ``Job``, or a skipped result
         (``p.original``: a PDF's bytes, kept for the document view when it is complete)."""
         doc, original = p.doc, p.original
         lock = self.doc_lock(kb, doc.doc_id)
@@ -343,7 +174,7 @@ class Indexer:
                            chars=len(doc.text), format=doc.format, tags=list(tags),
                            indexed_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
             self.engine.store.put_doc(kb, info)
-            return _Job(p.no, doc, info, sentences, texts, lock, p.t0, original)
+            return Job(p.no, doc, info, sentences, texts, lock, p.t0, original)
         except BaseException:
             lock.release()
             raise

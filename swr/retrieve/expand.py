@@ -201,6 +201,7 @@ def budget_radius(hits: list[Hit], budget_chars: int) -> int:
 def plan_budget(hits: list[Hit], fetch: Fetch, fetch_vectors: FetchVectors, query: np.ndarray,
                 budget_chars: int) -> tuple[list[Interval], dict[Key, Sentence]]:
     """Budget windows of ``hits``: greedy growth toward the neighbour most similar to ``query``."""
+    # long: one greedy loop whose state (budget, frontier, blocks) is shared by every step
     p = _Plan(budget_chars, "budget")
     p.add_hits(hits)
     r = budget_radius(hits, budget_chars)

@@ -12,10 +12,10 @@ import logging
 import threading
 
 from swr.core.errors import BadRequest, SwrError
+from swr.core.params import STAGES
 from swr.core.types import Hit
 
 log = logging.getLogger("swr.retrieve.rerank")
-STAGES = ("cutoff", "rerank")
 
 
 def cutoff(hits: list[Hit], min_score: float | None) -> list[Hit]:

@@ -217,10 +217,10 @@ class Store(ABC):
         """Delete a document's sentences and record; returns the number of sentences removed."""
 
     @abstractmethod
-    def search(self, req: SearchRequest) -> list[Hit]:
+    def search(self, req: SearchRequest) -> Hits:
         """Hits of one knowledge base, best first, each with dense/sparse ranks and scores."""
 
-    def search_many(self, reqs: list[SearchRequest]) -> list[list[Hit]]:
+    def search_many(self, reqs: list[SearchRequest]) -> list[Hits]:
         """:meth:`search` of each request, in order. A backend answers them all in one batched
         call (a cross-lingual question's lists, swr/retrieve/crosslingual.py); this default searches one
         by one."""

@@ -40,7 +40,7 @@ from swr.core.errors import BadRequest, ModelMismatch, StoreUnavailable
 from swr.core.ids import META_ID, doc_record_id, kb_record_id, sentence_id
 from swr.core.redact import redact, safe_url
 from swr.core.settings import Settings
-from swr.core.types import DocInfo, Hit, Hits, Sentence
+from swr.core.types import DocInfo, Hits, Sentence
 from swr.store.base import (
     DENSE,
     SPARSE,
@@ -376,7 +376,7 @@ class ServerStore(Store):
                 break
 
     # -- search ----------------------------------------------------------------------------
-    def search(self, req: SearchRequest) -> list[Hit]:
+    def search(self, req: SearchRequest) -> Hits:
         return self.search_many([req])[0]
 
     def search_many(self, reqs: list[SearchRequest]) -> list[Hits]:

@@ -8,11 +8,11 @@ import re
 
 import streamlit as st
 
+from swr.answer.result import AskResult
 from swr.app.components.errors import md
 from swr.app.state import KEYS
 from swr.core.errors import NotFound, SwrError
 from swr.core.rules.words import trace_words
-from swr.engine import AskResult
 from swr.manage import render
 from swr.manage.docview import hit_crops
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from swr.answer.result import AskResult
 from swr.app import state
-from swr.engine import AskResult
 from swr.manage.render import esc
 
 _HOW = {"llm": "rewritten by the LLM", "offline": "follow-up, subject carried", "edited": "edited"}

@@ -5,6 +5,7 @@ import re
 from functools import lru_cache
 
 from swr.core.errors import EmptyDocument, Undecodable
+from swr.core.lang import CJK_PUNCT_RE
 from swr.ingest.load.names import normalize_newlines, require_text
 
 _CONTROL_SHARE_LIMIT = 0.10
@@ -239,8 +240,7 @@ def _is_latin_char(ch: str) -> bool:
 
 
 def _is_cjk_punct(ch: str) -> bool:
-    cp = ord(ch)
-    return 0x3000 <= cp <= 0x303F or 0xFF01 <= cp <= 0xFF65 or ch in "‘’“”…—·•"
+    return CJK_PUNCT_RE.match(ch) is not None or ch in "‘’“”…—·•"
 
 
 @lru_cache(maxsize=1)

@@ -248,6 +248,7 @@ class DocViewer:
 
     def _open_pdf(self, view: DocumentView, pdf: PdfFile, layout: dict, page: int | None) -> DocumentView:
         """Map the hit, window and other hits onto the PDF's characters, checked; render the pages shown."""
+        # long: map, check and render in one pass over the same sentences; each step needs the last's
         view.kind = "pdf"
         view.page_count = pdf.page_count
         want = sorted({view.hit, *range(view.first, view.last + 1), *view.others})

@@ -1,6 +1,6 @@
 """Text documents in the document view (``.md .txt .html .docx``, and PDFs as text): the whole
 document rebuilt from its stored sentences (they join to the exact document text), every piece
-escaped with :func:`swr.manage.render.esc`.
+escaped with :func:`swr.manage.escape.esc`.
 
 Every sentence is a ``<span class="swr-dv-s" data-i="N">`` (N: 0-based sentence number), with
 ``swr-dv-win`` inside the window, ``swr-dv-hit`` on the hit sentence, ``swr-dv-other`` on other
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from swr.manage.render import esc, md_display
+from swr.manage.escape import esc, md_display
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 

@@ -1,0 +1,106 @@
+"""One question's search: its vectors, the store's (or the cross-lingual) hits, the post-fusion
+stages, and the typed :class:`Retrieval` the engine builds windows and answers from."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from swr.core.params import MAX_TOP_K, RetrievalParams
+from swr.core.types import Hit, Hits, Passage
+from swr.retrieve import expand, rerank
+from swr.store import SearchRequest
+
+
+@dataclass
+class Retrieval:
+    """Hits of one question with the knobs that produced them; windows are built from it later."""
+
+    question: str
+    kb: str
+    hits: list[Hit]
+    params: dict  # request.to_dict() without window_size: the "settings" of an answer
+    timings: dict = field(default_factory=dict)
+    request: RetrievalParams | None = None  # the typed knobs (None only for hand-built retrievals)
+    query_vector: object = None  # the question's dense vector (numpy), for budget windows
+    query_tokens: list[str] | None = None  # the question's BM25 terms (SparseEncoder.query_tokens)
+    dense_pool: list | None = None  # the dense candidates (point id, cosine) of the question's vector (types.Hits)
+    translated_pool: list | None = None  # those of its translations' vectors (cross-lingual search)
+    named: frozenset = frozenset()  # the documents the question names (Hits.named)
+    foreign: frozenset = frozenset()  # another product's documents than the question names (Hits.foreign)
+    translations: dict = field(default_factory=dict)  # the question's translations searched, by language (Hits)
+
+    @property
+    def answer_pool(self) -> list:
+        """The dense candidates answerability reads (both pools)."""
+        return [*(self.dense_pool or ()), *(self.translated_pool or ())]
+
+    def prefix(self, k: int) -> "Retrieval":
+        """The first ``k`` hits, as if searched with ``top_k=k`` (the store guarantees the top-k
+        list is a prefix of the top-K list)."""
+        req = self.request.with_(top_k=k) if self.request is not None else None
+        return replace(self, hits=self.hits[:k], params={**self.params, "top_k": k}, timings=dict(self.timings),
+                       request=req, translations=dict(self.translations))
+
+
+def rerank_pool(rp: RetrievalParams) -> int | None:
+    """The candidates the store returns when the reranker runs (it sees a larger pool than top_k)."""
+    return min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None
+
+
+def request_stamp(rp: RetrievalParams) -> dict:
+    """The settings an answer records of its request: every knob but ``window_size`` (the windows'),
+    and the cross-lingual rules only when the request changed them."""
+    stamp = rp.to_dict()
+    stamp.pop("window_size")
+    for name in ("crosslingual", "condense", "extractive"):
+        if getattr(rp, name) == getattr(RetrievalParams(), name):
+            stamp.pop(name)  # the defaults: a stamp names what a request changed
+    return stamp
+
+
+def search(question: str, kb: str, rp: RetrievalParams, *, store, embedder, sparse, crosslingual,
+           reranker=None) -> Retrieval:
+    """Search ``kb`` for a checked ``question`` under validated knobs ``rp``: the hits, no windows.
+
+    Both vectors in every mode, so every hit can show its dense and its sparse rank; the question's
+    translations (cross-lingual search, unless ``rp.lang`` filters one language) are embedded with
+    it, in one model call. The post-fusion ``rp.stages`` run on the fused list, then its top-k stay.
+    """
+    t0 = time.perf_counter()
+    xl = crosslingual is not None and crosslingual.enabled
+    extra = crosslingual.prefetch(kb, question, rp.crosslingual) if xl and not rp.lang else []
+    batch = getattr(embedder, "encode_queries", None)
+    dense = batch([question, *extra])[0] if extra and batch else embedder.encode_query(question)
+    t1 = time.perf_counter()
+    req = SearchRequest.from_params(kb, dense, sparse.encode_query(question), rp, top_k=rerank_pool(rp))
+    found = Hits.of(crosslingual.search(req, question, rp.crosslingual) if xl else store.search(req))
+    hits: list[Hit] = found
+    for h in hits:
+        h.fused_score = h.score
+    if rp.stages:
+        hits = rerank.apply(list(rp.stages), hits, question, min_score=rp.min_score, reranker=reranker)[:rp.top_k]
+        for r, h in enumerate(hits, start=1):
+            h.rank = r
+    t2 = time.perf_counter()
+    terms = sparse.query_tokens(question)  # what the sparse side searched for, and each hit's share
+    for h in hits:
+        h.matched_tokens = sparse.matched_tokens(terms, h.sentence.text)
+    # answerability's best cosine (swr.answer.answerable) reads the question's own vector's and its
+    # translations' dense candidates, and the documents the question names
+    return Retrieval(question=question, kb=kb, hits=hits, params=request_stamp(rp),
+                     timings={"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)},
+                     request=rp, query_vector=dense, query_tokens=terms, dense_pool=list(found.dense_pool),
+                     translated_pool=list(found.translated_pool), named=frozenset(found.named),
+                     foreign=frozenset(found.foreign), translations=dict(found.translations))
+
+
+def windows(retrieval: Retrieval, rp: RetrievalParams, *, fetch, fetch_vectors, encode_query) -> list[Passage]:
+    """``retrieval``'s hits widened into merged windows under validated knobs ``rp``
+    (:func:`swr.retrieve.expand.build`); ``fetch`` / ``fetch_vectors`` read stored sentences and
+    vectors by ``(doc_id, i)``. Budget windows of a hand-built retrieval without its question
+    vector get it from ``encode_query`` (the query cache)."""
+    query = retrieval.query_vector
+    if rp.window_mode == "budget" and query is None and retrieval.hits:
+        query = encode_query(retrieval.question)
+    return expand.build(retrieval.hits, rp.window_mode, window_size=rp.window_size, budget_chars=rp.budget_chars,
+                        fetch=fetch, fetch_vectors=fetch_vectors, query=query)
