@@ -103,7 +103,7 @@ def scores(rows, t, fusion) -> dict:
 
 def tune(rows, fusion):
     """The thresholds with the best balanced accuracy on ``rows`` (the tuning half)."""
-    from swr.answer.answerable import AnswerThresholds
+    from swr.core.rules.answerable import AnswerThresholds
 
     best = None
     for hi in [x / 1000 for x in range(860, 941, 5)]:

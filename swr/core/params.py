@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from swr.core.errors import BadRequest
+from swr.core.rules.answerable import AnswerRules
 from swr.core.rules.crosslingual import CrossLingualRules
 
 MODES = ("dense", "sparse", "hybrid")
@@ -79,9 +80,12 @@ class RetrievalParams:
     stages: tuple[str, ...] | None = None
     # the cross-lingual search's numbers and rules (swr/core/rules/crosslingual.py)
     crosslingual: CrossLingualRules = field(default_factory=CrossLingualRules)
+    # answerability's numbers and the document-subject rules (swr/core/rules/answerable.py)
+    answerable: AnswerRules = field(default_factory=AnswerRules)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "crosslingual", CrossLingualRules.from_dict(self.crosslingual))
+        object.__setattr__(self, "answerable", AnswerRules.from_dict(self.answerable))
         object.__setattr__(self, "sources", _tuple(self.sources))
         object.__setattr__(self, "tags", _tuple(self.tags))
         if self.stages is None:
