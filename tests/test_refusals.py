@@ -54,6 +54,8 @@ def test_the_other_languages_passages_answer_by_their_cosine_and_the_translation
     assert ok and why.rule == Rule.TRANSLATED, why
     assert not decide(0.80, 0.0, False, E5, translated=(t.translated_cos - 0.01, 1.0))[0]
     assert not decide(0.80, 0.0, False, E5, translated=(0.95, t.translated_cover - 0.01))[0]
+    # a question without content terms ("What is 24 hours in minutes?"): its translation vouches for nothing
+    assert not decide(0.80, 0.0, False, E5, has_terms=False, translated=(0.95, 1.0))[0]
     # the refusing rules still come first: a code no passage writes
     assert not decide(0.80, 0.0, False, E5, missing=("E9",), translated=(0.95, 1.0))[0]
 

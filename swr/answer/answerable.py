@@ -290,8 +290,9 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     # hit's cosine and the translation's words in them vouch for them, as the question's own cosine
     # and words do in its language (real: XQuAD's and BiPaR's cross-language answers were refused
     # 79 % / 93 % of the time, their closest sentence by the question's own vector being another
-    # document of its language)
-    if translated and translated[0] >= rules.translated_cos and translated[1] >= rules.translated_cover:
+    # document of its language). Not for a question without content terms: "What is 24 hours in
+    # minutes?" finds the rice cooker's "24 小时" by its translation, which vouches for nothing asked
+    if has_terms and translated and translated[0] >= rules.translated_cos and translated[1] >= rules.translated_cover:
         return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_cos:g} "
                             f"and {translated[1]:.0%} of the question's translated terms found", Rule.TRANSLATED)
     bar = t.cross if cross else t.high
