@@ -288,7 +288,8 @@ def test_a_chinese_name_neither_the_passages_nor_their_documents_write_is_not_an
     """swr.answer.answerable.absent_names: in one language, a name the question asks about (a railway, a
     person: new to jieba's dictionary, tagged a name) that no passage and no passage's document
     writes refuses; one the window leaves out ("他") but its document writes does not."""
-    from swr.answer.answerable import absent_names, decide, question_names
+    from swr.answer.answerable import absent_names, decide
+    from swr.answer.answerable_terms import question_names
     from swr.core.settings import Settings
     from swr.core.types import Passage
     from swr.engine import Engine
