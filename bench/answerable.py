@@ -49,6 +49,9 @@ def rows_for(engine, arts) -> list[dict]:
                 r = engine.retrieve(q, kb, fusion=fusion)
                 ps = by_fusion[fusion] = engine.passages(r, 3)
                 translations[fusion] = r.translations
+                # the other language's passages: their best hit's cosine, the translation's terms in them
+                ev = an.translated_evidence(q, r.hits, ps, r.translations, an.grounds(engine, kb, r.named, r.foreign))
+                row[f"translated_{fusion}"] = list(ev) if ev else None
                 row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if "cos" not in row:
                     # the engine's way: the dense candidates of the question's own search
@@ -91,7 +94,8 @@ def decide(r, t, fusion) -> bool:
                      names=tuple(r.get(f"names_{fusion}", ())),
                      unknown=tuple(r.get("unknown", ()) if not r["cross" + tag] else ()),
                      n_terms=len(an.question_terms(r["q"])),
-                     absent=tuple(r.get(f"absent_{fusion}", ()) if not r["cross" + tag] else ()))[0]
+                     absent=tuple(r.get(f"absent_{fusion}", ()) if not r["cross" + tag] else ()),
+                     translated=tuple(r[f"translated_{fusion}"]) if r.get(f"translated_{fusion}") else None)[0]
 
 
 def scores(rows, t, fusion) -> dict:

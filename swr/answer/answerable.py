@@ -29,7 +29,9 @@ question has none, only a code), or ``cosine >= low`` and ``coverage >= cover``,
 closest sentence is in the other language than the question (e5 scores those lower and no term can match),
 ``cosine >= cross`` with a shared term or a product the question names, or ``cosine >=
 cross_names`` with a name of the question's translation written as a name in the passages
-(:func:`translated_names`). Across languages a
+(:func:`translated_names`), or, when passages of the other language were retrieved (by the
+question's translation), their best hit's cosine at ``translated_cos`` with ``translated_cover`` of
+the translation's terms written there (:func:`translated_evidence`). Across languages a
 shared term counts only in the passages of the closest sentence's language (a code or a number
 is written the same in both, so it is found there): the evidence the cosine vouches for is in
 that language, and a word of the question in a passage of its own language that was not close
@@ -37,7 +39,9 @@ enough ("speed" in an air-fryer sentence for "What is the speed of light?", whos
 sentence is Chinese) says nothing about it. The thresholds were set
 per embedding model on the tuning half of ``bench/answerable.py`` (SQuAD and CMRC 2018 questions
 asked against their own knowledge base and against the wrong one; XQuAD-zh questions against the
-English articles) and are reported on both halves (``bench/README.md``, section "Answerability").
+English articles) and are reported on both halves (``bench/README.md``, section "Answerability");
+the translated-evidence bars on bench/real_kbs.py's refusal part. Every number is on
+:class:`swr.core.rules.answerable.AnswerRules` (``RetrievalParams.answerable``).
 """
 from __future__ import annotations
 

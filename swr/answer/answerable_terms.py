@@ -86,6 +86,9 @@ _NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
 _ALL_CJK = re.compile(f"[{cl.CJK}]+")  # the Chinese characters swr.text.claims reads terms by
 
 
+NAME_CHARS = 2  # size: a Chinese name has two characters or more (one is a surname, or no name)
+
+
 def question_names(question: str) -> tuple[str, ...]:
     """The Chinese names a question asks about that jieba's dictionary does not know: words of two
     or more Chinese characters that its HMM found and tagged as a name ("广茂" of "广茂铁路全长多少公里？",
@@ -98,7 +101,7 @@ def question_names(question: str) -> tuple[str, ...]:
 
     jieba.setLogLevel(60)
     known = jieba.dt.FREQ
-    out = [w.word for w in pseg.cut(cl.norm(question)) if w.flag in _NAME_TAGS and len(w.word) >= 2
+    out = [w.word for w in pseg.cut(cl.norm(question)) if w.flag in _NAME_TAGS and len(w.word) >= NAME_CHARS
            and not known.get(w.word) and _ALL_CJK.fullmatch(w.word)]
     return tuple(dict.fromkeys(out))
 

@@ -227,7 +227,7 @@ def for_kb(engine, kb: str, rules: SubjectRules = DEFAULT_SUBJECTS) -> SubjectIn
         heads.append((d.doc_id, d.source, [s.text.strip().lstrip("#").strip() for s in sents]))
     index = build(heads, rules)
     with _cache_lock:
-        if len(_cache) > 64:
+        if len(_cache) > 64:  # size: knowledge bases kept
             _cache.clear()
         _cache[key] = index
     return index
