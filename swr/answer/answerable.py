@@ -217,21 +217,10 @@ def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = Non
     return best[0] if best else None
 
 
-def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,
-           has_terms: bool = True, codes: tuple = (), missing: tuple = (), names: tuple = (),
-           unknown: tuple = (), n_terms: int = 0, absent: tuple = (), subject: float | None = None,
-           translated: tuple | None = None, rules: AnswerRules = DEFAULT_ANSWER) -> tuple[bool, str]:
-    """The decision on the figures, and why. ``has_terms``: the question has content terms (a
-    question of only a code, "E4是什么意思？", has none: its cosine decides alone). ``codes``: the
-    question's model numbers and error codes (:func:`swr.text.claims.codes`) when a passage of a document
-    the question names holds them all (else empty), ``missing``: those no passage holds;
-    ``names``: the names of the question's translation its passages hold (:func:`translated_names`);
-    ``unknown``: those of the question's ``n_terms`` content terms no document of the knowledge base
-    uses (:func:`unknown_terms`); ``absent``: the question's Chinese names that neither the passages
-    nor their documents write (:func:`absent_names`); ``subject``: the share of the question's terms
-    in the passages of the documents it names (None: it names none; :class:`SubjectAnswer`);
-    ``translated``: (cosine, cover) of the evidence in the other language (:func:`translated_evidence`). The
-    reason is a :class:`Reason`: its ``rule`` says which rule decided."""
+def _codes_and_names(cos: float, cross: bool, t: AnswerThresholds, codes: tuple, missing: tuple, absent: tuple,
+                     unknown: tuple, n_terms: int, rules: AnswerRules) -> tuple[bool, str] | None:
+    """:func:`decide`'s first rules, on what the question names: its codes, its Chinese names, its
+    terms no document uses (None: none of them decides)."""
     # a code says exactly what is asked about, in either language: when the passages lack one,
     # they are about something else, however close ("What does E9 mean on the air fryer?": no
     # manual lists an E9, and its closest sentences are the other codes' rows)
@@ -260,6 +249,27 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     if not cross and n_terms and len(unknown) > rules.unknown_share * n_terms:
         return False, Reason(f"cosine {cos:.3f}, but {len(unknown)} of the question's {n_terms} terms "
                        f"({', '.join(unknown)}) are in no document of this knowledge base", Rule.UNKNOWN_TERMS)
+    return None
+
+
+def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,
+           has_terms: bool = True, codes: tuple = (), missing: tuple = (), names: tuple = (),
+           unknown: tuple = (), n_terms: int = 0, absent: tuple = (), subject: float | None = None,
+           translated: tuple | None = None, rules: AnswerRules = DEFAULT_ANSWER) -> tuple[bool, str]:
+    """The decision on the figures, and why. ``has_terms``: the question has content terms (a
+    question of only a code, "E4是什么意思？", has none: its cosine decides alone). ``codes``: the
+    question's model numbers and error codes (:func:`swr.text.claims.codes`) when a passage of a document
+    the question names holds them all (else empty), ``missing``: those no passage holds;
+    ``names``: the names of the question's translation its passages hold (:func:`translated_names`);
+    ``unknown``: those of the question's ``n_terms`` content terms no document of the knowledge base
+    uses (:func:`unknown_terms`); ``absent``: the question's Chinese names that neither the passages
+    nor their documents write (:func:`absent_names`); ``subject``: the share of the question's terms
+    in the passages of the documents it names (None: it names none; :class:`SubjectAnswer`);
+    ``translated``: (cosine, cover) of the evidence in the other language (:func:`translated_evidence`). The
+    reason is a :class:`Reason`: its ``rule`` says which rule decided."""
+    first = _codes_and_names(cos, cross, t, codes, missing, absent, unknown, n_terms, rules)
+    if first is not None:
+        return first
     # across languages a cosine alone is weak evidence (with per-language lists the best sentence of
     # the other language is always a candidate: "What is the speed of light?" scores 0.873 against
     # a Chinese manual, as "空气炸锅的容量是多少？" does against the English one): the cross bar needs a
