@@ -28,6 +28,7 @@ def rows_for(engine, arts) -> list[dict]:
     """Per (question, knowledge base): the dense best cosine, its language, and the question
     terms found in the passages of each fusion."""
     import swr.answer.answerable as an
+    from swr.answer.answerable_terms import names_a_subject
     from swr.text.claims import has_cjk
 
     other_lang = {"en": "zh", "zh": "en"}
@@ -63,7 +64,7 @@ def rows_for(engine, arts) -> list[dict]:
                         row["cross" + tag] = bool(best) and has_cjk(q) != has_cjk(best[1])
                         closest[tag] = best[1] if best else ""
                         # across languages: does the question name a document of the passages (swr.retrieve.aliases)?
-                        row["named" + tag] = bool(row["cross" + tag] and an.names_a_subject(engine, q, kb, ps))
+                        row["named" + tag] = bool(row["cross" + tag] and names_a_subject(engine, q, kb, ps))
             for fusion, ps in by_fusion.items():  # as assess counts it (across languages: the closest's)
                 for tag, text in closest.items():
                     row[f"cover_{fusion}{tag}"] = an.evidence_coverage(q, ps, text, row["cross" + tag])
