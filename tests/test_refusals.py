@@ -103,3 +103,27 @@ def test_subject_rules_are_one_object():
                           ("d2", "rb300_faq.md", ["RB-300 扫地机器人 常见问题", "电池保修 6 个月。"])],
                          SubjectRules(en_mention=1))
     assert idx.rules.en_mention == 1 and idx.mentioned("the dehumidifier") == {idx.doc_subject["d1"]}
+
+
+def test_the_other_languages_passages_do_not_answer_about_something_no_document_is_about():
+    """"What is the warranty on the air fryer?" in a knowledge base of a dehumidifier and a robot
+    vacuum: its translation 保修 空气 炸锅 finds the vacuum's 保修 at a high cosine, but most of its
+    terms are in no document: no evidence (bench/new_user.py's off-topic question was answered)."""
+    q = "What is the warranty on the air fryer?"
+    zh = "RB-300 扫地机器人整机保修一年。"
+    hits = [Hit(sentence=_sentence(zh, "RB-300_FAQ.docx"), score=1.0, dense_score=0.881)]
+    passages = [_passage(zh, "RB-300_FAQ.docx")]
+    tr = {"zh": "保修 空气 炸锅"}
+    assert translated_evidence(q, hits, passages, tr) is not None  # without the probe: 0.881, a third
+    probed = []
+
+    def unknown(terms):
+        probed.append(list(terms))
+        return [t for t in terms if t != "保修"]
+
+    assert translated_evidence(q, hits, passages, tr, unknown=unknown) is None
+    assert probed  # and no probe when the bars are not met
+    probed.clear()
+    low = [Hit(sentence=_sentence(zh, "RB-300_FAQ.docx"), score=1.0, dense_score=0.80)]
+    assert translated_evidence(q, low, passages, tr, unknown=unknown) == (0.80, pytest.approx(1 / 3))
+    assert not probed

@@ -348,7 +348,10 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     terms = question_terms(question)
     mine = [p for p in passages if p.source in asked]  # the passages of the documents it names
     subject = coverage(question, mine) if mine and not cross else None
-    other = translated_evidence(question, hits, passages, translations, _grounds(engine, kb, named_docs, foreign))
+    xl = getattr(engine, "crosslingual", None)
+    probe = (lambda terms: xl.unknown(kb, list(terms))) if xl is not None else None
+    other = translated_evidence(question, hits, passages, translations, _grounds(engine, kb, named_docs, foreign),
+                                probe, rules)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,
                      names=names, n_terms=len(terms), subject=subject, translated=other, rules=rules)
     if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then

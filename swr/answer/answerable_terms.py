@@ -136,7 +136,7 @@ def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> 
 
 
 def translated_evidence(question: str, hits, passages: list[Passage], translations: dict | None,
-                        ok=None) -> tuple[float, float] | None:
+                        ok=None, unknown=None, rules: AnswerRules = DEFAULT_ANSWER) -> tuple[float, float] | None:
     """``(cosine, cover)`` of the evidence in the other language than the question: the best
     dense cosine of a retrieved hit in that language (found by the question's translation, the
     vector that can read it) and the share of the translation's content terms written in that
@@ -144,7 +144,11 @@ def translated_evidence(question: str, hits, passages: list[Passage], translatio
     translation into it. ``ok(source, text)``: the test a hit passes to count (another product's
     document does not; :func:`swr.answer.answerable.grounds`). The words of a question are in
     no passage of the other language, so only its translation can share terms with them
-    ("What percentage of Warsaw's population was Protestant in 1901?" -> 华沙, 人口, 新教徒)."""
+    ("What percentage of Warsaw's population was Protestant in 1901?" -> 华沙, 人口, 新教徒).
+    ``unknown(terms)``: those of the translation's terms no document of the knowledge base uses; when
+    they are more than ``rules.unknown_share`` of them, None: the question asks about something no
+    document is about ("What is the warranty on the air fryer?" -> 保修 空气 炸锅 in a knowledge
+    base of a dehumidifier and a robot vacuum: only 保修 is known)."""
     zh = cl.has_cjk(question)
     other = [p for p in passages if cl.has_cjk(p.text) != zh]
     text = (translations or {}).get("en" if zh else "zh", "")
@@ -156,4 +160,11 @@ def translated_evidence(question: str, hits, passages: list[Passage], translatio
     if not cosines:
         return None
     body = "\n".join(p.text for p in other)
-    return max(cosines), len(cl.contained(terms, body)) / len(terms)
+    cos, cover = max(cosines), len(cl.contained(terms, body)) / len(terms)
+    if unknown is not None and cos >= rules.translated_cos and cover >= rules.translated_cover:
+        try:  # the store probe only when the evidence would answer
+            if len(tuple(unknown(terms))) > rules.unknown_share * len(terms):
+                return None
+        except Exception:  # noqa: BLE001  (a failure reads as no evidence)
+            return None
+    return cos, cover
