@@ -31,6 +31,7 @@ def rows_for(engine, arts) -> list[dict]:
     """Per (question, knowledge base): the dense best cosine, its language, and the question
     terms found in the passages of each fusion."""
     import swr.answer.answerable as an
+    from swr.answer.answerable_terms import names_a_subject
     from swr.text.claims import has_cjk
 
     other_lang = {"en": "zh", "zh": "en"}
@@ -52,6 +53,9 @@ def rows_for(engine, arts) -> list[dict]:
                 r = engine.retrieve(q, kb, fusion=fusion)
                 ps = by_fusion[fusion] = engine.passages(r, 3)
                 translations[fusion] = r.translations
+                # the other language's passages: their best hit's cosine, the translation's terms in them
+                ev = an.translated_evidence(q, r.hits, ps, r.translations, an.grounds(engine, kb, r.named, r.foreign))
+                row[f"translated_{fusion}"] = list(ev) if ev else None
                 row[f"cover_{fusion}"] = an.coverage(q, ps)
                 if "cos" not in row:
                     # the engine's way: the dense candidates of the question's own search
@@ -63,7 +67,7 @@ def rows_for(engine, arts) -> list[dict]:
                         row["cross" + tag] = bool(best) and has_cjk(q) != has_cjk(best[1])
                         closest[tag] = best[1] if best else ""
                         # across languages: does the question name a document of the passages (swr.retrieve.aliases)?
-                        row["named" + tag] = bool(row["cross" + tag] and an.names_a_subject(engine, q, kb, ps))
+                        row["named" + tag] = bool(row["cross" + tag] and names_a_subject(engine, q, kb, ps))
             for fusion, ps in by_fusion.items():  # as assess counts it (across languages: the closest's)
                 for tag, text in closest.items():
                     row[f"cover_{fusion}{tag}"] = an.evidence_coverage(q, ps, text, row["cross" + tag])
@@ -99,7 +103,8 @@ def _decision(r, t, fusion):
                      names=tuple(r.get(f"names_{fusion}", ())),
                      unknown=tuple(r.get("unknown", ()) if not r["cross" + tag] else ()),
                      n_terms=len(an.question_terms(r["q"])),
-                     absent=tuple(r.get(f"absent_{fusion}", ()) if not r["cross" + tag] else ()))
+                     absent=tuple(r.get(f"absent_{fusion}", ()) if not r["cross" + tag] else ()),
+                     translated=tuple(r[f"translated_{fusion}"]) if r.get(f"translated_{fusion}") else None)
 
 
 def rule_counts(rows, t, fusion) -> list[str]:
@@ -120,7 +125,7 @@ def scores(rows, t, fusion) -> dict:
 
 def tune(rows, fusion):
     """The thresholds with the best balanced accuracy on ``rows`` (the tuning half)."""
-    from swr.answer.answerable import AnswerThresholds
+    from swr.core.rules.answerable import AnswerThresholds
 
     best = None
     for hi in [x / 1000 for x in range(860, 941, 5)]:

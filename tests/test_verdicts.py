@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from swr.answer.answerable import substantive_text
+from swr.core.rules.answerable import E5
 from swr.retrieve import subjects as sj
 from swr.text import claims as cl
 from swr.verify.check import answer_sentences, check_answer, statement
@@ -189,7 +190,7 @@ def test_the_sample_questions_stay_answerable(sample):
 def test_a_code_no_passage_holds_refuses_and_codes_a_named_document_holds_answer_at_the_low_bar():
     """swr.answer.answerable.decide on the figures: a missing code refuses above every bar; codes held in a
     document the question names answer from the low bar (below it they do not)."""
-    from swr.answer.answerable import E5, decide
+    from swr.answer.answerable import decide
 
     ok, why = decide(0.95, 1.0, False, E5, codes=(), missing=("E9",))
     assert not ok and "E9" in why
@@ -221,7 +222,7 @@ def test_a_name_of_the_translation_answers_across_languages_only_where_the_passa
     """swr.answer.answerable.translated_names / decide: a Chinese question about an English article has
     no word to find there; a name of its dictionary translation, written as a name in the English
     passages, is its shared term (from the cross_names bar); a lower-case gloss is none."""
-    from swr.answer.answerable import E5, decide, translated_names
+    from swr.answer.answerable import decide, translated_names
     from swr.core.types import Passage
 
     def passage(text):
@@ -262,7 +263,8 @@ def test_a_question_most_of_whose_words_no_document_uses_is_not_answerable(sampl
     """swr.answer.answerable: in one language, more than half of the question's terms unknown to every
     document of the knowledge base refuses above every bar; half or fewer do not (a paraphrase
     keeps some words of its own); the unknown words are the knowledge base's, probed once."""
-    from swr.answer.answerable import E5, decide, unknown_terms
+    from swr.answer.answerable import decide, unknown_terms
+
 
     assert not decide(0.95, 1.0, False, E5, unknown=("router", "firmware"), n_terms=3)[0]
     assert decide(0.95, 1.0, False, E5, unknown=("router",), n_terms=2)[0]
@@ -286,7 +288,8 @@ def test_a_chinese_name_neither_the_passages_nor_their_documents_write_is_not_an
     """swr.answer.answerable.absent_names: in one language, a name the question asks about (a railway, a
     person: new to jieba's dictionary, tagged a name) that no passage and no passage's document
     writes refuses; one the window leaves out ("他") but its document writes does not."""
-    from swr.answer.answerable import E5, absent_names, decide, question_names
+    from swr.answer.answerable import absent_names, decide
+    from swr.answer.answerable_terms import question_names
     from swr.core.settings import Settings
     from swr.core.types import Passage
     from swr.engine import Engine
@@ -349,10 +352,10 @@ def test_a_translations_cosine_in_a_document_the_question_does_not_name_never_an
     r = eng.retrieve(q, kb)
     assert not r.named and not an.question_terms(q)
     leak = [h.dense_score for h in r.hits if h.via == "translation" and h.dense_score is not None]
-    assert leak and max(leak) >= an.E5.high, [(h.via, h.dense_score, h.sentence.text) for h in r.hits]
+    assert leak and max(leak) >= E5.high, [(h.via, h.dense_score, h.sentence.text) for h in r.hits]
     a = eng.ask(q, kb, llm=False)
     assert a.answerable is False, a.answerability
-    assert a.answerable_score < max(leak) and a.answerable_score < an.E5.high, a.answerability
+    assert a.answerable_score < max(leak) and a.answerable_score < E5.high, a.answerability
 
 
 def test_another_products_sentence_is_no_ground_unless_it_names_the_product(sample):
@@ -375,7 +378,7 @@ def test_another_products_sentence_is_no_ground_unless_it_names_the_product(samp
     r = eng.retrieve(q, kb)
     assert "faq_en.md" in r.foreign  # the FAQ has a subject of its own ("FAQ"), not the air fryer
     best = an.best_hit(eng, q, kb, r.hits, r.params, pool=r.answer_pool, named=r.named, foreign=r.foreign)
-    assert "AF-360" in best[1] and best[0] >= an.E5.high, best
+    assert "AF-360" in best[1] and best[0] >= E5.high, best
     assert not an.names_one_of(eng, kb, "**What does E4 mean on the RC-550?**", r.named)
 
 

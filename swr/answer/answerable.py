@@ -29,7 +29,9 @@ question has none, only a code), or ``cosine >= low`` and ``coverage >= cover``,
 closest sentence is in the other language than the question (e5 scores those lower and no term can match),
 ``cosine >= cross`` with a shared term or a product the question names, or ``cosine >=
 cross_names`` with a name of the question's translation written as a name in the passages
-(:func:`translated_names`). Across languages a
+(:func:`translated_names`), or, when passages of the other language were retrieved (by the
+question's translation), their best hit's cosine at ``translated_cos`` with ``translated_cover`` of
+the translation's terms written there (:func:`translated_evidence`). Across languages a
 shared term counts only in the passages of the closest sentence's language (a code or a number
 is written the same in both, so it is found there): the evidence the cosine vouches for is in
 that language, and a word of the question in a passage of its own language that was not close
@@ -37,7 +39,9 @@ enough ("speed" in an air-fryer sentence for "What is the speed of light?", whos
 sentence is Chinese) says nothing about it. The thresholds were set
 per embedding model on the tuning half of ``bench/answerable.py`` (SQuAD and CMRC 2018 questions
 asked against their own knowledge base and against the wrong one; XQuAD-zh questions against the
-English articles) and are reported on both halves (``bench/README.md``, section "Answerability").
+English articles) and are reported on both halves (``bench/README.md``, section "Answerability");
+the translated-evidence bars on bench/real_kbs.py's refusal part. Every number is on
+:class:`swr.core.rules.answerable.AnswerRules` (``RetrievalParams.answerable``).
 """
 from __future__ import annotations
 
@@ -45,23 +49,19 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 
+from swr.answer.answerable_terms import (
+    absent_names,
+    code_evidence,
+    question_terms,
+    translated_evidence,
+    translated_names,
+    unknown_terms,
+)
 from swr.core.ids import sentence_id
+from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules, AnswerThresholds
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
 from swr.text import claims as cl
-
-
-@dataclass(frozen=True)
-class AnswerThresholds:
-    high: float  # best cosine that answers on its own
-    low: float  # best cosine that answers when the passages hold ``cover`` of the question's terms
-    cover: float
-    cross: float  # best cosine that answers when the best sentence is in the other language
-    # ... when it is, with a name of the question's translation (Warsaw, Luther) in its language's passages
-    cross_names: float = 0.81
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class Rule(str, Enum):
@@ -72,6 +72,7 @@ class Rule(str, Enum):
     NAME_ABSENT = "answerable.name_absent"  # a Chinese name neither the passages nor their documents write
     UNKNOWN_TERMS = "answerable.unknown_terms"  # most of the question's terms in no document
     CODES_NAMED = "answerable.codes_named"  # the question's codes held in a document it names
+    TRANSLATED = "answerable.translated"  # the other language's passages: its hit's cosine, the translation's terms
     SUBJECT_NAMED = "answerable.subject_named"  # the question names a passage's document; its terms there
     CROSS_NAMES = "answerable.cross_names"  # across languages: the translation's names in the passages
     CROSS = "answerable.cross"  # across languages: cosine and a shared term or named product
@@ -92,32 +93,6 @@ class Reason(str):
         return obj
 
 
-@dataclass(frozen=True)
-class SubjectRules:
-    """When the question names a document of the passages (its title, model number or product
-    word: swr.retrieve.aliases), that document's passages are the evidence. Calibrated on bench/new_user.py
-    (the DH-20 manual and the RB-300 FAQ), checked on bench/answerable.py (SQuAD titles are names)."""
-
-    low: float = 0.86  # the best cosine that answers when the question names the passage's document ...
-    cover: float = 0.5  # ... and this share of its terms is in that document's passages
-
-
-SUBJECT = SubjectRules()
-
-DENSE_K = 10  # sentences of the dense search whose best cosine decides
-POOL_READ = 20  # the best dense candidates of the retrieval's own search read for it (best_hit)
-# e5 scores a question against a sentence of the other language lower: its own bar (bench/answerable.py)
-E5 = AnswerThresholds(high=0.875, low=0.86, cover=0.66, cross=0.82, cross_names=0.81)  # tuned: bench/README.md
-OTHER = AnswerThresholds(high=0.6, low=0.45, cover=0.5, cross=0.55, cross_names=0.55)
-
-
-# words that ask rather than say what is asked about
-_ASK = frozenset("""what which who whom whose when where why how many much long does do did mean means please tell
-know explain describe happen happens kind type 多久 几年 多长 多长时间 意思 代表 应该 怎么办 处理 请问
-是不是 哪种 哪一个
-为何 何时 多大 多重 多高 几个 几次 可不可以 能不能 吗""".split())
-
-
 @dataclass
 class Answerability:
     """Whether the evidence answers the question, and the figures that decided it."""
@@ -133,12 +108,16 @@ class Answerability:
         return asdict(self)
 
 
-def thresholds_for(model: str) -> AnswerThresholds:
-    return E5 if "e5" in (model or "").lower() else OTHER
+def thresholds_for(model: str, rules: AnswerRules = DEFAULT_ANSWER) -> AnswerThresholds:
+    return rules.thresholds(model)
 
 
-def question_terms(question: str) -> list[str]:
-    return [t for t in cl.content_terms(question) if t not in _ASK and cl.stem(t) not in _ASK]
+def rules_of(params) -> AnswerRules:
+    """The answerability rules of a retrieval's params (a :class:`swr.core.params.RetrievalParams`
+    or its dict: its ``answerable`` field); the defaults without."""
+    if isinstance(params, dict):
+        return AnswerRules.from_dict(params.get("answerable"))
+    return getattr(params, "answerable", None) or DEFAULT_ANSWER
 
 
 def coverage(question: str, passages: list[Passage]) -> float:
@@ -147,110 +126,6 @@ def coverage(question: str, passages: list[Passage]) -> float:
         return 0.0
     text = "\n".join(p.text for p in passages)
     return len(cl.contained(terms, text)) / len(terms)
-
-
-def code_evidence(engine, question: str, kb: str, passages: list[Passage],
-                  asked: set[str] | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The question's model numbers and error codes (``E2``, ``KX-2000``: :func:`swr.text.claims.codes`,
-    written alike in Chinese and English) as :func:`decide` reads them: ``(codes, missing)``.
-    ``codes``: all of them, when every one is held by a passage of a document the question names
-    (else empty); ``missing``: those neither a passage holds nor a passage's document is named by
-    (the AF-360 of "What should I do before using the AF-360 air fryer for the first time?" names
-    the manual whose first-use passages never repeat it). ``asked``: the sources the question names
-    (:func:`swr.retrieve.aliases.sources_named`), when the caller has them."""
-    codes = tuple(cl.codes(question))
-    if not codes:
-        return (), ()
-    text = "\n".join(p.text for p in passages)
-    held = set(cl.codes(text)) | {c for c in codes if cl.written(c, text)}  # a model name's part: "C3" of XK32-C3
-    missing = tuple(c for c in codes if c not in held and not names_a_subject(engine, c, kb, passages))
-    if missing:
-        return (), missing
-    asked = sources_named(engine, kb, question) if asked is None else asked
-    if not any(p.source in asked and any(cl.written(c, p.text) for c in codes) for p in passages):
-        return (), ()
-    return codes, ()
-
-
-_CAPITAL = re.compile(r"\b[A-Z][A-Za-z]+")
-
-
-def translated_names(question: str, translations: dict | None, passages: list[Passage], closest: str) -> tuple:
-    """The names of the question's translation into the closest sentence's language that its
-    passages in that language write as names too: across languages no word of the question can
-    be found, but a proper noun of its translation can ("萨克森花园用波兰语怎么说？" -> "garden use
-    Polish how say" -> "Polish" in the Saxon Garden article). A name is a word the translation
-    capitalises (CC-CEDICT glosses names only; an LLM's translation also its first word, which
-    :func:`question_terms` drops when it asks), found capitalised in a passage, by stem. English
-    passages only: Chinese has no capitals."""
-    text = (translations or {}).get("en", "")
-    if not text or cl.has_cjk(closest) or not cl.has_cjk(question):  # a Chinese question, an English closest
-        return ()
-    capital = {w.lower() for w in _CAPITAL.findall(text)}
-    names = [t for t in question_terms(text) if t in capital]
-    if not names:
-        return ()
-    body = "\n".join(p.text for p in passages if not cl.has_cjk(p.text))
-    written = {cl.stem(w.lower()) for w in _CAPITAL.findall(body)}
-    return tuple(t for t in cl.contained(names, body) if cl.stem(t) in written)
-
-
-def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
-    """The question's content terms that no sentence of ``kb`` uses (one batched BM25 probe of the
-    new ones, cached per knowledge base version: :meth:`swr.retrieve.crosslingual.CrossLingual.unknown`)."""
-    terms = question_terms(question)
-    xl = getattr(engine, "crosslingual", None)
-    if not terms or xl is None:
-        return ()
-    try:
-        return tuple(xl.unknown(kb, terms))
-    except Exception:  # noqa: BLE001  (a hint only: never fail an answer over it)
-        return ()
-
-
-# jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
-_NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
-_ALL_CJK = re.compile(f"[{cl.CJK}]+")  # the Chinese characters swr.text.claims reads terms by
-NAME_DOCS = 3  # the passages' documents read for a name the passages do not write (the window may say 他)
-
-
-def question_names(question: str) -> tuple[str, ...]:
-    """The Chinese names a question asks about that jieba's dictionary does not know: words of two
-    or more Chinese characters that its HMM found and tagged as a name ("广茂" of "广茂铁路全长多少公里？",
-    "徐晓飞"). A known word ("华为", "空气炸锅") or a new word tagged otherwise ("晨川", the sample's
-    brand: a noun) is none: the rule reads only the names a passage about them must write."""
-    if not cl.has_cjk(question):
-        return ()
-    import jieba
-    import jieba.posseg as pseg
-
-    jieba.setLogLevel(60)
-    known = jieba.dt.FREQ
-    out = [w.word for w in pseg.cut(cl.norm(question)) if w.flag in _NAME_TAGS and len(w.word) >= 2
-           and not known.get(w.word) and _ALL_CJK.fullmatch(w.word)]
-    return tuple(dict.fromkeys(out))
-
-
-def absent_names(engine, question: str, kb: str, passages: list[Passage]) -> tuple[str, ...]:
-    """The question's names (:func:`question_names`) that neither a passage nor the passages'
-    documents (the first :data:`NAME_DOCS`) write: the passages are about someone or something else
-    (bench/answerable.py: "徐晓飞现在效力于哪个球队？" against another Chinese knowledge base, cosine
-    0.880 with half its terms in the passages, was answered). Only read when the other rules would
-    answer (:func:`assess`); a store failure reads as no absent name (a hint never fails an answer)."""
-    names = question_names(question)
-    if not names or not passages:
-        return ()
-    text = cl.norm("\n".join(p.text for p in passages))
-    absent = [n for n in names if n not in text]
-    try:
-        for doc in list(dict.fromkeys(p.doc_id for p in passages))[:NAME_DOCS]:
-            if not absent:
-                break
-            body = cl.norm("\n".join(s.text for s in engine.store.scroll_doc(kb, doc)))
-            absent = [n for n in absent if n not in body]
-    except Exception:  # noqa: BLE001
-        return ()
-    return tuple(absent)
 
 
 def evidence_coverage(question: str, passages: list[Passage], closest: str, cross: bool) -> float:
@@ -268,7 +143,7 @@ def counted(hit) -> bool:
     question names (``via`` carries "alias": a translation's, or the question's without the
     product's name); never a translation's cosine in a document the question does not name (the
     module docstring says why). Counting every hit's cosine answered 3 of 52 held-out questions
-    against a knowledge base of the other language (bench/README.md §8b, session 7: 0 of 52)."""
+    against a knowledge base of the other language (bench/README.md, "Answerability": 0 of 52)."""
     via = hit.via or ""
     return hit.dense_score is not None and (via in ("", "lang-list") or "alias" in via)
 
@@ -291,13 +166,14 @@ grounds = _grounds  # the public name (swr.answer.extractive's candidates pass t
 
 
 def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
-             pool: list | None = None, foreign=frozenset(), named=frozenset()) -> tuple[float, str] | None:
+             pool: list | None = None, foreign=frozenset(), named=frozenset(),
+             rules: AnswerRules | None = None) -> tuple[float, str] | None:
     """(cosine, text) of the substantive sentence of ``kb`` closest to the question, whatever the
     fusion of ``hits``.
 
     ``pool``: the dense candidates ``(point id, cosine)`` the retrieval's own search already
     ranked with the question's vector (:class:`swr.core.types.Hits`, the same filters), read best
-    first, :data:`POOL_READ` at a time, to the first substantive one: no second search (issue
+    first, ``rules.pool_read`` at a time, to the first substantive one: no second search (issue
     #16: that search was half a quiet question's time). Without a pool, or with nothing
     substantive in it, a dense search with the same source/tag/language filters. Of ``hits``,
     the cosines :func:`counted`. ``named`` / ``foreign``: the sources of the documents the
@@ -305,6 +181,8 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
     ``.foreign``): a sentence of a foreign document counts only when it names a named one.
     """
     ok = _grounds(engine, kb, frozenset(named or ()), frozenset(foreign or ()))
+    rules = rules or rules_of(filters)
+    read = rules.pool_read
     dense: list[tuple[float, str]] = []
     if pool:
         best: dict[str, float] = {}
@@ -312,8 +190,8 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
             if score > best.get(pid, float("-inf")):
                 best[pid] = score
         ranked = sorted(best.items(), key=lambda t: -t[1])
-        for at in range(0, len(ranked), POOL_READ):  # table borders can fill the top: read on
-            top = ranked[at:at + POOL_READ]
+        for at in range(0, len(ranked), read):  # table borders can fill the top: read on
+            top = ranked[at:at + read]
             texts = {sentence_id(s.kb, s.doc_id, s.i): (s.source, s.text)
                      for s in engine.store.get([p for p, _ in top])}
             dense = [(score, texts[pid][1]) for pid, score in top
@@ -322,7 +200,7 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
                 break
     if not dense:  # no pool, or nothing substantive in it: a dense search of its own
         f = {k: v for k, v in (filters or {}).items() if k in ("sources", "tags", "lang") and v}
-        found = engine.retrieve(question, kb, mode="dense", top_k=DENSE_K, stages=(), min_score=None, **f)
+        found = engine.retrieve(question, kb, mode="dense", top_k=rules.dense_k, stages=(), min_score=None, **f)
         mine = _grounds(engine, kb, found.named, found.foreign)
         dense = [(h.dense_score, h.sentence.text) for h in found.hits
                  if counted(h) and mine(h.sentence.source, h.sentence.text)]
@@ -339,25 +217,10 @@ def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = Non
     return best[0] if best else None
 
 
-def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> bool:
-    """Whether the question names (in any language: swr.retrieve.aliases) a document the passages come from."""
-    named = sources_named(engine, kb, question) if passages else set()
-    return any(p.source in named for p in passages)
-
-
-def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,
-           has_terms: bool = True, codes: tuple = (), missing: tuple = (), names: tuple = (),
-           unknown: tuple = (), n_terms: int = 0, absent: tuple = (), subject: float | None = None) -> tuple[bool, str]:
-    """The decision on the figures, and why. ``has_terms``: the question has content terms (a
-    question of only a code, "E4是什么意思？", has none: its cosine decides alone). ``codes``: the
-    question's model numbers and error codes (:func:`swr.text.claims.codes`) when a passage of a document
-    the question names holds them all (else empty), ``missing``: those no passage holds;
-    ``names``: the names of the question's translation its passages hold (:func:`translated_names`);
-    ``unknown``: those of the question's ``n_terms`` content terms no document of the knowledge base
-    uses (:func:`unknown_terms`); ``absent``: the question's Chinese names that neither the passages
-    nor their documents write (:func:`absent_names`); ``subject``: the share of the question's terms
-    in the passages of the documents it names (None: it names none; :class:`SubjectRules`). The
-    reason is a :class:`Reason`: its ``rule`` says which rule decided."""
+def _codes_and_names(cos: float, cross: bool, t: AnswerThresholds, codes: tuple, missing: tuple, absent: tuple,
+                     unknown: tuple, n_terms: int, rules: AnswerRules) -> tuple[bool, str] | None:
+    """:func:`decide`'s first rules, on what the question names: its codes, its Chinese names, its
+    terms no document uses (None: none of them decides)."""
     # a code says exactly what is asked about, in either language: when the passages lack one,
     # they are about something else, however close ("What does E9 mean on the air fryer?": no
     # manual lists an E9, and its closest sentences are the other codes' rows)
@@ -381,18 +244,40 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     # in one language, a question most of whose words no document uses asks about something else
     # ("How do I reset the firmware password of my router?" against the sample manuals). On
     # bench/answerable.py no answered question of its own knowledge base had more than half of its
-    # terms unknown there (bench/README.md §8b, session 8). Half is not enough: "What does error E5
+    # terms unknown there (bench/README.md, "Answerability"). Half is not enough: "What does error E5
     # mean on my washing machine?" (0.879) has only "machine" unknown (the manuals wash the pot)
-    if not cross and n_terms and len(unknown) * 2 > n_terms:
+    if not cross and n_terms and len(unknown) > rules.unknown_share * n_terms:
         return False, Reason(f"cosine {cos:.3f}, but {len(unknown)} of the question's {n_terms} terms "
                        f"({', '.join(unknown)}) are in no document of this knowledge base", Rule.UNKNOWN_TERMS)
+    return None
+
+
+def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,
+           has_terms: bool = True, codes: tuple = (), missing: tuple = (), names: tuple = (),
+           unknown: tuple = (), n_terms: int = 0, absent: tuple = (), subject: float | None = None,
+           translated: tuple | None = None, rules: AnswerRules = DEFAULT_ANSWER) -> tuple[bool, str]:
+    # long: one ordered list of rules, each a few lines; the order is the decision (first match wins)
+    """The decision on the figures, and why. ``has_terms``: the question has content terms (a
+    question of only a code, "E4是什么意思？", has none: its cosine decides alone). ``codes``: the
+    question's model numbers and error codes (:func:`swr.text.claims.codes`) when a passage of a document
+    the question names holds them all (else empty), ``missing``: those no passage holds;
+    ``names``: the names of the question's translation its passages hold (:func:`translated_names`);
+    ``unknown``: those of the question's ``n_terms`` content terms no document of the knowledge base
+    uses (:func:`unknown_terms`); ``absent``: the question's Chinese names that neither the passages
+    nor their documents write (:func:`absent_names`); ``subject``: the share of the question's terms
+    in the passages of the documents it names (None: it names none; :class:`SubjectAnswer`);
+    ``translated``: (cosine, cover) of the evidence in the other language (:func:`translated_evidence`). The
+    reason is a :class:`Reason`: its ``rule`` says which rule decided."""
+    first = _codes_and_names(cos, cross, t, codes, missing, absent, unknown, n_terms, rules)
+    if first is not None:
+        return first
     # across languages a cosine alone is weak evidence (with per-language lists the best sentence of
     # the other language is always a candidate: "What is the speed of light?" scores 0.873 against
     # a Chinese manual, as "空气炸锅的容量是多少？" does against the English one): the cross bar needs a
     # shared term (a code, a number) found in the passages, or a product the question names
     # ... or a name of the question's translation: bench/answerable.py's questions in the other
     # language than their article, answered 5 / 0 -> 14 / 17 (dev / held out), wrong knowledge bases
-    # of the other language 0 / 0 -> 1 / 0 of 37 / 40 (bench/README.md §8b, session 8)
+    # of the other language 0 / 0 -> 1 / 0 of 37 / 40 (bench/README.md, "Answerability")
     if cross and cos >= t.cross_names and names:
         return True, Reason(f"cosine {cos:.3f} >= {t.cross_names:g} (the closest sentence is in the other language) "
                       f"and the passages name its translation's {', '.join(names)}", Rule.CROSS_NAMES)
@@ -412,9 +297,19 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     # dehumidifier"), and that document's passages hold half its terms: they are its evidence
     # ("Can I wash the dehumidifier filter in the dishwasher?", 0.869, "Do not put the air filter in
     # a dishwasher." in the DH-20 manual; bench/new_user.py)
-    if not cross and subject is not None and cos >= SUBJECT.low and subject >= SUBJECT.cover:
-        return True, Reason(f"cosine {cos:.3f} >= {SUBJECT.low:g} and {subject:.0%} of the question's terms "
+    sub = rules.subject
+    if not cross and subject is not None and cos >= sub.low and subject >= sub.cover:
+        return True, Reason(f"cosine {cos:.3f} >= {sub.low:g} and {subject:.0%} of the question's terms "
                             "found in the passages of the document it names", Rule.SUBJECT_NAMED)
+    # the passages of the other language than the question (found by its translation): their best
+    # hit's cosine and the translation's words in them vouch for them, as the question's own cosine
+    # and words do in its language (real: BiPaR's and XQuAD's cross-language answers were refused
+    # 70 % / 83 % of the time, their closest sentence by the question's own vector being another
+    # document of its language). Not for a question without content terms: "What is 24 hours in
+    # minutes?" finds the rice cooker's "24 小时" by its translation, which vouches for nothing asked
+    if has_terms and translated and translated[0] >= rules.translated_cos and translated[1] >= rules.translated_cover:
+        return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_cos:g} "
+                            f"and {translated[1]:.0%} of the question's translated terms found", Rule.TRANSLATED)
     bar = t.cross if cross else t.high
     if cos >= bar:
         return False, Reason(f"cosine {cos:.3f}, but none of the question's terms is in the passages", Rule.NO_TERM)
@@ -430,8 +325,10 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     the retrieval's params) answer it; ``pool``, ``named``, ``foreign``: the retrieval's dense
     candidates and the documents its question names or not, ``translations`` the question's
     translations by language (:class:`swr.engine.Retrieval`)."""
-    t = thresholds_for(engine.embedder.name)
-    best = best_hit(engine, question, kb, hits, filters, pool, foreign, named)
+    rules = rules_of(filters)
+    named_docs = frozenset(named or ())
+    t = rules.thresholds(engine.embedder.name)
+    best = best_hit(engine, question, kb, hits, filters, pool, foreign, named, rules)
     cover = coverage(question, passages)
     if best is None:
         return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict(),
@@ -452,14 +349,19 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     terms = question_terms(question)
     mine = [p for p in passages if p.source in asked]  # the passages of the documents it names
     subject = coverage(question, mine) if mine and not cross else None
+    xl = getattr(engine, "crosslingual", None)
+    probe = (lambda terms: xl.unknown(kb, list(terms))) if xl is not None else None
+    other = translated_evidence(question, hits, passages, translations, _grounds(engine, kb, named_docs, foreign),
+                                probe, rules)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,
-                     names=names, n_terms=len(terms), subject=subject)
+                     names=names, n_terms=len(terms), subject=subject, translated=other, rules=rules)
     if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then
         # (under eight askers beside an upload the probes of every question were an eighth of the
-        # time the process held the GIL: py-spy, bench/README.md §9, session 8)
+        # time the process held the GIL: py-spy, bench/README.md)
         ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing,
                          names=names, unknown=unknown_terms(engine, question, kb), n_terms=len(terms),
-                         absent=absent_names(engine, question, kb, passages), subject=subject)
+                         absent=absent_names(engine, question, kb, passages, rules), subject=subject,
+                         translated=other, rules=rules)
     rule = getattr(why, "rule", None)
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
                          [rule.value] if rule else [])
@@ -469,14 +371,14 @@ _BORDER = re.compile(r"^[\s|:\-–—=+*#_~`.·•]*$")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 
 
-def substantive_text(text: str) -> bool:
+def substantive_text(text: str, rules: AnswerRules = DEFAULT_ANSWER) -> bool:
     """Not a table border (``|``, ``| --- |``), not a bare Markdown heading, not empty."""
     t = (text or "").strip()
     if not t or _BORDER.match(t):
         return False
-    if _HEADING.match(t) and len(t) < 80:
+    if _HEADING.match(t) and len(t) < rules.heading_chars:
         return False
-    return len(re.sub(r"[\s|#*_\-:]", "", t)) >= 2
+    return len(re.sub(r"[\s|#*_\-:]", "", t)) >= rules.min_chars
 
 
 def substantive(passages: list[Passage]) -> list[Passage]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from swr.core.errors import BadRequest
 from swr.core.rules.answer import CondenseRules, ExtractiveRules
+from swr.core.rules.answerable import AnswerRules
 from swr.core.rules.crosslingual import CrossLingualRules
 from swr.core.rules.verify import CheckRules, VerdictRules
 
@@ -111,10 +112,14 @@ class RetrievalParams:
     # the extractive answer's numbers: relevance, ranking bonuses, yes/no (swr/core/rules/answer.py)
     extractive: ExtractiveRules = field(default_factory=ExtractiveRules)
 
+    # answerability's numbers and the document-subject rules (swr/core/rules/answerable.py)
+    answerable: AnswerRules = field(default_factory=AnswerRules)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "crosslingual", CrossLingualRules.from_dict(self.crosslingual))
         object.__setattr__(self, "condense", CondenseRules.from_dict(self.condense))
         object.__setattr__(self, "extractive", ExtractiveRules.from_dict(self.extractive))
+        object.__setattr__(self, "answerable", AnswerRules.from_dict(self.answerable))
         object.__setattr__(self, "sources", _tuple(self.sources))
         object.__setattr__(self, "tags", _tuple(self.tags))
         if self.stages is None:

@@ -14,7 +14,7 @@ document a weight in (0, 1] (its score over the best document's); :mod:`swr.retr
 a bonus proportional to it to that document's hits and searches those documents on their own.
 
 Learned per knowledge base on first use and again whenever its sentence count changes; reads
-only the first :data:`INTRO` sentences of each document (one batched fetch).
+only the first ``SubjectRules.intro`` sentences of each document (one batched fetch).
 """
 from __future__ import annotations
 
@@ -26,30 +26,32 @@ from pathlib import PurePath
 
 from swr.core.ids import sentence_id
 from swr.core.lang import detect_lang
+from swr.core.rules.answerable import DEFAULT_SUBJECTS, SubjectRules
 from swr.text.sparse import JiebaBm25
 
-INTRO = 5  # first sentences of a document that name its subject
-MIN_REPEATS = 2  # ... in at least this many of them (the file name counts as one)
-MIN_SHARE = 0.5  # documents scoring at least this share of the best one are subjects too
-MAX_SUBJECTS = 4
 _NAME_SPLIT = re.compile(r"[_\-.\s]+")
-_SENTENCE_END = re.compile(r"[.!?。！？:：;；,，]$")
-MAX_TITLE = 120  # characters
+_SENTENCE_END = re.compile(r"[.!?。！？:：;；,，…]$")
+_CLOSING = "\"'”’」』》）)]】 "  # closing quotes and brackets that may follow a sentence's end
+_OPENING = re.compile(r"^[\"'“‘「『]")
 
 
-def _is_title(text: str) -> bool:
-    """A heading: a Markdown heading, or one short line that does not end like a sentence."""
+def _is_title(text: str, rules: SubjectRules = DEFAULT_SUBJECTS) -> bool:
+    """A heading: a Markdown heading, or one short line that does not end like a sentence (nor
+    is speech: :attr:`SubjectRules.speech_not_title`)."""
     t = text.strip()
     if t.startswith("#"):
         return True
-    return 0 < len(t) <= MAX_TITLE and "\n" not in t and not _SENTENCE_END.search(t)
+    if rules.speech_not_title and (_OPENING.match(t) or _SENTENCE_END.search(t.rstrip(_CLOSING))):
+        return False
+    return 0 < len(t) <= rules.max_title and "\n" not in t and not _SENTENCE_END.search(t)
 
 
 class Subjects:
     """Subject terms of each document of a knowledge base, and question matching."""
 
-    def __init__(self, store, translate=None) -> None:
+    def __init__(self, store, translate=None, rules: SubjectRules = DEFAULT_SUBJECTS) -> None:
         self.store = store
+        self.rules = rules
         self.translate = translate  # (text, lang) -> text; None: no cross-language terms
         self._tok = JiebaBm25()
         self._cache: dict[str, tuple[int, dict[str, set[str]], dict[str, float]]] = {}
@@ -76,7 +78,8 @@ class Subjects:
             if hit and hit[0] == count:
                 return hit[1], hit[2]
         docs = [d for d in self.store.docs(kb) if d.complete]
-        ids = [sentence_id(kb, d.doc_id, i) for d in docs for i in range(min(INTRO, d.sentences))]
+        r = self.rules
+        ids = [sentence_id(kb, d.doc_id, i) for d in docs for i in range(min(r.intro, d.sentences))]
         intro: dict[str, list] = {}
         for s in self.store.get(ids):
             intro.setdefault(s.source, []).append(s)
@@ -87,15 +90,15 @@ class Subjects:
             # a subject is named again and again at the start of a document ("AF-360 Air Fryer"
             # in the title, the first line, the file name); a word said once there ("Thank you
             # for choosing") is not one
-            if not sents or not _is_title(sents[0].text):
+            if not sents or not _is_title(sents[0].text, r):
                 subjects[d.source] = set()  # no title: the document names no subject of its own
                 continue
             units = Counter(t for text in [name, *(s.text for s in sents)] for t in self._both(text))
             named = self._both(name) | self._both(sents[0].text)
-            subjects[d.source] = {t for t, c in units.items() if c >= MIN_REPEATS and t in named}
+            subjects[d.source] = {t for t, c in units.items() if c >= r.min_repeats and t in named}
         n = len(subjects)
         df = Counter(t for terms in subjects.values() for t in terms)
-        idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}  # BM25's IDF, its 0.5
         with self._lock:
             self._cache[kb] = (count, subjects, idf)
         return subjects, idf
@@ -126,15 +129,15 @@ class Subjects:
         sets a few documents apart (it is in none, or in most of them).
         """
         subjects, idf = self.learn(kb, version)
-        if len(subjects) < 2:
+        if len(subjects) < 2:  # size: one document tells none apart
             return {}, set()
         q = set().union(*(self.terms(t) for t in texts if t))
         scores = {src: sum(idf[t] for t in q & terms) for src, terms in subjects.items()}
         best = max(scores.values(), default=0.0)
         if best <= 0:
             return {}, set()
-        ranked = sorted(((s, src) for src, s in scores.items() if s >= MIN_SHARE * best), reverse=True)
-        if len(ranked) > max(MAX_SUBJECTS, len(subjects) // 10):
+        ranked = sorted(((s, src) for src, s in scores.items() if s >= self.rules.min_share * best), reverse=True)
+        if len(ranked) > max(self.rules.max_subjects, len(subjects) // 10):  # size: a tenth
             return {}, set()
         named = {t for _, src in ranked for t in q & subjects[src]}
         return {src: s / best for s, src in ranked}, named

@@ -23,10 +23,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from swr.core.rules.answerable import DEFAULT_SUBJECTS, SubjectRules
 from swr.text.claims import CJK, code_family, codes, contained, has_cjk, key_terms
 
-HEAD_SENTENCES = 8  # the opening sentences read for the title and the codes
-GENERIC_SHARE = 0.4  # a name term in more than this share of the documents' names is generic
 _NAME_SPLIT = re.compile(r"[_\-.\s]+|(?<=[a-z])(?=[A-Z])")
 
 
@@ -50,7 +49,9 @@ class Subject:
 class SubjectIndex:
     """Subjects of one knowledge base's documents; see the module doc."""
 
-    def __init__(self, subjects: list[Subject], doc_subject: dict[str, int | None]) -> None:
+    def __init__(self, subjects: list[Subject], doc_subject: dict[str, int | None],
+                 rules: SubjectRules = DEFAULT_SUBJECTS) -> None:
+        self.rules = rules
         self.subjects = {s.key: s for s in subjects}
         self.doc_subject = doc_subject
 
@@ -64,7 +65,7 @@ class SubjectIndex:
                 out.add(s.key)
                 continue
             if s.en_terms:
-                need = min(2, len(s.en_terms))
+                need = min(self.rules.en_mention, len(s.en_terms))
                 if len(contained(sorted(s.en_terms), text)) >= need:
                     out.add(s.key)
         return out
@@ -86,11 +87,12 @@ def compatible(claim: set[int], window: set[int]) -> bool:
     return not claim or not window or claim <= window
 
 
-def _heading_like(text: str) -> bool:
+def _heading_like(text: str, rules: SubjectRules = DEFAULT_SUBJECTS) -> bool:
     """A title line ("QUICK START GUIDE", "晨川 KX-2000 智能控温电热水壶 使用说明书"), not a sentence of
-    the body: short (at most 60 characters, 20 of them Chinese) and without sentence punctuation."""
+    the body: short (``rules.heading_chars``, ``rules.heading_cjk`` of them Chinese) and without
+    sentence punctuation."""
     t = text.strip()
-    short = len(t) <= 60 and len(re.findall(f"[{CJK}]", t)) <= 20
+    short = len(t) <= rules.heading_chars and len(re.findall(f"[{CJK}]", t)) <= rules.heading_cjk
     return bool(t) and short and (t.isupper() or not re.search(r"[.!?。！？，,；;]", t))
 
 
@@ -99,16 +101,16 @@ def _name_words(source: str) -> str:
     return " ".join(w for w in _NAME_SPLIT.split(stem) if w)
 
 
-def _terms(text: str) -> tuple[set[str], set[str]]:
+def _terms(text: str, rules: SubjectRules = DEFAULT_SUBJECTS) -> tuple[set[str], set[str]]:
     zh, en = set(), set()
     for t in key_terms(text):
         if re.search(r"\d", t):
             continue  # numbers and codes are read by codes()
         if has_cjk(t):
-            if len(t) >= 2:
+            if len(t) >= rules.min_zh_term:
                 zh.add(t)
                 zh.update(t[k:] for k in range(1, len(t) - 1))  # 电热水壶 -> 热水壶, 水壶
-        elif len(t) >= 3:
+        elif len(t) >= rules.min_en_term:
             en.add(t)
     return zh, en
 
@@ -135,18 +137,18 @@ def _translated(title: str) -> str:
         return ""
 
 
-def build(docs: list[tuple[str, str, list[str]]]) -> SubjectIndex:
+def build(docs: list[tuple[str, str, list[str]]], rules: SubjectRules = DEFAULT_SUBJECTS) -> SubjectIndex:
     """The index of ``(doc_id, source, opening sentences)`` triples."""
     raw = []
     for doc_id, source, head in docs:
         # the title: the opening lines that are headings ("# 晨川 KX-2000 智能控温电热水壶 使用说明书"); a
         # first line that is a sentence of the body names much besides the subject
-        title = " ".join(h for h in head[:2] if _heading_like(h))
-        zh, en = _terms(_name_words(source) + " " + title)
+        title = " ".join(h for h in head[:2] if _heading_like(h, rules))  # size: the first two lines
+        zh, en = _terms(_name_words(source) + " " + title, rules)
         zh |= _name_runs(source)
         # the product word in the other language too (CC-CEDICT, word by word): "dehumidifier" of the
         # DH-20 manual is "除湿机" in a Chinese claim, "扫地机器人" of the RB-300 FAQ a "robot"
-        zh2, en2 = _terms(_translated(title))
+        zh2, en2 = _terms(_translated(title), rules)
         zh, en = zh | zh2, en | en2
         cs = set(codes(" ".join(head)) + codes(_name_words(source)))
         raw.append((doc_id, source, zh, en, cs))
@@ -158,7 +160,7 @@ def build(docs: list[tuple[str, str, list[str]]]) -> SubjectIndex:
     by_code: dict[str, int] = {}
     for doc_id, source, zh, en, cs in raw:
         shared = {code_family(c) for c in cs if holders[c] - {doc_id}}
-        if len(shared) >= 2:
+        if len(shared) >= rules.faq_families:
             # its opening names the model numbers of other documents' products, of two families or
             # more: an FAQ over several products, with no subject of its own
             doc_subject[doc_id] = None
@@ -185,12 +187,12 @@ def build(docs: list[tuple[str, str, list[str]]]) -> SubjectIndex:
     for sub in subjects:
         for t in sub.zh_terms | sub.en_terms:
             df[t] = df.get(t, 0) + 1
-    limit = max(1, int(GENERIC_SHARE * n)) if n > 2 else n
+    limit = max(1, int(rules.generic_share * n)) if n > 2 else n  # size: with two subjects, none is generic
     for sub in subjects:
         sub.zh_terms = {t for t in sub.zh_terms if df[t] <= limit}
         sub.en_terms = {t for t in sub.en_terms if df[t] <= limit}
     _drop_shared_terms(subjects)
-    return SubjectIndex(subjects, doc_subject)
+    return SubjectIndex(subjects, doc_subject, rules)
 
 
 def _drop_shared_terms(subjects: list[Subject]) -> None:
@@ -207,25 +209,25 @@ _cache: dict[tuple, SubjectIndex] = {}
 _cache_lock = threading.Lock()
 
 
-def for_kb(engine, kb: str) -> SubjectIndex:
+def for_kb(engine, kb: str, rules: SubjectRules = DEFAULT_SUBJECTS) -> SubjectIndex:
     """The subject index of ``kb`` (cached until its documents change)."""
     docs = [d for d in engine.docs(kb) if d.complete]
-    key = (id(engine), kb, tuple(sorted(d.doc_id for d in docs)))
+    key = (id(engine), kb, tuple(sorted(d.doc_id for d in docs)), rules)
     with _cache_lock:
         hit = _cache.get(key)
     if hit is not None:
         return hit
     heads = []
-    keys = [(d.doc_id, i) for d in docs for i in range(min(HEAD_SENTENCES, d.sentences))]
+    keys = [(d.doc_id, i) for d in docs for i in range(min(rules.head_sentences, d.sentences))]
     got: dict[str, list] = {}
     for s in (engine.fetch_sentences(kb, keys) if keys else {}).values():
         got.setdefault(s.doc_id, []).append(s)
     for d in docs:
         sents = sorted(got.get(d.doc_id, []), key=lambda s: s.i)
         heads.append((d.doc_id, d.source, [s.text.strip().lstrip("#").strip() for s in sents]))
-    index = build(heads)
+    index = build(heads, rules)
     with _cache_lock:
-        if len(_cache) > 64:
+        if len(_cache) > 64:  # size: knowledge bases kept
             _cache.clear()
         _cache[key] = index
     return index

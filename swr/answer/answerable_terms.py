@@ -1,0 +1,170 @@
+"""What answerability reads in the evidence besides cosines: the question's codes and model
+numbers the passages hold (or lack), the names of its translation, its Chinese names the passages
+do not write, and its terms no document of the knowledge base uses (swr.answer.answerable decides
+on them)."""
+from __future__ import annotations
+
+import re
+
+from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules
+from swr.core.types import Passage
+from swr.retrieve.aliases import sources_named
+from swr.text import claims as cl
+
+# words that ask rather than say what is asked about
+_ASK = frozenset("""what which who whom whose when where why how many much long does do did mean means please tell
+know explain describe happen happens kind type 多久 几年 多长 多长时间 意思 代表 应该 怎么办 处理 请问
+是不是 哪种 哪一个
+为何 何时 多大 多重 多高 几个 几次 可不可以 能不能 吗""".split())
+
+
+def question_terms(question: str) -> list[str]:
+    return [t for t in cl.content_terms(question) if t not in _ASK and cl.stem(t) not in _ASK]
+
+
+def code_evidence(engine, question: str, kb: str, passages: list[Passage],
+                  asked: set[str] | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The question's model numbers and error codes (``E2``, ``KX-2000``: :func:`swr.text.claims.codes`,
+    written alike in Chinese and English) as :func:`decide` reads them: ``(codes, missing)``.
+    ``codes``: all of them, when every one is held by a passage of a document the question names
+    (else empty); ``missing``: those neither a passage holds nor a passage's document is named by
+    (the AF-360 of "What should I do before using the AF-360 air fryer for the first time?" names
+    the manual whose first-use passages never repeat it). ``asked``: the sources the question names
+    (:func:`swr.retrieve.aliases.sources_named`), when the caller has them."""
+    codes = tuple(cl.codes(question))
+    if not codes:
+        return (), ()
+    text = "\n".join(p.text for p in passages)
+    held = set(cl.codes(text)) | {c for c in codes if cl.written(c, text)}  # a model name's part: "C3" of XK32-C3
+    missing = tuple(c for c in codes if c not in held and not names_a_subject(engine, c, kb, passages))
+    if missing:
+        return (), missing
+    asked = sources_named(engine, kb, question) if asked is None else asked
+    if not any(p.source in asked and any(cl.written(c, p.text) for c in codes) for p in passages):
+        return (), ()
+    return codes, ()
+
+
+_CAPITAL = re.compile(r"\b[A-Z][A-Za-z]+")
+
+
+def translated_names(question: str, translations: dict | None, passages: list[Passage], closest: str) -> tuple:
+    """The names of the question's translation into the closest sentence's language that its
+    passages in that language write as names too: across languages no word of the question can
+    be found, but a proper noun of its translation can ("萨克森花园用波兰语怎么说？" -> "garden use
+    Polish how say" -> "Polish" in the Saxon Garden article). A name is a word the translation
+    capitalises (CC-CEDICT glosses names only; an LLM's translation also its first word, which
+    :func:`question_terms` drops when it asks), found capitalised in a passage, by stem. English
+    passages only: Chinese has no capitals."""
+    text = (translations or {}).get("en", "")
+    if not text or cl.has_cjk(closest) or not cl.has_cjk(question):  # a Chinese question, an English closest
+        return ()
+    capital = {w.lower() for w in _CAPITAL.findall(text)}
+    names = [t for t in question_terms(text) if t in capital]
+    if not names:
+        return ()
+    body = "\n".join(p.text for p in passages if not cl.has_cjk(p.text))
+    written = {cl.stem(w.lower()) for w in _CAPITAL.findall(body)}
+    return tuple(t for t in cl.contained(names, body) if cl.stem(t) in written)
+
+
+def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
+    """The question's content terms that no sentence of ``kb`` uses (one batched BM25 probe of the
+    new ones, cached per knowledge base version: :meth:`swr.retrieve.crosslingual.CrossLingual.unknown`)."""
+    terms = question_terms(question)
+    xl = getattr(engine, "crosslingual", None)
+    if not terms or xl is None:
+        return ()
+    try:
+        return tuple(xl.unknown(kb, terms))
+    except Exception:  # noqa: BLE001  (a hint only: never fail an answer over it)
+        return ()
+
+
+# jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
+_NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
+_ALL_CJK = re.compile(f"[{cl.CJK}]+")  # the Chinese characters swr.text.claims reads terms by
+
+
+NAME_CHARS = 2  # size: a Chinese name has two characters or more (one is a surname, or no name)
+
+
+def question_names(question: str) -> tuple[str, ...]:
+    """The Chinese names a question asks about that jieba's dictionary does not know: words of two
+    or more Chinese characters that its HMM found and tagged as a name ("广茂" of "广茂铁路全长多少公里？",
+    "徐晓飞"). A known word ("华为", "空气炸锅") or a new word tagged otherwise ("晨川", the sample's
+    brand: a noun) is none: the rule reads only the names a passage about them must write."""
+    if not cl.has_cjk(question):
+        return ()
+    import jieba
+    import jieba.posseg as pseg
+
+    jieba.setLogLevel(60)
+    known = jieba.dt.FREQ
+    out = [w.word for w in pseg.cut(cl.norm(question)) if w.flag in _NAME_TAGS and len(w.word) >= NAME_CHARS
+           and not known.get(w.word) and _ALL_CJK.fullmatch(w.word)]
+    return tuple(dict.fromkeys(out))
+
+
+def absent_names(engine, question: str, kb: str, passages: list[Passage],
+                 rules: AnswerRules = DEFAULT_ANSWER) -> tuple[str, ...]:
+    """The question's names (:func:`question_names`) that neither a passage nor the passages'
+    documents (the first ``rules.name_docs``) write: the passages are about someone or something else
+    (bench/answerable.py: "徐晓飞现在效力于哪个球队？" against another Chinese knowledge base, cosine
+    0.880 with half its terms in the passages, was answered). Only read when the other rules would
+    answer (:func:`assess`); a store failure reads as no absent name (a hint never fails an answer)."""
+    names = question_names(question)
+    if not names or not passages:
+        return ()
+    text = cl.norm("\n".join(p.text for p in passages))
+    absent = [n for n in names if n not in text]
+    try:
+        for doc in list(dict.fromkeys(p.doc_id for p in passages))[:rules.name_docs]:
+            if not absent:
+                break
+            body = cl.norm("\n".join(s.text for s in engine.store.scroll_doc(kb, doc)))
+            absent = [n for n in absent if n not in body]
+    except Exception:  # noqa: BLE001
+        return ()
+    return tuple(absent)
+
+
+def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> bool:
+    """Whether the question names (in any language: swr.retrieve.aliases) a document the passages come from."""
+    named = sources_named(engine, kb, question) if passages else set()
+    return any(p.source in named for p in passages)
+
+
+def translated_evidence(question: str, hits, passages: list[Passage], translations: dict | None,
+                        ok=None, unknown=None, rules: AnswerRules = DEFAULT_ANSWER) -> tuple[float, float] | None:
+    """``(cosine, cover)`` of the evidence in the other language than the question: the best
+    dense cosine of a retrieved hit in that language (found by the question's translation, the
+    vector that can read it) and the share of the translation's content terms written in that
+    language's passages. None when no passage is in the other language or the question has no
+    translation into it. ``ok(source, text)``: the test a hit passes to count (another product's
+    document does not; :func:`swr.answer.answerable.grounds`). The words of a question are in
+    no passage of the other language, so only its translation can share terms with them
+    ("What percentage of Warsaw's population was Protestant in 1901?" -> 华沙, 人口, 新教徒).
+    ``unknown(terms)``: those of the translation's terms no document of the knowledge base uses; when
+    they are more than ``rules.unknown_share`` of them, None: the question asks about something no
+    document is about ("What is the warranty on the air fryer?" -> 保修 空气 炸锅 in a knowledge
+    base of a dehumidifier and a robot vacuum: only 保修 is known)."""
+    zh = cl.has_cjk(question)
+    other = [p for p in passages if cl.has_cjk(p.text) != zh]
+    text = (translations or {}).get("en" if zh else "zh", "")
+    terms = question_terms(text) if text else []
+    if not other or not terms:
+        return None
+    cosines = [h.dense_score for h in hits if h.dense_score is not None and cl.has_cjk(h.sentence.text) != zh
+               and (ok is None or ok(h.sentence.source, h.sentence.text))]
+    if not cosines:
+        return None
+    body = "\n".join(p.text for p in other)
+    cos, cover = max(cosines), len(cl.contained(terms, body)) / len(terms)
+    if unknown is not None and cos >= rules.translated_cos and cover >= rules.translated_cover:
+        try:  # the store probe only when the evidence would answer
+            if len(tuple(unknown(terms))) > rules.unknown_share * len(terms):
+                return None
+        except Exception:  # noqa: BLE001  (a failure reads as no evidence)
+            return None
+    return cos, cover

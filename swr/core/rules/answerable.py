@@ -1,0 +1,126 @@
+"""The numbers of answerability (swr/answer/answerable.py) and of document subjects
+(swr/retrieve/aliases.py, swr/retrieve/subjects.py): every one named once, with its meaning and
+the data it was calibrated on.
+
+:class:`AnswerRules` is reachable from :class:`swr.core.params.RetrievalParams` (its ``answerable``
+field), so a request, a benchmark or a test changes one with ``with_()``. Calibration sets:
+"answerable" = bench/answerable.py (SQuAD and CMRC 2018 questions against their own knowledge base
+and against the wrong one, XQuAD-zh against the English articles; tuning half); "real" =
+bench/real_kbs.py's refusal part (mixed-language BiPaR and XQuAD knowledge bases, the Samsung
+E-manuals, off-domain questions); "new_user" = bench/new_user.py (the DH-20 manual and the RB-300
+FAQ). Calibrated numbers: re-run those benchmarks before changing them.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+
+@dataclass(frozen=True)
+class AnswerThresholds:
+    """The cosine bars of one embedding model (calibrated: answerable, checked on real)."""
+
+    high: float  # best cosine that answers on its own (with a term of the question in the passages)
+    low: float  # best cosine that answers when the passages hold ``cover`` of the question's terms
+    cover: float  # ... that share of the question's terms
+    cross: float  # best cosine that answers when the best sentence is in the other language
+    # ... when it is, with a name of the question's translation (Warsaw, Luther) in its language's passages
+    cross_names: float = 0.81
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# e5 scores a question against a sentence of the other language lower: its own bar (answerable)
+E5 = AnswerThresholds(high=0.875, low=0.86, cover=0.66, cross=0.82, cross_names=0.81)
+OTHER = AnswerThresholds(high=0.6, low=0.45, cover=0.5, cross=0.55, cross_names=0.55)  # free: no e5
+
+
+@dataclass(frozen=True)
+class SubjectAnswer:
+    """When the question names a document of the passages, that document's passages are the
+    evidence (calibrated: new_user; checked on answerable, where SQuAD titles are names)."""
+
+    low: float = 0.86  # the best cosine that answers when the question names the passage's document ...
+    cover: float = 0.5  # ... and this share of its terms is in that document's passages
+
+
+@dataclass(frozen=True)
+class AnswerRules:
+    """Every number answerability decides by."""
+
+    e5: AnswerThresholds = E5  # the bars with an e5 embedder
+    other: AnswerThresholds = OTHER  # the bars with any other embedder
+    subject: SubjectAnswer = field(default_factory=SubjectAnswer)
+    dense_k: int = 10  # size: sentences of answerability's own dense search (no pool)
+    pool_read: int = 20  # size: the dense candidates of the retrieval's pool read at a time
+    name_docs: int = 3  # size: the passages' documents read for a name the passages do not write
+    # in one language, refuse when more than this share of the question's terms is in no document
+    # of the knowledge base (answerable: no answered question of its own KB had more than half)
+    unknown_share: float = 0.5
+    # the evidence in the other language than the question answers when a hit of that language
+    # scores this cosine (its translation's vector) and its passages write ``translated_cover`` of the
+    # translation's content terms (real, quick seed 0: 20 of 57 refused right answers of BiPaR and
+    # XQuAD answered, 0 of 68 off-domain; at 0.87 two Chinese off-domain questions were answered)
+    translated_cos: float = 0.88
+    # ... and the share of the translation's content terms its passages must write (same calibration)
+    translated_cover: float = 0.25
+    # how documents' subjects are learnt (swr/retrieve/aliases.py, swr/retrieve/subjects.py)
+    subjects: "SubjectRules" = field(default_factory=lambda: DEFAULT_SUBJECTS)
+    heading_chars: int = 80  # size: a Markdown heading line shorter than this is no answer sentence
+    min_chars: int = 2  # size: characters besides borders a substantive sentence has at least
+
+    def __post_init__(self) -> None:
+        for name, cls in (("e5", AnswerThresholds), ("other", AnswerThresholds), ("subject", SubjectAnswer),
+                          ("subjects", SubjectRules)):
+            v = getattr(self, name)
+            if isinstance(v, dict):
+                object.__setattr__(self, name, cls(**v))
+
+    def thresholds(self, model: str) -> AnswerThresholds:
+        """The bars of the embedding model ``model`` (by name)."""
+        return self.e5 if "e5" in (model or "").lower() else self.other
+
+    @classmethod
+    def from_dict(cls, d) -> "AnswerRules":
+        """Rules from a dict (unknown keys ignored), or ``d`` itself when it is rules already."""
+        if isinstance(d, cls):
+            return d
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (d or {}).items() if k in known})
+
+
+@dataclass(frozen=True)
+class SubjectRules:
+    """How a document's subject (its product) is learnt from its name and opening lines
+    (swr/retrieve/aliases.py: ranking and "the question names this document"; swr/retrieve/subjects.py:
+    the verdict's product guard). Calibrated: new_user and the sample manuals; checked on real
+    (a subject learnt from a novel's character names pulled BiPaR's other-language passages up)."""
+
+    intro: int = 5  # size: first sentences of a document that name its subject (ranking)
+    head_sentences: int = 8  # size: opening sentences read for the title and the codes (verdicts)
+    min_repeats: int = 2  # a subject term is said in at least this many of the name and the intro
+    min_share: float = 0.5  # documents scoring at least this share of the best one are named too
+    max_subjects: int = 4  # a question naming more documents than this (or a tenth) names none
+    max_title: int = 120  # size: characters of a title line (ranking)
+    heading_chars: int = 60  # size: characters of a title line (verdicts)
+    heading_cjk: int = 20  # size: Chinese characters of a title line (verdicts)
+    generic_share: float = 0.4  # a name term in more than this share of the subjects' names is generic
+    min_en_term: int = 3  # size: letters of an English name term
+    min_zh_term: int = 2  # size: characters of a Chinese name term
+    en_mention: int = 2  # a text mentions a subject with this many of its English name terms (or all it has)
+    faq_families: int = 2  # a document opening with other documents' codes of this many families is an FAQ
+    # a first line that is a quotation (it opens with a quote, or ends in sentence punctuation inside
+    # a closing quote: '"Fancy that!"', '韦小宝道：“……？”') is speech, not a title: read as a title,
+    # a novel's character names became subjects and pulled the other language's passages up (real: BiPaR)
+    speech_not_title: bool = True
+
+    @classmethod
+    def from_dict(cls, d) -> "SubjectRules":
+        if isinstance(d, cls):
+            return d
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (d or {}).items() if k in known})
+
+
+DEFAULT_SUBJECTS = SubjectRules()
+DEFAULT_ANSWER = AnswerRules()
