@@ -165,7 +165,7 @@ class Engine:
 
         A knowledge base found is remembered until this process writes to it (an index, a delete:
         ``Store.generation``) or :data:`KB_SEEN_TTL_S` pass (another process's delete on a shared
-        server): listing them was a store scroll per question (issue #16)."""
+        server): listing them was a store scroll per question."""
         gen = self.store.generation(kb) if hasattr(self.store, "generation") else None
         seen = self._kb_seen.get(kb)
         if gen is not None and seen is not None and seen[0] == gen and time.monotonic() - seen[1] < KB_SEEN_TTL_S:

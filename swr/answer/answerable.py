@@ -173,8 +173,8 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
 
     ``pool``: the dense candidates ``(point id, cosine)`` the retrieval's own search already
     ranked with the question's vector (:class:`swr.core.types.Hits`, the same filters), read best
-    first, ``rules.pool_read`` at a time, to the first substantive one: no second search (issue
-    #16: that search was half a quiet question's time). Without a pool, or with nothing
+    first, ``rules.pool_read`` at a time, to the first substantive one: no second search (a second
+    search was half a quiet question's time). Without a pool, or with nothing
     substantive in it, a dense search with the same source/tag/language filters. Of ``hits``,
     the cosines :func:`counted`. ``named`` / ``foreign``: the sources of the documents the
     question names and of another product's documents (:attr:`swr.core.types.Hits.named`,

