@@ -94,7 +94,7 @@ class Hit:
 class Hits(list):
     """A search's hits (a plain list of :class:`Hit`) with the dense candidate list(s) they were
     ranked from: ``dense_pool``, ``(point id, cosine)`` pairs of the question's own vector. Answerability reads the best
-    cosine from it instead of running a second, dense-only retrieval (issue #16)."""
+    cosine from it instead of running a second, dense-only retrieval."""
 
     def __init__(self, hits=(), dense_pool=None) -> None:
         super().__init__(hits)
