@@ -96,7 +96,7 @@ def hit_title(hit: PassageHit) -> str:
 def why_rank_html(passage: Passage) -> str:
     """Each hit's "why this rank": the ranking rules that placed it, in words (swr/core/rules/words.py);
     empty when no rule left a trace (a plain search ranks by its score alone)."""
-    rows = [f'<div class="swr-why"><b>Why this rank</b> (sentence {h.i + 1}): {esc(" ".join(why))}</div>'
+    rows = [f'<div class="swr-why"><strong>Why this rank</strong> (sentence {h.i + 1}): {esc(" ".join(why))}</div>'
             for h in passage.hits if (why := trace_words(getattr(h, "trace", None)))]
     return "".join(rows)
 
