@@ -192,9 +192,6 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
             _shot(page, "3-document-view-page2")
             # "this is the right sentence" on a sentence of the document view
             _pick(page, "fb-dvsent-1", "four years", shot="3b-document-view-right-sentence")
-            # the button confirms in place ("Marked:", disabled), as "Wrong hit" does; then the dialog is closed
-            page.get_by_role("button", name="Marked: This is the right sentence").first.wait_for(timeout=60_000)
-            page.locator('[role="dialog"] button[aria-label="Close"]').first.click()
             page.get_by_text("now golden question").first.wait_for(timeout=60_000)
             _shot(page, "4-not-helpful-right-sentence")
 

@@ -179,9 +179,11 @@ def document_feedback(engine: Engine, kb: str, view_key: str, view) -> None:
     chosen = st.session_state.get(KEYS.feedback("dvsent", eid))
     marked = _is_marked(state.FEEDBACK.get().get(answer_key(entry)) or {},
                         options[chosen] if chosen is not None and 0 <= chosen < len(options) else None)
+    # not disabled once marked: inside the dialog a disabled button reports no click, and the click's
+    # st.rerun() (the whole page, where the answer's feedback line confirms it) would never run
     if st.button(f"{'Marked: ' if marked else ''}This is the right sentence", key=KEYS.feedback("dvright", eid),
                  icon=":material/task_alt:", on_click=_pick_in_view,
-                 args=(engine, kb, answer_key(entry), eid, fields, options), disabled=chosen is None or marked):
+                 args=(engine, kb, answer_key(entry), eid, fields, options), disabled=chosen is None):
         st.rerun()  # the whole page: the answer's feedback line shows it
 
 
