@@ -8,7 +8,7 @@ from typing import Any
 # Characters HTML, Markdown or Streamlit (LaTeX, emoji shortcodes, autolinks) give a meaning to.
 _SPECIAL = "&<>\"'[]()*_`~$\\|:#!{}=@"
 ESCAPES = {ord(c): f"&#{ord(c)};" for c in _SPECIAL}
-ESCAPES[ord("\n")] = f"&#{ord(chr(0x0A))};"  # a newline kept as a character reference
+ESCAPES[ord("\n")] = f"&#{0x0A};"  # a newline kept as a character reference
 ESCAPES[ord("\r")] = ""
 
 
