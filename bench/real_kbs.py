@@ -248,6 +248,8 @@ def build(eng, kb: str, docs: list[tuple[str, str]]) -> None:
 
 
 def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
+    from swr.answer.answerable_terms import unknown_terms
+
     """Each question asked at the defaults (no LLM): answer in the passages (of its document when
     it names one), answerable, and the top hits' languages / rule traces."""
     eng.crosslingual.enabled = xl
@@ -261,7 +263,9 @@ def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
         a = r.answerability or {}
         out.append({**q, "hit": hit, "answerable": bool(r.answerable),
                     "rule": (a.get("rules") or ["-"])[0], "why": a.get("reason", ""), "cos": a.get("score"),
-                    "vias": [h.via for h in sorted(top, key=lambda h: h.rank)]})
+                    "vias": [h.via for h in sorted(top, key=lambda h: h.rank)],
+                    "signals": {**(a.get("signals") or {}), "unknown": len(unknown_terms(eng, q["q"], kb))},
+                    "kb": kb, "top": [h.sentence for h in sorted(top, key=lambda h: h.rank)][:3]})
         FIRED.setdefault(f"{kb} ({'cross-lingual on' if xl else 'off'})", Counter()).update(ask_rules(r))
     return out
 

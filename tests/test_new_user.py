@@ -52,6 +52,7 @@ def test_the_right_products_sentence_answers(user_kb):
     ("除湿机显示F3是什么意思？", "tank is full"),
     ("除湿机的压缩机保修几年？", "5 years"),
     ("What does F3 mean on the dehumidifier?", "tank is full"),
+    ("扫地机器人的电池容量是多少？", "5200 mAh"),  # a charge, not the dust box's litres (both a 容量)
 ])
 def test_right_answers_are_not_refused(user_kb, question, expect):
     eng, kb = user_kb
@@ -103,6 +104,36 @@ def test_the_check_reads_a_refusal_as_one_and_a_short_sentence_on_its_own(user_k
 
 
 # -- the rules' parts ------------------------------------------------------------------------------
+@pytest.mark.parametrize("question,dims", [
+    ("扫地机器人的电池容量是多少？", {"charge"}), ("What is the battery capacity?", {"charge"}),
+    ("除湿机的噪音有多大？", {"loudness"}), ("How loud is the DH-20?", {"loudness"}),
+    ("What is the power consumption?", {"power"}), ("额定功率是多少？", {"power"}),
+    ("How heavy is the robot?", {"mass"}), ("吸力多大？", {"pressure"}),
+    ("充满电要多久？", {"time"}), ("尘盒容量是多少？", {"*"}), ("Does it have Wi-Fi?", set()),
+])
+def test_the_kind_of_number_a_question_asks_for(question, dims):
+    from swr.answer.extractive import asked_dims
+
+    assert asked_dims(question) == dims
+
+
+def test_a_sentence_of_another_kind_of_number_does_not_answer():
+    from swr.answer.extractive import pick
+    from swr.core.types import Passage
+
+    class Fake:  # equal cosines: only the kind of number tells the sentences apart
+        def encode_query(self, text):
+            return [1.0, 0.0]
+
+        def encode_passages(self, texts):
+            return [[0.9, 0.1] for _ in texts]
+
+    text = "尘盒容量为 0.5 升，水箱容量为 250 毫升。\nRB-300 使用 5200 mAh 锂电池。"
+    p = Passage(doc_id="d", source="faq.docx", first=0, last=1, text=text, hits=[], score=1.0)
+    best = pick(Fake(), "扫地机器人的电池容量是多少？", [p])
+    assert "5200" in best[2][3] and best[4] is True
+
+
 _ZH_CUES = ["不要", "不能", "不可", "不得", "不会", "不应", "不是", "不用", "不宜", "不允许", "不适合", "不建议",
             "不支持", "不包括", "不包含", "不含", "不在", "请勿", "切勿", "禁止", "严禁", "没有", "未经", "无法", "勿",
             "并非"]

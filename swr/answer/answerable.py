@@ -103,6 +103,9 @@ class Answerability:
     reason: str
     thresholds: dict
     rules: list = field(default_factory=list)  # the Rule ids that decided (swr.answer.answerable.Rule values)
+    # the figures the rules read (cosine, coverage, across languages, the document it names, the
+    # other language's evidence, terms, codes), for the trace and for calibrating the rules
+    signals: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -363,8 +366,12 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                          absent=absent_names(engine, question, kb, passages, rules), subject=subject,
                          translated=other, rules=rules)
     rule = getattr(why, "rule", None)
+    signals = {"cos": round(cos, 4), "cover": round(cover, 4), "cross": cross, "named": bool(named),
+               "subject": None if subject is None else round(subject, 4),
+               "translated": None if other is None else [round(other[0], 4), round(other[1], 4)],
+               "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names)}
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
-                         [rule.value] if rule else [])
+                         [rule.value] if rule else [], signals)
 
 
 _BORDER = re.compile(r"^[\s|:\-–—=+*#_~`.·•]*$")
