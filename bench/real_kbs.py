@@ -322,6 +322,12 @@ def part_refusals(eng, store: dict, qs_em: dict, n_off: int, lines: list[str]) -
     res_off = ask_all(eng, "em_s10", off, True)
     res_off += ask_all(eng, "em_s10", [{"q": q, "kind": "other products"} for q in OTHER_PRODUCTS], True)
     res_off += ask_all(eng, "em_tv", [{"q": q, "kind": "other products"} for q in OTHER_PRODUCTS], True)
+    # the same questions on the mixed-language KBs, where the question's translation finds passages of
+    # the other language too (SQuAD's are XQuAD's source articles: not off-domain there)
+    for kb in [k for k in store if not k.startswith("em_")]:
+        res_off += ask_all(eng, kb, [{**q, "kind": f"{q['kind']} on {kb}"} for q in off + [
+            {"q": q, "kind": "other products"} for q in OTHER_PRODUCTS] if not (kb.startswith("xquad") and
+                                                                            q["kind"] == "squad")], True)
     swap = ask_all(eng, "em_s10", [{"q": q["q"], "kind": "tv on s10"} for q in qs_em["tv"][:n_off]], True)
     swap += ask_all(eng, "em_tv", [{"q": q["q"], "kind": "s10 on tv"} for q in qs_em["s10"][:n_off]], True)
     store["offdomain"] = res_off + swap

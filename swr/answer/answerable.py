@@ -310,7 +310,8 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     # 70 % / 83 % of the time, their closest sentence by the question's own vector being another
     # document of its language). Not for a question without content terms: "What is 24 hours in
     # minutes?" finds the rice cooker's "24 小时" by its translation, which vouches for nothing asked
-    if has_terms and translated and translated[0] >= rules.translated_cos and translated[1] >= rules.translated_cover:
+    if has_terms and translated and translated[0] >= rules.translated_cos and translated[1] >= rules.translated_cover \
+            and (len(translated) < 4 or translated[3] <= rules.unknown_share * translated[2]):
         return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_cos:g} "
                             f"and {translated[1]:.0%} of the question's translated terms found", Rule.TRANSLATED)
     bar = t.cross if cross else t.high
@@ -368,7 +369,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     rule = getattr(why, "rule", None)
     signals = {"cos": round(cos, 4), "cover": round(cover, 4), "cross": cross, "named": bool(named),
                "subject": None if subject is None else round(subject, 4),
-               "translated": None if other is None else [round(other[0], 4), round(other[1], 4)],
+               "translated": None if other is None else [round(x, 4) for x in other],
                "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names)}
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
                          [rule.value] if rule else [], signals)

@@ -161,10 +161,10 @@ def translated_evidence(question: str, hits, passages: list[Passage], translatio
         return None
     body = "\n".join(p.text for p in other)
     cos, cover = max(cosines), len(cl.contained(terms, body)) / len(terms)
-    if unknown is not None and cos >= rules.translated_cos and cover >= rules.translated_cover:
-        try:  # the store probe only when the evidence would answer
-            if len(tuple(unknown(terms))) > rules.unknown_share * len(terms):
-                return None
-        except Exception:  # noqa: BLE001  (a failure reads as no evidence)
-            return None
-    return cos, cover
+    if unknown is None:
+        return cos, cover, len(terms), 0
+    try:
+        n_unknown = len(tuple(unknown(terms)))
+    except Exception:  # noqa: BLE001  (a failure reads as no evidence)
+        return None
+    return cos, cover, len(terms), n_unknown
