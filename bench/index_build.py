@@ -21,6 +21,10 @@ other, after one warm-up encode; model loading is not timed.
 splitting in a background thread while the next chunk embeds) on or off; by default it is chosen
 by the embedder's device. With it on, the stages' times overlap and no longer sum to the wall time.
 
+``--device cuda`` runs the limit and swr rows' model on the GPU (default cpu; the stock rows stay on
+the CPU). ``SWR_BENCH_MODEL`` and ``SWR_BENCH_SQUAD`` (bench/common.py) point at local copies of the
+model and of the SQuAD file on a machine without them.
+
 Prints wall and process-CPU seconds (CPU time is far less disturbed by other jobs on a shared
 machine), the time of each stage, and the ratios; then the same pipelines projected onto a GPU
 where the model runs `--gpu-speedup` (default 100) times faster and every other stage is unchanged.
@@ -41,12 +45,17 @@ WORK = C.OUT / "index_build"
 CORPUS = WORK / "corpus"
 
 
+def _device() -> str:
+    """The limit and swr rows' model device (``--device``, passed to the rows' processes)."""
+    return os.environ.get("SWR_BENCH_DEVICE", "cpu")
+
+
 # -- rows (each runs in its own process) -------------------------------------------------------
 def row_limit(args) -> dict:
     C.torch_threads()
     from sentence_transformers import SentenceTransformer
 
-    m = SentenceTransformer(C.minilm_path(), device="cpu")
+    m = SentenceTransformer(C.minilm_path(), device=_device())
     m.encode(["warm up the model"], batch_size=128)
     with C.Clock() as load:
         docs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(CORPUS.glob("*.txt"))]
@@ -71,7 +80,7 @@ def row_swr(args, dtype: str = "auto") -> dict:
     home = WORK / "swr_home"
     shutil.rmtree(home, ignore_errors=True)
     s = Settings.from_env(env={}, secrets_path=home / "none.toml", home=home, embed_model=C.minilm_path(),
-                          embed_runtime="torch", embed_device="cpu", sample_kb="", embed_dtype=dtype)
+                          embed_runtime="torch", embed_device=_device(), sample_kb="", embed_dtype=dtype)
     eng = Engine(s)
     eng.embedder.inner.encode_passages(["warm up the model"])
     calls0, model_s0 = eng.embedder.calls, eng.embedder.seconds
@@ -164,6 +173,8 @@ def main() -> None:
                     help="the articles as one .txt file (the whole-process comparison)")
     ap.add_argument("--overlap", choices=["auto", "on", "off"], default="auto",
                     help="swr's overlapped indexing pipeline (default: chosen by the embedder's device)")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                    help="the limit and swr rows' model device (the stock rows stay on the CPU)")
     ap.add_argument("--gpu-speedup", type=float, default=100.0)
     ap.add_argument("--json", default=str(WORK / "last.json"))
     ap.add_argument("--row", help=argparse.SUPPRESS)  # internal: run one row in this process
@@ -173,6 +184,7 @@ def main() -> None:
         return
     if args.overlap != "auto":
         os.environ["SWR_BENCH_OVERLAP"] = args.overlap  # read by the swr rows' processes
+    os.environ["SWR_BENCH_DEVICE"] = args.device  # read by the limit and swr rows' processes
     docs = C.squad_docs(args.articles)
     if args.one_file:
         docs = [("squad_dev.txt", "\n\n".join(t for _, t in docs))]
