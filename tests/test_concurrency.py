@@ -121,6 +121,7 @@ def test_answerability_reads_the_searchs_own_dense_list(e5_engine):
     question's vector (every language; a translation's vector scores another text) and finds
     the closest substantive sentence a plain dense search per language finds."""
     import swr.answer.answerable as answerable
+    from swr.answer.substantive import substantive_text
     from swr.store import SearchRequest
 
     for q in QUIET:
@@ -131,11 +132,11 @@ def test_answerability_reads_the_searchs_own_dense_list(e5_engine):
         for lang in ("zh", "en"):
             hits = e5_engine.store.search(SearchRequest(kb="sample", dense=r.query_vector, sparse=None, mode="dense",
                                                         top_k=100, lang=lang))
-            direct += [(h.score, h.sentence.text) for h in hits if answerable.substantive_text(h.sentence.text)]
+            direct += [(h.score, h.sentence.text) for h in hits if substantive_text(h.sentence.text)]
         # the hits' own cosines, those answerability counts: the question's vector's, and any in a
         # document the question names (not a translation's elsewhere: swr.answer.answerable.counted)
         direct += [(h.dense_score, h.sentence.text) for h in r.hits if answerable.counted(h)
-                   and answerable.substantive_text(h.sentence.text)]
+                   and substantive_text(h.sentence.text)]
         best = max(direct)
         assert pooled is not None and abs(pooled[0] - best[0]) < 1e-5 and pooled[1] == best[1], (q, pooled, best)
         # the translation's lists: sentences of the other language only (answerability reads both)

@@ -73,7 +73,7 @@ def test_translated_evidence_reads_only_the_other_languages_passages_and_grounde
             Hit(sentence=_sentence("Warsaw is the capital of Poland.", "xq2.en.txt"), score=0.9, dense_score=0.95)]
     passages = [_passage(zh, "xq1.zh.txt"), _passage("Warsaw is the capital of Poland.", "xq2.en.txt")]
     tr = {"zh": "百分比 华沙 人口 新教徒 1901"}
-    cos, cover = translated_evidence(q, hits, passages, tr)
+    cos, cover, *_ = translated_evidence(q, hits, passages, tr)
     assert cos == pytest.approx(0.91)  # not the English hit's 0.95
     assert cover == pytest.approx(0.75)  # 华沙 人口 新教徒 of 百分比 华沙 人口 新教徒
     assert translated_evidence(q, hits, passages, {}) is None  # no translation
@@ -127,9 +127,9 @@ def test_the_other_languages_passages_do_not_answer_about_something_no_document_
         probed.append(list(terms))
         return [t for t in terms if t != "保修"]
 
-    assert translated_evidence(q, hits, passages, tr, unknown=unknown) is None
-    assert probed  # and no probe when the bars are not met
-    probed.clear()
+    ev = translated_evidence(q, hits, passages, tr, unknown=unknown)
+    assert ev[2:] == (3, 2) and probed  # two of its three terms in no document
+    assert not decide(0.80, 0.0, False, E5, translated=ev)[0]  # ... so it is no evidence
+    assert decide(0.80, 0.0, False, E5, translated=(*ev[:2], 3, 1))[0]  # (with one unknown it would be)
     low = [Hit(sentence=_sentence(zh, "RB-300_FAQ.docx"), score=1.0, dense_score=0.80)]
-    assert translated_evidence(q, low, passages, tr, unknown=unknown) == (0.80, pytest.approx(1 / 3))
-    assert not probed
+    assert translated_evidence(q, low, passages, tr, unknown=unknown) == (0.80, pytest.approx(1 / 3), 3, 2)

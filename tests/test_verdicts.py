@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from swr.answer.answerable import substantive_text
+from swr.answer.substantive import substantive_text
 from swr.core.rules.answerable import E5
 from swr.retrieve import subjects as sj
 from swr.text import claims as cl
@@ -457,8 +457,8 @@ def test_cli_check_and_ask_json(tmp_path):
 
 
 def test_borders_and_bare_headings_are_never_the_extractive_answer():
-    from swr.answer.answerable import substantive
     from swr.answer.extractive import extractive_answer
+    from swr.answer.substantive import substantive
     from swr.core.types import Passage, PassageHit
 
     def passage(text, score):

@@ -45,11 +45,11 @@ the translated-evidence bars on bench/real_kbs.py's refusal part. Every number i
 """
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 
 from swr.answer.answerable_terms import (
+    Translated,
     absent_names,
     code_evidence,
     question_terms,
@@ -57,6 +57,8 @@ from swr.answer.answerable_terms import (
     translated_names,
     unknown_terms,
 )
+from swr.answer.evidence import weigh
+from swr.answer.substantive import substantive_text
 from swr.core.ids import sentence_id
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules, AnswerThresholds
 from swr.core.types import Passage
@@ -78,6 +80,7 @@ class Rule(str, Enum):
     CROSS = "answerable.cross"  # across languages: cosine and a shared term or named product
     HIGH = "answerable.high"  # cosine at the high bar with a term of the question
     LOW_COVER = "answerable.low_cover"  # cosine at the low bar with most of the question's terms
+    EVIDENCE = "answerable.evidence"  # the bars refused, the evidence score answers (EvidenceModel)
     NO_TERM = "answerable.no_term"  # high cosine, but none of the question's terms in the passages
     BELOW = "answerable.below"  # cosine below the bars
 
@@ -310,8 +313,9 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     # 70 % / 83 % of the time, their closest sentence by the question's own vector being another
     # document of its language). Not for a question without content terms: "What is 24 hours in
     # minutes?" finds the rice cooker's "24 小时" by its translation, which vouches for nothing asked
-    if has_terms and translated and translated[0] >= rules.translated_cos and translated[1] >= rules.translated_cover \
-            and (len(translated) < 4 or translated[3] <= rules.unknown_share * translated[2]):
+    tr = Translated(*translated) if translated else None
+    if has_terms and tr and tr.cos >= rules.translated_cos and tr.cover >= rules.translated_cover \
+            and tr.unknown <= rules.unknown_share * tr.terms:
         return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_cos:g} "
                             f"and {translated[1]:.0%} of the question's translated terms found", Rule.TRANSLATED)
     bar = t.cross if cross else t.high
@@ -371,30 +375,9 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                "subject": None if subject is None else round(subject, 4),
                "translated": None if other is None else [round(x, 4) for x in other],
                "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names)}
+    if not ok and rule in (Rule.BELOW, Rule.NO_TERM) and t is rules.e5:  # the bars refused: the score's turn
+        said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals)
+        if said:
+            ok, why, rule = True, Reason(said, Rule.EVIDENCE), Rule.EVIDENCE
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
                          [rule.value] if rule else [], signals)
-
-
-_BORDER = re.compile(r"^[\s|:\-–—=+*#_~`.·•]*$")
-_HEADING = re.compile(r"^\s*#{1,6}\s")
-
-
-def substantive_text(text: str, rules: AnswerRules = DEFAULT_ANSWER) -> bool:
-    """Not a table border (``|``, ``| --- |``), not a bare Markdown heading, not empty."""
-    t = (text or "").strip()
-    if not t or _BORDER.match(t):
-        return False
-    if _HEADING.match(t) and len(t) < rules.heading_chars:
-        return False
-    return len(re.sub(r"[\s|#*_\-:]", "", t)) >= rules.min_chars
-
-
-def substantive(passages: list[Passage]) -> list[Passage]:
-    """The passages whose hits are real sentences, each with only those hits (for the extractive
-    answer, which marks its passage's hits: a heading or a border is never marked as the answer)."""
-    out = []
-    for p in passages:
-        hits = [h for h in p.hits if substantive_text(h.sentence)]
-        if hits:
-            out.append(replace(p, hits=hits))
-    return out

@@ -5,6 +5,7 @@ on them)."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules
 from swr.core.types import Passage
@@ -135,19 +136,29 @@ def names_a_subject(engine, question: str, kb: str, passages: list[Passage]) -> 
     return any(p.source in named for p in passages)
 
 
+class Translated(NamedTuple):
+    """The evidence in the other language than the question (:func:`translated_evidence`)."""
+
+    cos: float  # the best cosine of a hit in that language (the translation's vector)
+    cover: float  # the share of the translation's content terms written in that language's passages
+    terms: int = 0  # the translation's content terms
+    unknown: int = 0  # ... of them in no document of the knowledge base
+
+
 def translated_evidence(question: str, hits, passages: list[Passage], translations: dict | None,
-                        ok=None, unknown=None, rules: AnswerRules = DEFAULT_ANSWER) -> tuple[float, float] | None:
-    """``(cosine, cover)`` of the evidence in the other language than the question: the best
-    dense cosine of a retrieved hit in that language (found by the question's translation, the
-    vector that can read it) and the share of the translation's content terms written in that
+                        ok=None, unknown=None, rules: AnswerRules = DEFAULT_ANSWER) -> Translated | None:
+    """:class:`Translated` (cosine, cover, terms, unknown) of the evidence in the other language
+    than the question: the best dense cosine of a retrieved hit in that language (found by the
+    question's translation, the vector that can read it) and the share of the translation's content terms written in that
     language's passages. None when no passage is in the other language or the question has no
     translation into it. ``ok(source, text)``: the test a hit passes to count (another product's
     document does not; :func:`swr.answer.answerable.grounds`). The words of a question are in
     no passage of the other language, so only its translation can share terms with them
     ("What percentage of Warsaw's population was Protestant in 1901?" -> 华沙, 人口, 新教徒).
-    ``unknown(terms)``: those of the translation's terms no document of the knowledge base uses; when
-    they are more than ``rules.unknown_share`` of them, None: the question asks about something no
-    document is about ("What is the warranty on the air fryer?" -> 保修 空气 炸锅 in a knowledge
+    ``unknown(terms)``: those of the translation's terms no document of the knowledge base uses
+    (counted in the result; :func:`swr.answer.answerable.decide` reads more than
+    ``rules.unknown_share`` of them as a question about something no document is about
+    ("What is the warranty on the air fryer?" -> 保修 空气 炸锅 in a knowledge
     base of a dehumidifier and a robot vacuum: only 保修 is known)."""
     zh = cl.has_cjk(question)
     other = [p for p in passages if cl.has_cjk(p.text) != zh]
@@ -162,9 +173,9 @@ def translated_evidence(question: str, hits, passages: list[Passage], translatio
     body = "\n".join(p.text for p in other)
     cos, cover = max(cosines), len(cl.contained(terms, body)) / len(terms)
     if unknown is None:
-        return cos, cover, len(terms), 0
+        return Translated(cos, cover, len(terms))
     try:
         n_unknown = len(tuple(unknown(terms)))
     except Exception:  # noqa: BLE001  (a failure reads as no evidence)
         return None
-    return cos, cover, len(terms), n_unknown
+    return Translated(cos, cover, len(terms), n_unknown)

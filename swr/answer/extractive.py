@@ -186,7 +186,7 @@ def _candidates(passages: list[Passage], foreign: frozenset, allowed=None,
     dishwasher safe?" asks, its next line answers: that question is kept beside it, else ""), none
     of a ``foreign`` document (another product's than the question names) unless ``allowed(source,
     sentence)`` (the sentence names the asked product: an FAQ's line)."""
-    from swr.answer.answerable import substantive_text
+    from swr.answer.substantive import substantive_text
 
     out = []
     for k, p in enumerate(passages):

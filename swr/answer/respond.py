@@ -12,6 +12,7 @@ from swr.answer.extractive import extractive_answer, grounded_answer, is_yes_no
 from swr.answer.llm import not_found_message
 from swr.answer.prompt import context_text, yes_no_hint
 from swr.answer.result import AskResult, with_fact
+from swr.answer.substantive import substantive
 from swr.core.errors import LLMUnavailable
 from swr.core.params import RetrievalParams
 from swr.core.tokens import count_tokens
@@ -83,7 +84,7 @@ def drain(result: AskResult, stream: Iterator[str], on_delta: Callable[[str], No
     except LLMUnavailable as exc:
         result.llm_error = exc.message
         result.answer_kind = "extractive"
-        usable = answerable.substantive(result.passages) or result.passages
+        usable = substantive(result.passages) or result.passages
         result.answer = extractive_answer(result.question, usable)
     result.timings["llm_ms"] = round((time.perf_counter() - t0) * 1000, 2)
     return result.answer

@@ -27,6 +27,8 @@ WORDS = {
     "answerable.cross": "Answered across languages: the passages are close to the question and share its terms.",
     "answerable.high": "The passages are very close to the question and share its words.",
     "answerable.low_cover": "The passages are close to the question and hold most of its words.",
+    "answerable.evidence": "Answered on the weight of the evidence together: how close the passages are, how many "
+                           "of the question's words they hold, and that this knowledge base uses its words.",
     "answerable.no_term": "The passages look similar, but hold none of the question's words.",
     "answerable.below": "The closest passages are not close enough to the question to answer it.",
     # the extractive answer (swr.answer.extractive.Rule)
