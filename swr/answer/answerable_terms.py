@@ -150,7 +150,8 @@ def translated_evidence(question: str, hits, passages: list[Passage], translatio
     """:class:`Translated` (cosine, cover, terms, unknown) of the evidence in the other language
     than the question: the best dense cosine of a retrieved hit in that language (found by the
     question's translation, the vector that can read it) and the share of the translation's
-    content terms written in that language's passages. None when no passage is in the other language or the question has no
+    content terms written in that language's passages. None when no passage is in the other language
+    or the question has no
     translation into it. ``ok(source, text)``: the test a hit passes to count (another product's
     document does not; :func:`swr.answer.answerable.grounds`). The words of a question are in
     no passage of the other language, so only its translation can share terms with them
