@@ -232,3 +232,11 @@ def test_a_bare_yes_or_no_from_the_llm_gets_its_fact():
     user = build_prompt("Does the DH-20 use 300 W?", [], hint)[1]["content"]
     assert user.endswith(hint) and "Start with No" in hint
     assert "yes/no" not in build_prompt("What is the power?", [])[1]["content"]
+
+
+def test_a_product_the_knowledge_base_lacks_is_refused(user_kb):
+    """"What is the warranty on the air fryer?": the warranty sections are close and "air" is in the
+    dehumidifier's manual, but no document is about an air fryer (the evidence score's guard)."""
+    eng, kb = user_kb
+    r = eng.ask("What is the warranty on the air fryer?", kb, llm=False)
+    assert not r.answerable, r.answerability

@@ -133,3 +133,55 @@ def test_the_other_languages_passages_do_not_answer_about_something_no_document_
     assert decide(0.80, 0.0, False, E5, translated=(*ev[:2], 3, 1))[0]  # (with one unknown it would be)
     low = [Hit(sentence=_sentence(zh, "RB-300_FAQ.docx"), score=1.0, dense_score=0.80)]
     assert translated_evidence(q, low, passages, tr, unknown=unknown) == (0.80, pytest.approx(1 / 3), 3, 2)
+
+
+# -- the evidence score (answerable.evidence) ------------------------------------------------------
+class _Vocab:
+    """An engine stand-in whose knowledge base uses every word but ``unknown``."""
+
+    def __init__(self, unknown=()):
+        self.crosslingual = self
+        self._unknown = set(unknown)
+
+    def unknown(self, kb, words):
+        return [w for w in words if w in self._unknown]
+
+
+def test_the_evidence_score_answers_a_near_miss_whose_every_word_is_in_the_passages():
+    """Real (bench/real_kbs.py): "How many Grammys has Lady Gaga won?" scored 0.858, every term in
+    the passages and known: refused by the bars (0.86 / 0.875), answered by the score."""
+    from swr.answer.evidence import evidence_score, weigh
+
+    m = DEFAULT_ANSWER.evidence
+    assert evidence_score(0.858, 1.0, False, 0.0, None, m) >= m.threshold
+    signals: dict = {}
+    said = weigh(_Vocab(), "How many Grammys has Lady Gaga won?", "kb", 0.858, 1.0, False,
+                 ["grammys", "lady", "gaga"], None, m, signals)
+    assert said and said.startswith("evidence score") and signals["unknown"] == 0 and signals["score"] >= m.threshold
+
+
+def test_the_evidence_score_refuses_what_the_knowledge_base_does_not_speak_of():
+    from swr.answer.answerable_terms import Translated
+    from swr.answer.evidence import evidence_score, weigh
+
+    m = DEFAULT_ANSWER.evidence
+    # below the floor: no score at all, whatever the terms
+    assert evidence_score(m.floor - 0.01, 1.0, False, 0.0, None, m) == 0.0
+    # the same near miss with none of its words in the passages or the knowledge base
+    assert evidence_score(0.858, 0.0, False, 1.0, None, m) < m.threshold
+    # one term: one word found vouches for nothing ("Who won the World Cup in 2018?")
+    assert weigh(_Vocab(), "Who won the World Cup in 2018?", "kb", 0.86, 1.0, False, ["cup"], None, m, {}) is None
+    # a product the knowledge base lacks, a third of the terms in the passages (bench/new_user.py)
+    tr = Translated(0.881, 1 / 3, 3, 1)
+    assert weigh(_Vocab({"fryer"}), "What is the warranty on the air fryer?", "kb", 0.860, 1 / 3, False,
+                 ["warranty", "air", "fryer"], tr, m, {}) is None
+    assert weigh(_Vocab(), "What is the warranty on the air fryer?", "kb", 0.860, 1 / 3, False,
+                 ["warranty", "air", "fryer"], tr, m, {})  # (all of them known: it would answer)
+
+
+def test_the_evidence_score_is_a_rules_object_a_request_can_change():
+    from dataclasses import replace as _replace
+
+    rules = _replace(DEFAULT_ANSWER, evidence=_replace(DEFAULT_ANSWER.evidence, threshold=0.99))
+    p = RetrievalParams().with_(answerable=rules)
+    assert rules_of(p).evidence.threshold == 0.99

@@ -41,6 +41,9 @@ def weigh(engine, question: str, kb: str, cos: float, cover: float, cross: bool,
     if len(terms) < model.min_terms:
         return None
     unknown = unknown_terms(engine, question, kb)
+    if unknown and cover < model.unknown_cover:
+        signals.update(unknown=len(unknown))
+        return None
     score = evidence_score(cos, cover, cross, len(unknown) / len(terms), translated, model)
     signals.update(unknown=len(unknown), score=round(score, 4))
     if score < model.threshold:
