@@ -53,16 +53,18 @@ def capture(args) -> None:
     def recording(lists, top_k, weights=None, bonus=0.0, foreign=frozenset(), exempt=None, *rest, **kw):
         got.append([{"via": via, "subject": bool(rest), "hits": [
             {"src": h.sentence.source, "i": h.sentence.i, "lang": h.sentence.lang, "score": h.score,
-             "dense": h.dense_score, "sparse": h.sparse_score, "heading": xl.heading_like(h.sentence),
+             "dense": h.dense_score, "sparse": h.sparse_score,
              "wordy": bool(xl._WORDY.search(h.sentence.text)), "win": in_window(h),
              "chars": len(h.sentence.text.strip())} for h in hits]} for via, hits, *rest in lists])
         return real_fuse(lists, top_k, weights, bonus, foreign, exempt, *rest, **kw)
 
     xl.fuse = recording
     out = {}
-    sets = {"bipar": lambda: real_kbs.bipar(args.passages), "xquad": lambda: real_kbs.xquad(args.xquad_paras)}
+    sets = {"bipar": lambda: real_kbs.bipar(args.passages, args.seed),
+            "xquad": lambda: real_kbs.xquad(args.xquad_paras, args.seed)}
     for name in args.sets:
         docs, qs = sets[name]()
+        name = name if not args.seed else f"{name}_s{args.seed}"
         real_kbs.build(eng, name, docs)
         by = real_kbs.cells(qs, lambda r: [f"{r['kind']} {r['lang']}"])
         picked = [q for k in sorted(by) for q in random.Random(k).sample(by[k], min(args.n, len(by[k])))]
@@ -90,6 +92,7 @@ def main() -> None:
     c.add_argument("--n", type=int, default=50)
     c.add_argument("--passages", type=int, default=120)
     c.add_argument("--xquad-paras", type=int, default=240)
+    c.add_argument("--seed", type=int, default=0, help="the mixed KBs' sample (0: the calibration sample)")
     c.add_argument("--sets", nargs="+", default=["bipar", "xquad"], choices=["bipar", "xquad"])
     c.add_argument("--translator", default="dictionary", choices=["dictionary", "llm05", "llm15"],
                    help="who translates the questions (llm05 / llm15: the local 0.5B / 1.5B GGUF, cached)")

@@ -130,8 +130,6 @@ MODULE_SIZES = {
     ("swr/retrieve/crosslingual.py", "VOCAB_CACHED"): "a cache's size",
     ("swr/retrieve/crosslingual.py", "TRANSLATIONS_CACHED"): "a cache's size",
     ("swr/retrieve/xl_fuse.py", "_EXP_LIMIT"): "the sigmoid's argument clamp (0 or 1 to double precision beyond it)",
-    ("swr/retrieve/xl_fuse.py", "HEADING_MAX_WORDS"): "the title-line test's word count, a format fact of the sample "
-                                                      "manuals' headings (no rule is calibrated on it)",
     ("swr/text/glossary.py", "_MAX_WORD"): "CC-CEDICT's longest idiom headwords (a dictionary fact)",
     ("swr/text/glossary.py", "_MAX_PHRASE"): "glosses of up to this many words are tried before longer ones",
     ("swr/text/glossary.py", "_CANDIDATES"): "a cache's size: the translations of one word considered",

@@ -48,7 +48,6 @@ from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit, Hits
 from swr.retrieve import xl_fuse, xl_subjects
 from swr.retrieve.aliases import Subjects
-from swr.retrieve.xl_fuse import heading_like
 from swr.retrieve.xl_translate import Translator
 from swr.store import SearchRequest
 from swr.text.sparse import SparseVec
@@ -177,8 +176,8 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
          qlang: str | None = None) -> list[Hit]:
     """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`: the
     question's language first, another language's sentence above it only when the calibrated
-    comparison says it is better), title lines read by :func:`heading_like`."""
-    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, heading=heading_like, qlang=qlang)
+    comparison says it is better)."""
+    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, qlang=qlang)
 
 
 class CrossLingual:
