@@ -130,7 +130,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
         else:  # no document in this language: no list, and its translation was not used
             plan.translations.pop(lang, None)
     weights, foreign = xl_subjects.subject_part(store, embed_query, encode_sparse, req, question, plan, lists,
-                                                 vectors, langs, subjects, bonus, version, embed_queries)
+                                                 vectors, langs, subjects, bonus, version, embed_queries, rules)
     exempt = None
     if foreign and subjects is not None:
         def exempt(h: Hit) -> bool:  # the sentence names a named document itself (swr.retrieve.aliases.sources_named)

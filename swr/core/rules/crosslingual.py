@@ -69,14 +69,27 @@ class CrossLingualRules:
     # (mean top cosine, lang-list vs translation list, bipar+xquad): fills the one missing of the two
     lang_cos_gap: float = 0.07
     # a translation's dense query mixes in the question's own vector at this weight (XQuAD dev:
-    # cross hit@3 0.70 -> 0.72 at 0.3; 0.2 / 0.4: 0.75 with 3 senses, 0.3: 0.76)
+    # cross hit@3 0.70 -> 0.72 at 0.3; 0.2 / 0.4: 0.75 with 3 senses, 0.3: 0.76). bench/real_kbs.py,
+    # cross hit rates at 0.3 / 0 (n=100 each, same-language equal): BiPaR seed 0 0.31 / 0.28, seed 1
+    # 0.32 / 0.27; XQuAD seed 0 0.91 / 0.90, seed 1 0.91 / 0.88 (the dictionary loses names; the
+    # question's own vector keeps them)
     dense_mix: float = 0.3
-    # senses per word a dictionary translation's BM25 query keeps (XQuAD dev: 2 / 3 / 4 / 5 senses
-    # gave 0.75 / 0.76 / 0.75 / 0.73)
-    sparse_senses: int = 3
-    # the BM25 query: (1 - w) x the first sense's terms + w x all senses' (XQuAD dev 1 / 0.5 / 0.3: 0.76 /
-    # 0.76 / 0.75; sample presets 26 / 26 / 27 of 30)
+    # senses per word a dictionary translation's BM25 query keeps (XQuAD dev: 2 / 3 / 4 / 5 senses gave
+    # 0.75 / 0.76 / 0.75 / 0.73). 1: off. bench/real_kbs.py at 3 senses (weight 0.3) vs 1, cross
+    # hit rates n=100 each: BiPaR seed 0 0.31 / 0.30, seed 1 0.32 / 0.34, XQuAD 0.91 / 0.90 and
+    # 0.91 / 0.90, same-language equal, sample presets 27 / 27 of 30: no gain on both sets, so off
+    sparse_senses: int = 1
+    # the BM25 query with several senses: (1 - w) x the first sense's terms + w x all senses' (XQuAD
+    # dev 1 / 0.5 / 0.3: 0.76 / 0.76 / 0.75); unused while sparse_senses is 1
     sense_weight: float = 0.3
+    # candidates per list (dense, BM25) searched inside the subject documents alone (sample manuals:
+    # a manual of a few hundred sentences; free: the fusion reads them, the store's prefetch is the same)
+    subject_depth: int = 50
+    # an LLM's reply longer than reply_ratio x the question plus reply_extra_chars characters is an
+    # answer, not a translation (the 0.5B model answered "空气炸锅可以..." questions instead of translating)
+    reply_ratio: int = 3
+    # ... plus this many characters
+    reply_extra_chars: int = 40
     # added to a subject document's sentence's fused score (0..2) x its subject weight (sample manuals)
     subject_bonus: float = 0.5
     # another product's sentences go after every other sentence when the question names a product
