@@ -11,9 +11,9 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
 2. for every other language present in the knowledge base, the question translated into it (by
    a configured LLM endpoint, or the embedded model with ``SWR_CROSSLINGUAL=llm``, else word by
    word with CC-CEDICT: :mod:`swr.retrieve.xl_translate`, :mod:`swr.text.glossary`) and searched
-   in that language: dense (the translation's vector mixed with the question's own, ``rules.dense_mix``) and BM25 (a
-   dictionary translation with up to ``rules.sparse_senses`` senses per word) then work as on a
-   same-language question;
+   in that language: dense (the translation's vector mixed with the question's own,
+   ``rules.dense_mix``) and BM25 (the translation's words; ``rules.sparse_senses`` > 1 adds a
+   dictionary word's other senses) then work as on a same-language question;
 3. the lists are fused by :func:`swr.retrieve.xl_fuse.fuse`: the question language's sentences
    first, in their own order; another language's sentence goes above one of them only when its
    calibrated probability of holding the answer is higher by a margin; a sentence with no word
