@@ -205,3 +205,18 @@ def test_another_languages_lists_are_as_deep_as_the_rules_say(depth):
     assert by[("zh", True)] == depth  # the other language's list with the question's vectors
     assert by[("zh", False)] == depth  # and the translation's
     assert plan.translations == {"zh": "水壶 除垢"} and [h.sentence.doc_id for h in hits] == ["z1"]
+
+
+def test_a_title_line_found_by_both_lists_counts_as_found_by_both():
+    """No title-line exemption: it changed no figure on BiPaR, XQuAD or the sample presets."""
+    head_ll, head_tr = _hit("r", 7, "BEFORE FIRST USE\n", 1.2, "en", 0.85), _hit("r", 7, "BEFORE FIRST USE\n", 1.5, "en", 0.9)
+    out = fuse([("lang-list", [head_ll]), ("translation", [head_tr])], top_k=1)
+    assert XlRule.BOTH_LISTS.value in out[0].trace
+
+
+def test_the_translation_reply_check_reads_its_length_limit_from_the_rules():
+    from swr.retrieve.xl_translate import check_translation
+
+    q, reply = "空气炸锅的容量是多少？", "What is the capacity of the air fryer in litres?"
+    assert check_translation(q, reply, "en") == reply
+    assert check_translation(q, reply, "en", CrossLingualRules(reply_ratio=1, reply_extra_chars=10)) is None
