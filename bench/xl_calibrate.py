@@ -1,6 +1,7 @@
 """The candidate lists of the cross-lingual search, captured per question, for calibrating its fusion.
 
     python bench/xl_calibrate.py capture --out bench/out/xl_lists.json   # BiPaR + XQuAD mixed KBs
+    python bench/xl_calibrate.py capture --seed 1 --out bench/out/xl_lists_s1.json  # another sample of both
     python bench/xl_calibrate.py fit bench/out/xl_lists.json             # the rules' hit rates offline
     python bench/xl_calibrate.py capture --rule other_depth=50 --out bench/out/xl_lists50.json
     python bench/xl_calibrate.py recall bench/out/xl_lists50.json        # cross questions' candidate recall
