@@ -3,6 +3,7 @@
     python bench/xl_calibrate.py capture --out bench/out/xl_lists.json   # BiPaR + XQuAD mixed KBs
     python bench/xl_calibrate.py capture --seed 1 --out bench/out/xl_lists_s1.json  # another sample of both
     python bench/xl_calibrate.py fit bench/out/xl_lists.json             # the rules' hit rates offline
+    python bench/xl_calibrate.py fit bench/out/xl_lists.json bench/out/xl_lists_s1.json  # fitted on both seeds
     python bench/xl_calibrate.py capture --rule other_depth=50 --out bench/out/xl_lists50.json
     python bench/xl_calibrate.py recall bench/out/xl_lists50.json        # cross questions' candidate recall
     python bench/xl_calibrate.py sweep bench/out/xl_lists50.json         # re-fit per other-language depth
@@ -99,20 +100,22 @@ def main() -> None:
                    help="who translates the questions (llm05 / llm15: the local 0.5B / 1.5B GGUF, cached)")
     c.add_argument("--rule", action="append", default=[], help="a CrossLingualRules field=value (repeatable)")
     f = sub.add_parser("fit")
-    f.add_argument("lists")
+    f.add_argument("lists", nargs="+", help="captured lists (several files: their sets pooled, e.g. both seeds)")
     r = sub.add_parser("recall", help="candidate recall of the cross questions per list and depth")
-    r.add_argument("lists")
+    r.add_argument("lists", nargs="+")
     w = sub.add_parser("sweep", help="re-fit and replay per depth of the other-language lists")
-    w.add_argument("lists")
+    w.add_argument("lists", nargs="+")
     e = sub.add_parser("ceiling", help="cross questions' hit@3 of the other language's candidates alone")
-    e.add_argument("lists")
+    e.add_argument("lists", nargs="+")
     args = ap.parse_args()
     if args.cmd == "capture":
         capture(args)
     else:
         import xl_fit
 
-        data = json.loads(Path(args.lists).read_text(encoding="utf-8"))
+        data = {}
+        for path in args.lists:
+            data.update(json.loads(Path(path).read_text(encoding="utf-8")))
         runs = {"fit": xl_fit.report, "recall": xl_fit.recall, "sweep": xl_fit.sweep, "ceiling": xl_fit.ceiling}
         runs[args.cmd](data)
 

@@ -34,12 +34,12 @@ class CrossLingualRules:
     # P(answer in this sentence's window) of a question-language sentence: logistic, intercept then
     # weights of (cosine - the best question-language cosine, BM25 score / the list's best, 1 / rank,
     # fused list score, length: log(1 + characters) / log(201), at most 1); calibrated on bipar+xquad,
-    # seeds 0 and 1 (bench/xl_calibrate.py fit, other-language lists 25 deep)
+    # seeds 0 and 1 (bench/xl_calibrate.py sweep on lists captured with --seed 0 and 1, its depth-25 line)
     own_weights: tuple[float, ...] = (-7.614, -4.746, -1.922, -0.501, 4.294, 1.463)
     # the same for another language's sentence: intercept, then (cosine with the translation - the
     # best question-language cosine, cosine with the question's own vector - that best, BM25 score in
     # the translation's list / its best, 1 / rank there, 1 / rank in the own-vector list, found by
-    # both, length); calibrated on bipar+xquad, seeds 0 and 1. Without the length, short lines ("哦？")
+    # both, length); calibrated on bipar+xquad, seeds 0 and 1, as own_weights. Without the length, short lines ("哦？")
     # that e5 puts near every question entered above answers: same-language 0.64 at the cross rate of 0.28
     foreign_weights: tuple[float, ...] = (-6.339, 9.716, 9.092, 0.75, 1.366, 1.243, 1.208, 3.893)
     # another language's sentence goes above a question-language one only when its probability is
