@@ -1,7 +1,9 @@
 """The candidate lists of the cross-lingual search, captured per question, for calibrating its fusion.
 
     python bench/xl_calibrate.py capture --out bench/out/xl_lists.json   # BiPaR + XQuAD mixed KBs
+    python bench/xl_calibrate.py capture --seed 1 --out bench/out/xl_lists_s1.json  # another sample of both
     python bench/xl_calibrate.py fit bench/out/xl_lists.json             # the rules' hit rates offline
+    python bench/xl_calibrate.py fit bench/out/xl_lists.json bench/out/xl_lists_s1.json  # fitted on both seeds
     python bench/xl_calibrate.py capture --rule other_depth=50 --out bench/out/xl_lists50.json
     python bench/xl_calibrate.py recall bench/out/xl_lists50.json        # cross questions' candidate recall
     python bench/xl_calibrate.py sweep bench/out/xl_lists50.json         # re-fit per other-language depth
@@ -53,16 +55,18 @@ def capture(args) -> None:
     def recording(lists, top_k, weights=None, bonus=0.0, foreign=frozenset(), exempt=None, *rest, **kw):
         got.append([{"via": via, "subject": bool(rest), "hits": [
             {"src": h.sentence.source, "i": h.sentence.i, "lang": h.sentence.lang, "score": h.score,
-             "dense": h.dense_score, "sparse": h.sparse_score, "heading": xl.heading_like(h.sentence),
+             "dense": h.dense_score, "sparse": h.sparse_score,
              "wordy": bool(xl._WORDY.search(h.sentence.text)), "win": in_window(h),
              "chars": len(h.sentence.text.strip())} for h in hits]} for via, hits, *rest in lists])
         return real_fuse(lists, top_k, weights, bonus, foreign, exempt, *rest, **kw)
 
     xl.fuse = recording
     out = {}
-    sets = {"bipar": lambda: real_kbs.bipar(args.passages), "xquad": lambda: real_kbs.xquad(args.xquad_paras)}
+    sets = {"bipar": lambda: real_kbs.bipar(args.passages, args.seed),
+            "xquad": lambda: real_kbs.xquad(args.xquad_paras, args.seed)}
     for name in args.sets:
         docs, qs = sets[name]()
+        name = name if not args.seed else f"{name}_s{args.seed}"
         real_kbs.build(eng, name, docs)
         by = real_kbs.cells(qs, lambda r: [f"{r['kind']} {r['lang']}"])
         picked = [q for k in sorted(by) for q in random.Random(k).sample(by[k], min(args.n, len(by[k])))]
@@ -90,25 +94,28 @@ def main() -> None:
     c.add_argument("--n", type=int, default=50)
     c.add_argument("--passages", type=int, default=120)
     c.add_argument("--xquad-paras", type=int, default=240)
+    c.add_argument("--seed", type=int, default=0, help="the mixed KBs' sample (0: the calibration sample)")
     c.add_argument("--sets", nargs="+", default=["bipar", "xquad"], choices=["bipar", "xquad"])
     c.add_argument("--translator", default="dictionary", choices=["dictionary", "llm05", "llm15"],
                    help="who translates the questions (llm05 / llm15: the local 0.5B / 1.5B GGUF, cached)")
     c.add_argument("--rule", action="append", default=[], help="a CrossLingualRules field=value (repeatable)")
     f = sub.add_parser("fit")
-    f.add_argument("lists")
+    f.add_argument("lists", nargs="+", help="captured lists (several files: their sets pooled, e.g. both seeds)")
     r = sub.add_parser("recall", help="candidate recall of the cross questions per list and depth")
-    r.add_argument("lists")
+    r.add_argument("lists", nargs="+")
     w = sub.add_parser("sweep", help="re-fit and replay per depth of the other-language lists")
-    w.add_argument("lists")
+    w.add_argument("lists", nargs="+")
     e = sub.add_parser("ceiling", help="cross questions' hit@3 of the other language's candidates alone")
-    e.add_argument("lists")
+    e.add_argument("lists", nargs="+")
     args = ap.parse_args()
     if args.cmd == "capture":
         capture(args)
     else:
         import xl_fit
 
-        data = json.loads(Path(args.lists).read_text(encoding="utf-8"))
+        data = {}
+        for path in args.lists:
+            data.update(json.loads(Path(path).read_text(encoding="utf-8")))
         runs = {"fit": xl_fit.report, "recall": xl_fit.recall, "sweep": xl_fit.sweep, "ceiling": xl_fit.ceiling}
         runs[args.cmd](data)
 

@@ -38,7 +38,7 @@ def candidates(row, depth=None):
                 if v in c["lists"] and c["lists"][v]["score"] >= h["score"]:
                     continue
                 c["lists"][v] = {"score": h["score"], "cos": h["dense"] if h["dense"] is not None else lo - 0.02,
-                                   "sparse": (h["sparse"] or 0) / top_s, "rank": r, "heading": h["heading"],
+                                   "sparse": (h["sparse"] or 0) / top_s, "rank": r, "heading": h.get("heading", False),
                                    "wordy": h["wordy"]}
     return out
 

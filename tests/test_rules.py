@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RULE_MODULES = (
     "swr/answer/answerable.py", "swr/answer/condense.py", "swr/answer/extractive.py",
     "swr/verify/verdict.py", "swr/verify/check.py", "swr/verify/verify.py",
-    "swr/retrieve/crosslingual.py", "swr/retrieve/xl_fuse.py", "swr/retrieve/aliases.py", "swr/retrieve/subjects.py",
+    "swr/retrieve/crosslingual.py", "swr/retrieve/xl_fuse.py", "swr/retrieve/xl_subjects.py",
+    "swr/retrieve/xl_translate.py", "swr/retrieve/aliases.py", "swr/retrieve/subjects.py",
     "swr/text/claims.py", "swr/text/glossary.py", "swr/text/structure.py", "swr/text/split.py",
     "swr/ingest/pdf_layout.py",
 )
@@ -33,6 +34,8 @@ PLAIN = {0, 1, -1}
 
 # (module, function, value): why this literal is a size or a format fact, not a tunable number
 ALLOWED = {
+    ("swr/retrieve/xl_subjects.py", "_dbsf", 3): "Qdrant's DBSF: mean +- 3 standard deviations map to 0..1",
+    ("swr/retrieve/xl_subjects.py", "_dbsf", 6): "Qdrant's DBSF: the 6 standard deviations between 0 and 1",
     ("swr/retrieve/aliases.py", "Subjects.match", 2): "one document tells none apart",
     ("swr/retrieve/aliases.py", "Subjects.match", 10): "a question naming more than a tenth of the documents names none",
     ("swr/retrieve/subjects.py", "build", 2): "with two subjects, no name term is generic",
@@ -129,9 +132,10 @@ MODULE_SIZES = {
     ("swr/retrieve/crosslingual.py", "KBS_CACHED"): "a cache's size",
     ("swr/retrieve/crosslingual.py", "VOCAB_CACHED"): "a cache's size",
     ("swr/retrieve/crosslingual.py", "TRANSLATIONS_CACHED"): "a cache's size",
+    ("swr/retrieve/xl_translate.py", "TRANSLATIONS_CACHED"): "a cache's size",
+    ("swr/retrieve/xl_translate.py", "_LLM_TIMEOUT_S"): "a time limit (a translation must not hold the answer up)",
+    ("swr/retrieve/xl_translate.py", "_LOCAL_TIMEOUT_S"): "a time limit (the embedded model on a busy CPU)",
     ("swr/retrieve/xl_fuse.py", "_EXP_LIMIT"): "the sigmoid's argument clamp (0 or 1 to double precision beyond it)",
-    ("swr/retrieve/xl_fuse.py", "HEADING_MAX_WORDS"): "the title-line test's word count, a format fact of the sample "
-                                                      "manuals' headings (no rule is calibrated on it)",
     ("swr/text/glossary.py", "_MAX_WORD"): "CC-CEDICT's longest idiom headwords (a dictionary fact)",
     ("swr/text/glossary.py", "_MAX_PHRASE"): "glosses of up to this many words are tried before longer ones",
     ("swr/text/glossary.py", "_CANDIDATES"): "a cache's size: the translations of one word considered",

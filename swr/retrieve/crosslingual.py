@@ -11,9 +11,9 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
 2. for every other language present in the knowledge base, the question translated into it (by
    a configured LLM endpoint, or the embedded model with ``SWR_CROSSLINGUAL=llm``, else word by
    word with CC-CEDICT: :mod:`swr.retrieve.xl_translate`, :mod:`swr.text.glossary`) and searched
-   in that language: dense (the translation's vector mixed with the question's own, ``rules.dense_mix``) and BM25 (a
-   dictionary translation with up to ``rules.sparse_senses`` senses per word) then work as on a
-   same-language question;
+   in that language: dense (the translation's vector mixed with the question's own,
+   ``rules.dense_mix``) and BM25 (the translation's words; ``rules.sparse_senses`` > 1 adds a
+   dictionary word's other senses) then work as on a same-language question;
 3. the lists are fused by :func:`swr.retrieve.xl_fuse.fuse`: the question language's sentences
    first, in their own order; another language's sentence goes above one of them only when its
    calibrated probability of holding the answer is higher by a margin; a sentence with no word
@@ -48,7 +48,6 @@ from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit, Hits
 from swr.retrieve import xl_fuse, xl_subjects
 from swr.retrieve.aliases import Subjects
-from swr.retrieve.xl_fuse import heading_like
 from swr.retrieve.xl_translate import Translator
 from swr.store import SearchRequest
 from swr.text.sparse import SparseVec
@@ -131,7 +130,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
         else:  # no document in this language: no list, and its translation was not used
             plan.translations.pop(lang, None)
     weights, foreign = xl_subjects.subject_part(store, embed_query, encode_sparse, req, question, plan, lists,
-                                                 vectors, langs, subjects, bonus, version, embed_queries)
+                                                 vectors, langs, subjects, bonus, version, embed_queries, rules)
     exempt = None
     if foreign and subjects is not None:
         def exempt(h: Hit) -> bool:  # the sentence names a named document itself (swr.retrieve.aliases.sources_named)
@@ -177,8 +176,8 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
          qlang: str | None = None) -> list[Hit]:
     """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`: the
     question's language first, another language's sentence above it only when the calibrated
-    comparison says it is better), title lines read by :func:`heading_like`."""
-    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, heading=heading_like, qlang=qlang)
+    comparison says it is better)."""
+    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, qlang=qlang)
 
 
 class CrossLingual:

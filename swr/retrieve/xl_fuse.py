@@ -30,24 +30,6 @@ from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules, XlRule
 from swr.core.types import Hit
 
 _WORDY = re.compile(r"\w")
-HEADING_MAX_WORDS = 8  # an English line longer than this is never read as a title (sample manuals' headings)
-_SENTENCE_END = re.compile(r"[.!?;:,。！？；：，、…]\s*$")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # a Chinese line is judged by its structure only
-_SMALL = frozenset("a an and at by for from in of on or the to with".split())
-
-
-def heading_like(s) -> bool:
-    """A title line, not a sentence that could hold an answer: a heading by the document's
-    structure (:mod:`swr.text.structure`), or one short English line that does not end like a sentence,
-    in capitals or with every word capitalised ("QUICK START GUIDE", "Before First Use")."""
-    if getattr(s, "block_kind", None) == "heading":
-        return True
-    t = (s.text or "").strip()
-    words = t.split()
-    if not t or "\n" in t or len(words) > HEADING_MAX_WORDS or _SENTENCE_END.search(t) or _CJK.search(t) \
-            or not re.search(r"[A-Za-z]", t):
-        return False
-    return t.isupper() or all(w[0].isupper() or not w[0].isalpha() or w.lower() in _SMALL for w in words)
 
 
 @dataclass
@@ -112,17 +94,12 @@ def _collect(lists: list[tuple], weights: dict[str, float], rules: CrossLingualR
     return cands
 
 
-def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules, heading: Callable) -> tuple[float, list[str]]:
+def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules) -> tuple[float, list[str]]:
     t, g = c.lists.get("translation"), c.lists.get("lang-list")
     ct = t.cos if t else (g.cos + rules.lang_cos_gap if g else best_cos)
     cl = g.cos if g else ct - rules.lang_cos_gap
     both = bool(t and g)
-    trace = []
-    if both and rules.heading_no_both and heading(c.hit.sentence):
-        both = False
-        trace.append(XlRule.HEADING.value)
-    elif both:
-        trace.append(XlRule.BOTH_LISTS.value)
+    trace = [XlRule.BOTH_LISTS.value] if both else []
     x = [ct - best_cos, cl - best_cos, t.sparse if t else 0.0, 1.0 / t.rank if t else 0.0,
          1.0 / g.rank if g else 0.0, float(both), length(c.hit.sentence.text, rules.length_cap_chars)]
     return _p(rules.foreign_weights, x), trace
@@ -154,8 +131,7 @@ def _merge(primary: list[tuple], others: list[tuple], margin: float) -> list[tup
 
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None, bonus: float = 0.0,
          foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None,
-         rules: CrossLingualRules = DEFAULT_RULES, heading: Callable = lambda s: False,
-         qlang: str | None = None) -> list[Hit]:
+         rules: CrossLingualRules = DEFAULT_RULES, qlang: str | None = None) -> list[Hit]:
     """The best ``top_k`` hits of the lists (the module docstring), ranked, traced and scored.
 
     ``weights`` (source -> subject weight) names the documents the question is about: their
@@ -183,7 +159,7 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
                                        length(c.hit.sentence.text, rules.length_cap_chars)])
             primary.append((p, c, [XlRule.OWN_LANGUAGE.value]))
         else:
-            p, trace = _foreign_p(c, best_cos, rules, heading)
+            p, trace = _foreign_p(c, best_cos, rules)
             others.append((p, c, trace))
     primary.sort(key=lambda t: (-t[1].score, t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))

@@ -11,17 +11,18 @@ import re
 from dataclasses import replace
 from typing import Callable
 
+from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit
 from swr.store import SearchRequest
 from swr.text.sparse import SparseVec
 
 _WORDY = re.compile(r"\w")
-SUBJECT_K = 50  # candidates per list inside the subject documents
 
 
 def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str, plan,
                  lists: list, vectors: dict, langs: list[str], subjects, bonus: float, version,
-                 embed_queries: Callable | None) -> tuple[dict[str, float], set[str]]:
+                 embed_queries: Callable | None, rules: CrossLingualRules = DEFAULT_RULES
+                 ) -> tuple[dict[str, float], set[str]]:
     """The documents ``question`` names (source -> weight) and those about another product, after
     appending to ``lists`` each searched language's list of the named documents alone (their
     BM25 without the words that named them, their dense vector from the question without its
@@ -64,15 +65,16 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
                 sparse = SparseVec([i for i, _ in keep], [v for _, v in keep]) if keep else sparse
             reqs.append(replace(req, lang=lang, sources=list(weights), dense=rest_vecs.get(lang, dense),
                                 sparse=sparse))
-        for lang, (sub, n) in zip(sub_langs, subject_lists(store, reqs)):
+        for lang, (sub, n) in zip(sub_langs, subject_lists(store, reqs, rules.subject_depth)):
             plan.searches += n
             lists.append(("translation" if lang != qlang else None, sub, True))
     return weights, foreign
 
 
-def subject_lists(store, reqs: list[SearchRequest]) -> list[tuple[list[Hit], int]]:
-    """Hybrid hits of the subject documents for each request, fused here: (hits, searches made)
-    per request; every request's searches go to the store as one batch.
+def subject_lists(store, reqs: list[SearchRequest], depth: int = DEFAULT_RULES.subject_depth
+                  ) -> list[tuple[list[Hit], int]]:
+    """Hybrid hits of the subject documents for each request (``depth`` per dense and BM25 list),
+    fused here: (hits, searches made) per request; every request's searches go to the store as one batch.
 
     Qdrant's DBSF maps a candidate list of one to zero (its spread is zero), and inside a
     product's own manual the BM25 list is often that short ("容量" is in one sentence); so the
@@ -85,7 +87,7 @@ def subject_lists(store, reqs: list[SearchRequest]) -> list[tuple[list[Hit], int
             ("dense", req.mode in ("dense", "hybrid") and req.dense is not None),
             ("sparse", req.mode in ("sparse", "hybrid") and req.sparse is not None and bool(req.sparse.indices)))
             if ok])
-    found = iter(store.search_many([replace(req, mode=kind, top_k=SUBJECT_K)
+    found = iter(store.search_many([replace(req, mode=kind, top_k=depth)
                                     for req, ks in zip(reqs, kinds) for kind in ks]))
     return [_subject_fused([(kind, next(found)) for kind in ks]) for ks in kinds]
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 import logging
 
 from swr.core.lang import detect_lang
+from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 
 log = logging.getLogger("swr.retrieve.crosslingual")
 
 TRANSLATIONS_CACHED = 4096  # translations kept per process, per cache (size of the cache)
-# a reply longer than this many times the question plus this many characters is an answer, not a translation
-_REPLY_RATIO, _REPLY_EXTRA = 3, 40
 _LLM_TIMEOUT_S = 10.0  # a translation must not hold the answer up for the answer's own timeout
 _LOCAL_TIMEOUT_S = 30.0  # the embedded model on a busy CPU: seconds per question (bench/README.md)
 _SYSTEM = ("You translate questions between English and Simplified Chinese. You never answer them. "
@@ -37,12 +36,12 @@ def llm_messages(text: str, lang: str) -> list[tuple[str, str]]:
     return msgs + [("user", _ASK[lang] + text)]
 
 
-def check_translation(text: str, out: str | None, lang: str) -> str | None:
+def check_translation(text: str, out: str | None, lang: str, rules: CrossLingualRules = DEFAULT_RULES) -> str | None:
     """The model's reply as a translation of ``text`` into ``lang``, or None when it is not one:
-    empty, in the wrong language (a copy of the question), or far longer (an answer)."""
+    empty, in the wrong language (a copy of the question), or far longer (an answer: ``rules.reply_ratio``)."""
     out = (out or "").strip().strip('"“”「」').strip()
     out = out.splitlines()[0].strip() if out else ""
-    if not out or out == text.strip() or len(out) > _REPLY_RATIO * len(text) + _REPLY_EXTRA:
+    if not out or out == text.strip() or len(out) > rules.reply_ratio * len(text) + rules.reply_extra_chars:
         return None
     return out if detect_lang(out) == lang else None
 

@@ -10,7 +10,6 @@ WORDS = {
                       "more likely to hold the answer.",
     "foreign_after": "A sentence in another language, placed after the question-language sentences it did not beat.",
     "both_lists": "Found both by the question and by its translation.",
-    "heading_no_both": "A title line: being found twice was not counted for it.",
     "subject": "Its document is about the product the question names, so it was ranked up.",
     "foreign_last": "From another product's document than the question names, so it was put last.",
     "empty_last": "Holds no words (only marks), so it was put last.",
