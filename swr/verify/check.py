@@ -37,7 +37,7 @@ from swr.retrieve import subjects as subj
 from swr.retrieve.aliases import sources_named
 from swr.text import claims as cl
 from swr.text.split import split_spans
-from swr.verify.verify import slide
+from swr.verify.windows import slide
 
 _CITE = re.compile(r"\s*(?:\[(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\]|【(\d{1,3})】)")
 _LIST_NO = re.compile(r"^\s*(?:\d{1,3}[.)、]|[-*•])\s+")
