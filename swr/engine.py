@@ -279,7 +279,8 @@ class Engine:
                  rules=None):
         """A follow-up's standalone search question (:func:`swr.answer.condense.condense`); with ``kb``, a
         question none of whose words the knowledge base uses stands alone (off-topic)."""
-        from swr.answer.condense import condense, embed_similarity
+        from swr.answer.condense import condense
+        from swr.answer.rewrite_offline import embed_similarity
 
         xl = getattr(self, "crosslingual", None)
         unknown = (lambda terms: xl.unknown(kb, terms)) if kb and xl is not None else None

@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 RULE_MODULES = (
     "swr/answer/answerable.py", "swr/answer/condense.py", "swr/answer/extractive.py",
+    "swr/answer/history.py", "swr/answer/rewrite_offline.py", "swr/answer/rewrite_llm.py",
     "swr/verify/verdict.py", "swr/verify/check.py", "swr/verify/verify.py", "swr/verify/windows.py",
-    "swr/verify/results.py", "swr/verify/llm_judge.py",
+    "swr/verify/results.py", "swr/verify/llm_judge.py", "swr/verify/check_language.py",
     "swr/retrieve/crosslingual.py", "swr/retrieve/xl_fuse.py", "swr/retrieve/aliases.py", "swr/retrieve/subjects.py",
     "swr/text/claims.py", "swr/text/glossary.py", "swr/text/structure.py", "swr/text/split.py",
     "swr/ingest/pdf_layout.py",

@@ -61,8 +61,8 @@ def cmd_index(a, eng=None) -> dict:
 
 
 def _read_history(path: Path) -> list[dict]:
-    """The ``--history`` file: a JSON list of turns (checked by swr.answer.condense)."""
-    from swr.answer.condense import check_history
+    """The ``--history`` file: a JSON list of turns (checked by swr.answer.history)."""
+    from swr.answer.history import check_history
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -1,5 +1,5 @@
-"""The numbers of the answer stage: follow-up rewrites (swr/answer/condense.py) and the extractive
-answer (swr/answer/extractive.py).
+"""The numbers of the answer stage: follow-up rewrites (swr/answer/condense.py, rewrite_offline.py,
+rewrite_llm.py) and the extractive answer (swr/answer/extractive.py).
 
 Reachable from :class:`swr.core.params.RetrievalParams` (``condense``, ``extractive``), so a
 request, a benchmark or a test sets another value with ``with_()``. Calibrated numbers say so with
