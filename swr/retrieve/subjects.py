@@ -23,8 +23,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from swr.core.lang import HAN_BMP as CJK, has_han as has_cjk
 from swr.core.rules.answerable import DEFAULT_SUBJECTS, SubjectRules
-from swr.text.claims import CJK, code_family, codes, contained, has_cjk, key_terms
+from swr.text.claims import code_family, codes, contained, key_terms
 
 _NAME_SPLIT = re.compile(r"[_\-.\s]+|(?<=[a-z])(?=[A-Z])")
 
