@@ -36,7 +36,6 @@ PLAIN = {0, 1, -1}
 # (module, function, value): why this literal is a size or a format fact, not a tunable number
 ALLOWED = {
     ("swr/retrieve/aliases.py", "Subjects.match", 2): "one document tells none apart",
-    ("swr/retrieve/aliases.py", "Subjects.match", 10): "a question naming more than a tenth of the documents names none",
     ("swr/retrieve/subjects.py", "build", 2): "with two subjects, no name term is generic",
     ("swr/retrieve/subjects.py", "for_kb", 64): "a cache's size: knowledge bases kept",
     ("swr/text/claims.py", "key_terms", 2): "a Chinese word is two characters or more (one is a particle); "

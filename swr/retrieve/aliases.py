@@ -137,7 +137,7 @@ class Subjects:
         if best <= 0:
             return {}, set()
         ranked = sorted(((s, src) for src, s in scores.items() if s >= self.rules.min_share * best), reverse=True)
-        if len(ranked) > max(self.rules.max_subjects, len(subjects) // 10):  # size: a tenth
+        if len(ranked) > max(self.rules.max_subjects, int(len(subjects) * self.rules.max_subject_share)):
             return {}, set()
         named = {t for _, src in ranked for t in q & subjects[src]}
         return {src: s / best for s, src in ranked}, named
