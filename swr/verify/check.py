@@ -292,6 +292,23 @@ def _judge(c: _Context, st: str, sentence: str) -> tuple[str, int | None, list[v
     return verdict, k, findings
 
 
+def check_result(engine, result, params: VerifyParams | None = None) -> AnswerCheck | None:
+    """The check of an answer (a :class:`swr.answer.result.AskResult`) against its own passages:
+    None for a not-found answer or one with no passages. An extractive answer is checked without
+    its label line (:func:`checkable`), and whether it answers is its extract's relevance test."""
+    if not result.answerable or not result.passages or not (result.answer or "").strip():
+        return None
+    checked = check_answer(engine, result.standalone_question or result.question,
+                           checkable(result.answer, result.answer_kind), result.passages, kb=result.kb,
+                           params=params)
+    if result.answer_kind == "extractive" and result.extract and not checked.refused:
+        # the quoted sentence matches itself, so whether it answers the question is the extract's
+        # relevance test (swr.answer.extractive)
+        checked.answers = bool(result.extract.get("relevant"))
+        checked.trace.append((Rule.QUOTED_RELEVANT if checked.answers else Rule.QUOTED_OFF).value)
+    return checked
+
+
 def _check_sentence(c: _Context, raw: str, text: str, cites: list[int]) -> SentenceCheck:
     """One sentence of the answer checked: directly, else through the LLM's translation into the
     evidence's language, else marked as set beside evidence in the other language."""
