@@ -32,7 +32,7 @@ def rows_for(engine, arts) -> list[dict]:
     terms found in the passages of each fusion."""
     import swr.answer.answerable as an
     from swr.answer.answerable_terms import names_a_subject
-    from swr.text.claims import has_cjk
+    from swr.core.lang import has_han as has_cjk
 
     other_lang = {"en": "zh", "zh": "en"}
     zh_of = xquad_zh()
@@ -161,7 +161,7 @@ def report(rows, t, label, fusion) -> list[str]:
 
 
 def has_cjk_q(r) -> bool:
-    from swr.text.claims import has_cjk
+    from swr.core.lang import has_han as has_cjk
 
     return has_cjk(r["q"])
 

@@ -36,8 +36,9 @@ from pathlib import Path
 
 from intervals import wilson
 
-from swr.answer.condense import condense, embed_similarity
+from swr.answer.condense import condense
 from swr.answer.llm_local import DEFAULT_GGUF
+from swr.answer.rewrite_offline import embed_similarity
 from swr.core.settings import Settings
 from swr.engine import Engine
 
@@ -48,7 +49,7 @@ VARIANTS = ("alone", "prepend", "offline", "llm", "fused")
 
 
 class CachedChat:
-    """An LLM :class:`swr.answer.condense.Chat` whose replies are kept in a JSON file by model and messages."""
+    """An LLM :class:`swr.answer.rewrite_llm.Chat` whose replies are kept in a JSON file by model and messages."""
 
     def __init__(self, llm, model: str, path: Path):
         """Wrap ``llm``; ``model`` is part of the key; ``path`` the cache file (created)."""

@@ -174,7 +174,7 @@ def build_claims(arts, per_article: int, seed: int) -> list[dict]:
 
 
 def gather(engine, claims, cache_path) -> list[list]:
-    """Every candidate window of every claim (swr.verify.verify.WindowView: sentences and cosines), read
+    """Every candidate window of every claim (swr.verify.windows.WindowView: sentences and cosines), read
     from ``cache_path`` when a run already retrieved and embedded them (keyed by claim and
     knowledge base): re-judging after a change of the verdict rules needs no retrieval."""
     import swr.verify.verify as vf
@@ -261,12 +261,13 @@ def sample(claims, per_lang: int | None, max_claims: int | None, seed: int) -> l
 
 
 def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[dict], list[str], list[str]]:
-    """The LLM judge (swr.verify.verify.llm_verdict) on a seeded sample of ``n`` claims: the claims, the
+    """The LLM judge (swr.verify.llm_judge.llm_verdict) on a seeded sample of ``n`` claims: the claims, the
     verdicts with the LLM (rules, then the LLM may take a support away: what ``verify --llm``
     does) and the LLM's own verdict on the rules' deciding window (asked for every claim)."""
     import swr.verify.verdict as vd
-    import swr.verify.verify as vf
     from swr.retrieve import subjects as sj
+    from swr.verify.llm_judge import llm_verdict
+    from swr.verify.windows import judge_views
 
     answerer = engine.answerer
     if not answerer.configured:
@@ -279,8 +280,8 @@ def llm_rows(engine, claims, verdicts, views, n: int, seed: int) -> tuple[list[d
         c = claims[k]
         index = sj.for_kb(engine, c["kb"])
         facts = vd.ClaimFacts.read(c["claim"], index)
-        judged = vf.judge_views(facts, views[k], index, vd.thresholds_for(engine.embedder.name))
-        own, _why = vf.llm_verdict(answerer, c["claim"], judged, views[k], "supported")  # asked whatever the rules say
+        judged = judge_views(facts, views[k], index, vd.thresholds_for(engine.embedder.name))
+        own, _why = llm_verdict(answerer, c["claim"], judged, views[k], "supported")  # asked whatever the rules say
         out.append(c)
         alone.append(own)
         combined.append(own if verdicts[k] == "supported" else verdicts[k])

@@ -279,7 +279,8 @@ class Engine:
                  rules=None):
         """A follow-up's standalone search question (:func:`swr.answer.condense.condense`); with ``kb``, a
         question none of whose words the knowledge base uses stands alone (off-topic)."""
-        from swr.answer.condense import condense, embed_similarity
+        from swr.answer.condense import condense
+        from swr.answer.rewrite_offline import embed_similarity
 
         xl = getattr(self, "crosslingual", None)
         unknown = (lambda terms: xl.unknown(kb, terms)) if kb and xl is not None else None
@@ -362,22 +363,13 @@ class Engine:
         """Check each sentence of ``result``'s answer against its passages (:mod:`swr.verify.check`), kept
         as ``result.check`` (its JSON form) and returned; None for a not-found answer or one with
         no passages. An extractive answer is checked without its label line."""
-        from swr.verify.check import check_answer, checkable
+        from swr.verify.check import check_result
 
         result.check = None
-        if not result.answerable or not result.passages or not (result.answer or "").strip():
-            return None
         t0 = time.perf_counter()
-        checked = check_answer(self, result.standalone_question or result.question,
-                               checkable(result.answer, result.answer_kind), result.passages, kb=result.kb,
-                               params=params)
-        if result.answer_kind == "extractive" and result.extract and not checked.refused:
-            # what an extractive answer's check adds: the quoted sentence matches itself, so whether
-            # it answers the question is the extract's relevance test (swr.answer.extractive)
-            from swr.verify.check import Rule
-
-            checked.answers = bool(result.extract.get("relevant"))
-            checked.trace.append((Rule.QUOTED_RELEVANT if checked.answers else Rule.QUOTED_OFF).value)
+        checked = check_result(self, result, params)
+        if checked is None:
+            return None
         result.check = checked.to_dict()
         result.trace = list(result.trace) + [{"rule": r, "why": checked.status} for r in checked.trace]
         result.timings["check_ms"] = round((time.perf_counter() - t0) * 1000, 2)

@@ -2,6 +2,7 @@
 scriptable fake embedder for fast unit tests (never instead of the real ones)."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -86,3 +87,45 @@ def e5_engine(tmp_path_factory):
     eng.ensure_sample()
     yield eng
     eng.close()
+
+
+# the environment the pages read: cleared for an AppTest (no secrets file, LLM, Qdrant server or
+# knob overrides of the developer's shell)
+APP_ENV_KEYS = ("SWR_HOME", "SWR_SECRETS", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL",
+                "QDRANT_API_KEY", "SWR_EMBED_MODEL", "SWR_WINDOW_SIZE", "SWR_TOP_K", "SWR_MODE", "SWR_SAMPLE_KB")
+
+
+@contextlib.contextmanager
+def app_environment(home: Path, close=None):
+    """The pages' environment for AppTest: ``SWR_HOME=home`` and :data:`APP_ENV_KEYS` cleared, the
+    pages' cached engine (``st.cache_resource`` lives as long as the process) dropped before and
+    after; on exit ``close()`` (default: close the cached engine, releasing the store's lock) and
+    the environment restored."""
+    from swr.app import base as ui
+
+    saved = {k: os.environ.get(k) for k in APP_ENV_KEYS}
+    for k in APP_ENV_KEYS:
+        os.environ.pop(k, None)
+    os.environ["SWR_HOME"] = str(home)
+    os.environ["SWR_SECRETS"] = str(home / "no-secrets.toml")
+    ui.get_engine.clear()
+    try:
+        yield home
+    finally:
+        try:
+            (close or (lambda: ui.get_engine().close()))()
+        finally:
+            ui.get_engine.clear()
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def app_home(tmp_path_factory):
+    """One SWR_HOME for a module's AppTest pages and their shared engine (:func:`app_environment`);
+    a module of page tests uses it for all its tests (``pytestmark``)."""
+    with app_environment(tmp_path_factory.mktemp("apphome")) as home:
+        yield home

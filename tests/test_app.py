@@ -8,7 +8,6 @@ first run indexes the sample KB with the real model (15-20 s), hence ``default_t
 from __future__ import annotations
 
 import html
-import os
 import re
 from pathlib import Path
 
@@ -20,9 +19,8 @@ from fake_llm import fake_llm  # noqa: F401  (the fixture)
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 KB_PAGE = "pages/1_Knowledge_bases.py"
+pytestmark = pytest.mark.usefixtures("app_home")  # conftest: one SWR_HOME for the module
 Q = "电热水壶第一次使用前要做什么？"
-ENV_KEYS = ("SWR_HOME", "SWR_SECRETS", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL",
-            "QDRANT_API_KEY", "SWR_EMBED_MODEL", "SWR_WINDOW_SIZE", "SWR_TOP_K", "SWR_MODE", "SWR_SAMPLE_KB")
 
 GOOD_TXT = ("The ZX-9 blender has a 1200 W motor. Its jar holds 1.5 litres. "
             "The ZX-9 warranty lasts three years from the date of purchase. "
@@ -32,31 +30,6 @@ GOOD_TXT = ("The ZX-9 blender has a 1200 W motor. Its jar holds 1.5 litres. "
 EVIL_TXT = ("Safety notice for the QQ-1 toaster. <script>alert('x')</script> "
             "Click [here](javascript:alert(1)) <img src=x onerror=alert(2)> to win. "
             "The QQ-1 toaster warranty is one year.\n").encode()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def app_home(tmp_path_factory):
-    """One SWR_HOME for the module's shared engine; no secrets file, LLM or Qdrant server."""
-    from swr.app import base as ui
-
-    saved = {k: os.environ.get(k) for k in ENV_KEYS}
-    for k in ENV_KEYS:
-        os.environ.pop(k, None)
-    home = tmp_path_factory.mktemp("apphome")
-    os.environ["SWR_HOME"] = str(home)
-    os.environ["SWR_SECRETS"] = str(home / "no-secrets.toml")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    ui.get_engine.clear()
-    yield home
-    try:
-        ui.get_engine().close()  # release the embedded store's lock
-    finally:
-        ui.get_engine.clear()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 @pytest.fixture

@@ -12,104 +12,29 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    START_TIMEOUT_S,
+    _browser_present,
+    _serve,
+    ask,
+    chat_box,
+    upload,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = os.environ.get("SWR_CHROMIUM") or "/usr/bin/chromium"
 QUESTION = "电热水壶第一次使用前要做什么？"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-dev-shm-usage"]
-START_TIMEOUT_S = 300  # model load + sample KB indexing on a slow CI machine
-
-
-def _missing() -> str | None:
-    if not os.access(CHROMIUM, os.X_OK):
-        return f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright Python package is missing: pip install playwright (.ci/run does)"
-    return None
-
-
-def browser_required(env=os.environ) -> bool:
-    """Whether a missing browser fails the tests instead of skipping them (CI, or asked for)."""
-    return env.get("CI", "").lower() in ("true", "1") or env.get("SWR_REQUIRE_BROWSER", "") == "1"
-
-
-@pytest.fixture(autouse=True)
-def _browser_present():
-    why = _missing()
-    if why and browser_required():
-        pytest.fail(f"{why} (CI or SWR_REQUIRE_BROWSER=1: the browser tests must run, not skip)")
-    if why:
-        pytest.skip(why)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_health(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text(errors='replace')[-4000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text(errors='replace')[-4000:]}")
 
 
 @pytest.fixture
 def server(tmp_path):
     """``streamlit run app.py`` headless on a free 127.0.0.1 port with a fresh SWR_HOME."""
     yield from _serve(tmp_path, tmp_path / "home", {})
-
-
-def _serve(tmp_path, home, extra_env: dict):
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, SWR_HOME=str(home), SWR_SECRETS=str(tmp_path / "no-secrets.toml"),
-               HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL", "QDRANT_API_KEY"):
-        env.pop(key, None)  # the sample answer must not depend on the developer's LLM or server
-    env.update(extra_env)
-    log = tmp_path / "streamlit.log"
-    with log.open("w") as out:
-        t0 = time.monotonic()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        _wait_health(url, proc, log)
-        yield {"url": url, "t0": t0, "proc": proc, "log": log, "health_s": time.monotonic() - t0}
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
 
 
 _VISIBLE_WINDOW_CHARS = """() => [...document.querySelectorAll('.swr-passage .swr-text')]
@@ -159,14 +84,12 @@ def test_ask_and_resize_window_in_chromium(server, capsys):
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(server["url"], wait_until="domcontentloaded")
             # the chat input appears once the engine is up and the sample KB is indexed
-            chat = page.locator('[data-testid="stChatInputTextArea"]')
-            chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+            chat_box(page)
             ready_s = time.monotonic() - server["t0"]
             kb_value = page.locator('.st-key-w_kb input').input_value()
             assert kb_value.startswith("sample"), kb_value  # the sidebar's KB selector
 
-            chat.fill(QUESTION)
-            chat.press("Enter")
+            ask(page, QUESTION)
             mark = page.locator(".swr-passage .swr-text mark").first
             mark.wait_for(state="visible", timeout=120_000)
             answer = page.locator(".swr-answer").first
@@ -287,11 +210,9 @@ def test_document_markup_and_scripts_are_text_everywhere_in_chromium(hostile_ser
             page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.goto(url, wait_until="domcontentloaded")
-            chat = page.locator('[data-testid="stChatInputTextArea"]')
-            chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+            chat_box(page)
             assert page.locator('.st-key-w_kb input').input_value().startswith("hostile")
-            chat.fill("How long is the QZ-7 toaster warranty? <script>alert('q')</script>")
-            chat.press("Enter")
+            ask(page, "How long is the QZ-7 toaster warranty? <script>alert('q')</script>")
             passage = page.locator(".swr-passage .swr-text").first
             passage.wait_for(state="visible", timeout=120_000)
             page.wait_for_timeout(1000)
@@ -345,10 +266,7 @@ def test_local_model_gives_a_written_streamed_answer_offline_in_chromium(tmp_pat
             try:
                 page = browser.new_page(viewport={"width": 1280, "height": 800})
                 page.goto(server["url"], wait_until="domcontentloaded")
-                chat = page.locator('[data-testid="stChatInputTextArea"]')
-                chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
-                chat.fill(QUESTION)
-                chat.press("Enter")
+                ask(page, QUESTION)
                 page.get_by_text("LLM answer · streaming…").first.wait_for(timeout=120_000)
                 done = page.locator(".swr-kind.llm", has_text="qwen2.5-coder-0.5b-instruct-q4_k_m").first
                 done.wait_for(state="visible", timeout=300_000)
@@ -375,10 +293,7 @@ def test_chinese_question_gets_the_english_air_fryer_fan_fault_in_chromium(serve
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(server["url"], wait_until="domcontentloaded")
-            chat = page.locator('[data-testid="stChatInputTextArea"]')
-            chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
-            chat.fill("空气炸锅显示E2是什么意思？")
-            chat.press("Enter")
+            ask(page, "空气炸锅显示E2是什么意思？")
             page.locator(".swr-passage .swr-text mark").first.wait_for(state="visible", timeout=120_000)
             page.locator(".swr-answer").first.wait_for(state="visible", timeout=60_000)
             marks = [m.inner_text() for m in page.locator(".swr-passage .swr-text mark").all()]
@@ -418,22 +333,6 @@ def team_server(tmp_path):
     yield from _serve(tmp_path, home, {"SWR_SAMPLE_KB": ""})
 
 
-def upload(page, *paths) -> None:
-    """Give the Upload tab's file picker ``paths`` and press "Index N file(s)". A rerun that lands
-    between the pick and the press (a delete's or a tab's) draws a new, empty picker, and the
-    button says "Index 0 file(s)" (seen once in CI on the team test): the pick is made again."""
-    button = page.get_by_role("button", name=f"Index {len(paths)} file(s)")
-    for attempt in range(3):
-        page.locator('.st-key-uploads input[type="file"]').set_input_files([str(p) for p in paths])
-        try:
-            button.wait_for(timeout=20_000)
-            break
-        except Exception:  # noqa: BLE001 - the picker was drawn again: pick again
-            if attempt == 2:
-                raise
-    button.click()
-
-
 def _pick_kb(page, name: str) -> None:
     page.locator(".st-key-w_kb").click()
     page.get_by_role("option", name=name, exact=True).click()
@@ -455,11 +354,9 @@ def test_team_lead_slips_cost_nothing_in_chromium(team_server, tmp_path):
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url, wait_until="domcontentloaded")
-            chat = page.locator('[data-testid="stChatInputTextArea"]')
-            chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
+            chat_box(page)
             assert page.locator(".st-key-w_kb input").input_value() == "alpha"
-            chat.fill("How long is the AX-3 warranty?")
-            chat.press("Enter")
+            ask(page, "How long is the AX-3 warranty?")
             page.locator(".swr-answer").first.wait_for(timeout=120_000)
             page.get_by_text("knowledge base “alpha”").first.wait_for(timeout=30_000)  # the answer names its KB
             page.wait_for_function("() => new URL(location.href).searchParams.get('s')", timeout=30_000)
@@ -485,8 +382,7 @@ def test_team_lead_slips_cost_nothing_in_chromium(team_server, tmp_path):
             assert not other.get_by_role("checkbox").first.is_checked()
 
             # my next question is not run against "beta": a notice, the question kept
-            chat.fill("Does the AX-3 run empty?")
-            chat.press("Enter")
+            ask(page, "Does the AX-3 run empty?")
             page.get_by_text("Your question was not asked").wait_for(timeout=60_000)
             page.locator(".swr-q", has_text="Does the AX-3 run empty?").wait_for(timeout=10_000)
             page.get_by_role("button", name="Ask again").wait_for(timeout=10_000)

@@ -9,9 +9,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve  # noqa: F401
-
-# _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
+from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    START_TIMEOUT_S,
+    _browser_present,
+    _serve,
+    ask,
+    sign_in,
+)
 
 ADMIN, AGENT, OTHER = ("root", "admin-passw0rd"), ("ann", "agent-passw0rd"), ("bob", "agent-passw0rd")
 ALPHA_TEXT = ("1.7 litres", "Descale it monthly")  # what only alpha-faq's readers may see
@@ -34,15 +41,6 @@ def team_server(tmp_path):
     users.add(AGENT[0], "agent", AGENT[1], read=["alpha-faq"])
     users.add(OTHER[0], "agent", OTHER[1], read=["beta-hr"])
     yield from _serve(tmp_path, home, {"SWR_SAMPLE_KB": ""})
-
-
-def _sign_in(page, url: str, name: str, password: str) -> None:
-    page.goto(url, wait_until="domcontentloaded")
-    form = page.locator('[data-testid="stForm"]')
-    form.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
-    page.get_by_label("User name").fill(name)
-    page.get_by_label("Password", exact=True).fill(password)
-    page.get_by_role("button", name="Sign in").click()
 
 
 def _open(page, name: str) -> None:
@@ -75,15 +73,15 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
             # a wrong password and an unknown user: the same refusal, no hint which part was wrong
             messages = []
             for name, pw in ((AGENT[0], "wrong-passw0rd"), ("nobody", AGENT[1])):
-                _sign_in(agent, url, name, pw)
+                sign_in(agent, url, name, pw)
                 err = agent.locator('[data-testid="stAlert"]').first
                 err.wait_for(timeout=60_000)
                 messages.append(err.inner_text().strip())
                 assert agent.locator('[data-testid="stChatInputTextArea"]').count() == 0
             assert messages == ["Wrong user name or password."] * 2, messages
 
-            _sign_in(agent, url, *AGENT)
-            _sign_in(admin, url, *ADMIN)  # both sessions live at once
+            sign_in(agent, url, *AGENT)
+            sign_in(admin, url, *ADMIN)  # both sessions live at once
             for page in (agent, admin):
                 page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=START_TIMEOUT_S * 1000)
             assert _kb_options(agent) == ["alpha-faq"]
@@ -142,9 +140,7 @@ def test_agent_and_admin_sign_in_side_by_side_in_chromium(team_server):
 
 
 def _ask(page, question: str) -> None:
-    chat = page.locator('[data-testid="stChatInputTextArea"]')
-    chat.fill(question)
-    chat.press("Enter")
+    ask(page, question)
     page.locator(".swr-stamp").first.wait_for(state="visible", timeout=120_000)
 
 
@@ -173,7 +169,7 @@ def test_reload_keeps_the_sign_in_and_the_shared_desk_and_a_pasted_link_leak_not
         own = browser.new_context(viewport={"width": 1280, "height": 900})
         page, other = desk.new_page(), own.new_page()
         try:
-            _sign_in(page, url, *AGENT)
+            sign_in(page, url, *AGENT)
             _signed_in_as(page, AGENT[0])
             _ask(page, "How often should I descale the kettle?")
             assert "Descale it monthly" in page.locator("body").inner_text()
@@ -210,7 +206,7 @@ def test_reload_keeps_the_sign_in_and_the_shared_desk_and_a_pasted_link_leak_not
             page.screenshot(path=str(ARTIFACTS / "access-shared-desk.png"))
 
             # ann's URL (her conversation id) pasted into bob's own browser
-            _sign_in(other, url, *OTHER)
+            sign_in(other, url, *OTHER)
             _signed_in_as(other, OTHER[0])
             other.goto(ann_url, wait_until="domcontentloaded")
             _signed_in_as(other, OTHER[0])

@@ -10,9 +10,15 @@ tests/test_browser.py, whose server this starts).
 from __future__ import annotations
 
 import pytest
-from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve  # noqa: F401
-
-# _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
+from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    START_TIMEOUT_S,
+    _browser_present,
+    _serve,
+    ask_nth,
+)
 
 OFF_TOPIC = ["What is the capital of France?", "今天天气怎么样？"]
 SAMPLE = "电热水壶第一次使用前要做什么？"
@@ -22,17 +28,6 @@ SAMPLE = "电热水壶第一次使用前要做什么？"
 def server(tmp_path):
     """``streamlit run app.py`` on a fresh SWR_HOME: the sample manuals, no LLM."""
     yield from _serve(tmp_path, tmp_path / "home", {"SWR_LLM_GGUF": ""})
-
-
-def _ask(page, question: str, n: int):
-    """Ask in the chat; wait for the n-th assistant reply (1-based) and its evidence head."""
-    chat = page.locator('[data-testid="stChatInputTextArea"]')
-    chat.fill(question)
-    chat.press("Enter")
-    reply = page.locator('[data-testid="stChatMessage"]').filter(has=page.locator(".swr-evhead")).nth(n - 1)
-    reply.wait_for(state="visible", timeout=120_000)
-    reply.locator(".swr-stamp").first.wait_for(state="visible", timeout=120_000)
-    return reply
 
 
 def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
@@ -51,7 +46,7 @@ def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
                 page.goto(server["url"], wait_until="domcontentloaded")
                 page.locator('[data-testid="stChatInputTextArea"]').wait_for(state="visible",
                                                                               timeout=START_TIMEOUT_S * 1000)
-                reply = _ask(page, q, 1)
+                reply = ask_nth(page, q, 1)
                 assert "follow-up" not in reply.inner_text()
                 text = reply.inner_text()
                 assert "Not in the knowledge base" in text, text[:800]
@@ -62,7 +57,7 @@ def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
                 assert reply.locator(".swr-passage").count() >= 1  # the closest passages are still shown
                 assert reply.locator(".swr-answer mark").count() == 0  # nothing is marked as the answer
                 page.screenshot(path=str(ARTIFACTS / f"answerable-off-topic-{n}.png"))
-            reply = _ask(page, SAMPLE, 2)  # in the same chat, after an off-topic question
+            reply = ask_nth(page, SAMPLE, 2)  # in the same chat, after an off-topic question
             text = reply.inner_text()
             assert "Not in the knowledge base" not in text, text[:800]
             assert reply.locator(".swr-evhead").first.inner_text().startswith("Evidence")

@@ -18,13 +18,14 @@ import time
 from urllib.parse import urlparse
 
 import pytest
-from test_browser import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
+from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
     START_TIMEOUT_S,
     _browser_present,
     _serve,
+    ask,
 )
 
 QUESTION = "电热水壶第一次使用前要做什么？"
@@ -44,10 +45,7 @@ def llm_server(tmp_path):
 
 def _ask(page, question: str, n: int) -> None:
     """Type ``question`` and wait until the ``n``-th answer (1-based) is written and checked."""
-    chat = page.locator('[data-testid="stChatInputTextArea"]')
-    chat.wait_for(state="visible", timeout=START_TIMEOUT_S * 1000)
-    chat.fill(question)
-    chat.press("Enter")
+    ask(page, question)
     # the n-th answer card (with its stamp) is drawn once streaming and the sentence check are
     # over, and the run has ended (a question typed during a run would cancel the answer)
     page.wait_for_function(_DONE % n, timeout=ANSWER_TIMEOUT_MS)

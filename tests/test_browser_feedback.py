@@ -14,9 +14,16 @@ import json
 import time
 
 import pytest
-from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve, upload  # noqa: F401
-
-# _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
+from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    START_TIMEOUT_S,
+    _browser_present,
+    _serve,
+    ask,
+    upload,
+)
 
 PAGES = [
     ["ZQ-8 Space Heater Manual.", "Unpack the ZQ-8 heater and remove all packing material.",
@@ -156,10 +163,7 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
 
             # ask: the answer is on page 2
             page.get_by_role("link", name="Chat").click()
-            chat = page.locator('[data-testid="stChatInputTextArea"]')
-            chat.wait_for(state="visible", timeout=60_000)
-            chat.fill(QUESTION)
-            chat.press("Enter")
+            ask(page, QUESTION, timeout_s=60)
             mark = page.locator(".swr-passage .swr-text mark", has_text="four years").first
             mark.wait_for(state="visible", timeout=120_000)
             card = page.locator(".swr-passage").filter(

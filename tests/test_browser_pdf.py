@@ -7,10 +7,17 @@ Skipped, or failed under CI, like tests/test_browser.py when Chromium is missing
 from __future__ import annotations
 
 import pytest
-from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve, upload  # noqa: F401
+from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    START_TIMEOUT_S,
+    _browser_present,
+    _serve,
+    ask,
+    upload,
+)
 from test_pdf_layout import DH20, _manual
-
-# _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
 
 
 @pytest.fixture
@@ -47,10 +54,7 @@ def test_the_dh20_sentence_is_whole_in_the_chat_after_a_pdf_upload(pdf_server):
             assert "failed" not in done.inner_text(), done.inner_text()
 
             page.get_by_role("link", name="Chat").click()
-            chat = page.locator('[data-testid="stChatInputTextArea"]')
-            chat.wait_for(state="visible", timeout=60_000)
-            chat.fill("Can I use it below 5 degrees?")
-            chat.press("Enter")
+            ask(page, "Can I use it below 5 degrees?", timeout_s=60)
             mark = page.locator(".swr-passage .swr-text mark", has_text="colder than 5 C").first
             mark.wait_for(state="visible", timeout=120_000)
             text = " ".join(mark.inner_text().split())

@@ -8,8 +8,16 @@ import json
 import urllib.request
 
 import pytest
-from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve  # noqa: F401
-from test_browser_access import _sign_in
+from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    START_TIMEOUT_S,
+    _browser_present,
+    _serve,
+    ask,
+    sign_in,
+)
 
 EDITOR, AGENT = ("ed", "editor-passw0rd"), ("ann", "agent-passw0rd")
 QUESTION = "How often should I descale the kettle?"
@@ -37,10 +45,8 @@ def publish_server(tmp_path):
 def _ask(page, expect: str | None) -> None:
     """Ask QUESTION; wait for an answer whose settings line names ``expect`` (None: any answer,
     and none may name a published version)."""
-    chat = page.locator('[data-testid="stChatInputTextArea"]')
     n = page.locator(".swr-stamp").count()
-    chat.fill(QUESTION)
-    chat.press("Enter")
+    ask(page, QUESTION)
     if expect is None:
         page.wait_for_function(f"() => document.querySelectorAll('.swr-stamp').length > {n}", timeout=120_000)
         assert "published v" not in page.locator(".swr-stamp").last.inner_text()
@@ -68,8 +74,8 @@ def test_an_editor_publishes_and_another_agents_chat_and_the_api_use_that_versio
         editor = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
         agent = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
         try:
-            _sign_in(editor, url, *EDITOR)
-            _sign_in(agent, url, *AGENT)
+            sign_in(editor, url, *EDITOR)
+            sign_in(agent, url, *AGENT)
             for page in (editor, agent):
                 page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=START_TIMEOUT_S * 1000)
             _ask(agent, None)  # nothing published yet

@@ -9,10 +9,15 @@ tests/test_browser.py, whose server this starts).
 from __future__ import annotations
 
 import pytest
-from test_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, START_TIMEOUT_S, _browser_present, _serve  # noqa: F401
-from test_browser_answerable import _ask
-
-# _browser_present (imported): test_browser's autouse rule, skip without Chromium, fail under CI
+from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chromium, fail under CI)
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    START_TIMEOUT_S,
+    _browser_present,
+    _serve,
+    ask_nth,
+)
 
 
 @pytest.fixture
@@ -38,7 +43,7 @@ def test_why_on_a_refused_and_on_a_cross_lingual_answer(server):
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             _open(page, server["url"])
-            reply = _ask(page, "What is the capital of France?", 1)
+            reply = ask_nth(page, "What is the capital of France?", 1)
             why = reply.locator(".swr-why").first
             why.wait_for(state="visible", timeout=30_000)
             text = why.inner_text()
@@ -47,7 +52,7 @@ def test_why_on_a_refused_and_on_a_cross_lingual_answer(server):
             page.screenshot(path=str(ARTIFACTS / "why-refused.png"))
 
             _open(page, server["url"])  # a fresh session: not a follow-up of the refused question
-            reply = _ask(page, "空气炸锅显示E2是什么意思？", 1)
+            reply = ask_nth(page, "空气炸锅显示E2是什么意思？", 1)
             card = reply.locator(".swr-passage").filter(has_text="fan fault").first
             card.wait_for(state="visible", timeout=30_000)
             rank = card.locator(".swr-why").first.inner_text()

@@ -11,19 +11,10 @@ from pathlib import Path
 import pytest
 
 from fake_llm import fake_llm  # noqa: F401 - fixture
-from swr.answer.condense import (
-    METHOD_LLM,
-    METHOD_NONE,
-    METHOD_OFFLINE,
-    bound_history,
-    carried_terms,
-    check_history,
-    condense,
-    condense_offline,
-    substitute,
-    terms,
-)
+from swr.answer.condense import METHOD_LLM, METHOD_NONE, METHOD_OFFLINE, condense
+from swr.answer.history import bound_history, check_history
 from swr.answer.llm import Answerer, LLMConfig
+from swr.answer.rewrite_offline import carried_terms, condense_offline, substitute, terms
 from swr.core.errors import BadRequest
 from swr.core.tokens import count_tokens
 
@@ -157,7 +148,7 @@ def test_an_llm_echoing_the_previous_question_is_refused(fake_llm):  # noqa: F81
 
 
 def test_a_rewrite_sharing_the_subject_with_the_question_and_its_answer_is_kept_and_its_reply_recorded():
-    from swr.answer.condense import clean_llm_output
+    from swr.answer.rewrite_llm import clean_llm_output
 
     hist = [{"role": "user", "content": "电热水壶的保温时间最长多久？"},
             {"role": "assistant", "content": "保温时间最长为 12 小时，到时自动关闭。"}]
@@ -174,7 +165,7 @@ def test_the_llm_reply_is_kept_also_when_refused(fake_llm):  # noqa: F811
 
 
 def test_the_draft_is_the_offline_question_and_the_examples_carry_theirs():
-    from swr.answer.condense import condense_messages
+    from swr.answer.rewrite_llm import condense_messages
 
     plain = condense_messages("保修多久？", POWER)
     assert not any("Draft:" in m["content"] for m in plain)
@@ -191,7 +182,7 @@ POWER = [{"role": "user", "content": "电热水壶的额定功率是多少？"},
 
 
 def test_a_rewrite_may_carry_the_subject_of_an_older_turn_or_a_code_the_answer_named():
-    from swr.answer.condense import clean_llm_output, context_terms, mentions
+    from swr.answer.rewrite_llm import clean_llm_output, context_terms, mentions
 
     three = [{"role": "user", "content": "吸尘器的滤网多久换一次？"}, {"role": "assistant", "content": "三个月。"},
              {"role": "user", "content": "官方商城有卖吗？"}, {"role": "assistant", "content": "有。"}]
@@ -212,7 +203,7 @@ def test_a_rewrite_may_carry_the_subject_of_an_older_turn_or_a_code_the_answer_n
 
 
 def test_an_english_term_sharing_a_word_with_the_follow_up_still_carries_its_other_words():
-    from swr.answer.condense import clean_llm_output
+    from swr.answer.rewrite_llm import clean_llm_output
 
     hist = [{"role": "user", "content": "The blender shows F4 but the jug is on. What now?"},
             {"role": "assistant", "content": "Check that nothing is caught under the jug."}]

@@ -3,40 +3,13 @@ the sample knowledge base): a button per hit under the evidence, opening the doc
 the hit marked inside the whole document."""
 from __future__ import annotations
 
-import os
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
 
-ENV_KEYS = ("SWR_HOME", "SWR_SECRETS", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL",
-            "QDRANT_API_KEY", "SWR_EMBED_MODEL", "SWR_SAMPLE_KB")
 Q = "电热水壶第一次使用前要做什么？"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def app_home(tmp_path_factory):
-    """One SWR_HOME for this module's engine (st.cache_resource lives as long as the process)."""
-    from swr.app import base as ui
-
-    saved = {k: os.environ.get(k) for k in ENV_KEYS}
-    for k in ENV_KEYS:
-        os.environ.pop(k, None)
-    home = tmp_path_factory.mktemp("dvapp")
-    os.environ["SWR_HOME"] = str(home)
-    os.environ["SWR_SECRETS"] = str(home / "no-secrets.toml")
-    ui.get_engine.clear()
-    yield home
-    try:
-        ui.get_engine().close()
-    finally:
-        ui.get_engine.clear()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+pytestmark = pytest.mark.usefixtures("app_home")  # conftest: one SWR_HOME for the module
 
 
 def test_every_hit_has_an_open_in_document_button_that_opens_the_view():

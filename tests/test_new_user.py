@@ -212,7 +212,7 @@ def test_an_uploaded_documents_product_word_names_it_in_the_other_language(user_
 def test_a_third_turn_carries_the_subject_of_the_first_in_english_as_in_chinese():
     """"What about E1?" after "电饭煲显示E4是什么意思？" and "那E2呢？" is about the rice cooker: the
     previous follow-up is read as it was searched, not as the bare "那E2呢？"."""
-    from swr.answer.condense import condense_offline
+    from swr.answer.rewrite_offline import condense_offline
 
     h = [{"role": "user", "content": "电饭煲显示E4是什么意思？"}, {"role": "assistant", "content": "E4 表示温度传感器故障。"},
          {"role": "user", "content": "那E2呢？"}, {"role": "assistant", "content": "E2 表示顶部传感器开路。"}]

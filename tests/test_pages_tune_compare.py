@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import app_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 TUNE = "pages/2_Tune.py"
 COMPARE = "pages/4_Compare.py"
 Q = "电热水壶第一次使用前要做什么？"
-ENV_KEYS = ("SWR_HOME", "SWR_SECRETS", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL",
-            "QDRANT_API_KEY", "SWR_EMBED_MODEL", "SWR_WINDOW_SIZE", "SWR_TOP_K", "SWR_MODE", "SWR_SAMPLE_KB")
 BLENDER_TXT = ("The ZX-9 blender has a 1200 W motor. Its jar holds 1.5 litres. "
                "The ZX-9 warranty lasts three years from the date of purchase. "
                "To claim it, call the service line with your receipt. "
@@ -39,28 +38,11 @@ _STARTED: list = []
 
 @pytest.fixture(scope="module", autouse=True)
 def app_home(tmp_path_factory):
-    """One SWR_HOME for the module's shared engine; no secrets file, LLM or Qdrant server."""
-    from swr.app import base as ui
-
-    saved = {k: os.environ.get(k) for k in ENV_KEYS}
-    for k in ENV_KEYS:
-        os.environ.pop(k, None)
-    home = tmp_path_factory.mktemp("tunehome")
-    os.environ["SWR_HOME"] = str(home)
-    os.environ["SWR_SECRETS"] = str(home / "no-secrets.toml")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    ui.get_engine.clear()
-    yield home
-    try:
-        if _STARTED:  # close the engine the pages used (and start none just to close it)
-            _STARTED[0].close()
-    finally:
-        ui.get_engine.clear()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    """One SWR_HOME for the module's shared engine (conftest's environment); closes the engine the
+    pages used, and starts none just to close it."""
+    with app_environment(tmp_path_factory.mktemp("tunehome"),
+                         close=lambda: _STARTED and _STARTED[0].close()) as home:
+        yield home
 
 
 @pytest.fixture

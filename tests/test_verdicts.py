@@ -364,7 +364,7 @@ def test_another_products_sentence_is_no_ground_unless_it_names_the_product(samp
     or rice cooker), but a sentence of such a document that names the product does (the FAQ's
     "What does E4 mean on the AF-360?")."""
     import swr.answer.answerable as an
-    from swr.text.claims import has_cjk
+    from swr.core.lang import has_han as has_cjk
 
     eng, kb = sample
     q = "空气炸锅的容量是多少？"

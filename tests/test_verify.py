@@ -23,6 +23,9 @@ from swr.core.ids import sentence_id
 from swr.core.rules.verify import E5
 from swr.core.types import Sentence
 from swr.store import open_store
+from swr.verify.claim_io import read_claims
+from swr.verify.results import PATHS
+from swr.verify.windows import slide
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,19 +63,19 @@ def kb(fake_engine):
 
 # -- windows --------------------------------------------------------------------------------
 def test_slide_makes_windows_of_w_sentences_every_s_and_always_reaches_the_end():
-    assert vf.slide(0, 5, 2, 1) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
-    assert vf.slide(0, 5, 2, 2) == [(0, 1), (2, 3), (4, 5)]
-    assert vf.slide(0, 4, 2, 2) == [(0, 1), (2, 3), (3, 4)]  # the step skips the end: a last window ends there
-    assert vf.slide(10, 16, 3, 2) == [(10, 12), (12, 14), (14, 16)]
-    assert vf.slide(3, 3, 2, 1) == [(3, 3)]  # shorter than w: one window
-    assert vf.slide(3, 4, 5, 1) == [(3, 4)]
-    assert vf.slide(0, 3, 1, 1) == [(0, 0), (1, 1), (2, 2), (3, 3)]
-    assert vf.slide(0, 9, 4, 10) == [(0, 3), (6, 9)]
-    assert vf.slide(5, 4, 2, 1) == []
+    assert slide(0, 5, 2, 1) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+    assert slide(0, 5, 2, 2) == [(0, 1), (2, 3), (4, 5)]
+    assert slide(0, 4, 2, 2) == [(0, 1), (2, 3), (3, 4)]  # the step skips the end: a last window ends there
+    assert slide(10, 16, 3, 2) == [(10, 12), (12, 14), (14, 16)]
+    assert slide(3, 3, 2, 1) == [(3, 3)]  # shorter than w: one window
+    assert slide(3, 4, 5, 1) == [(3, 4)]
+    assert slide(0, 3, 1, 1) == [(0, 0), (1, 1), (2, 2), (3, 3)]
+    assert slide(0, 9, 4, 10) == [(0, 3), (6, 9)]
+    assert slide(5, 4, 2, 1) == []
     with pytest.raises(ValueError):
-        vf.slide(0, 3, 0, 1)
+        slide(0, 3, 0, 1)
     for first, last, w, s in [(0, 20, 3, 2), (2, 9, 4, 3), (0, 7, 2, 5)]:
-        wins = vf.slide(first, last, w, s)
+        wins = slide(first, last, w, s)
         assert wins[0][0] == first and wins[-1][1] == last
         assert all(b - a + 1 == w for a, b in wins)
         covered = {i for a, b in wins for i in range(a, b + 1)}
@@ -202,9 +205,9 @@ def test_bad_knobs_and_claim_lists(fake_engine, kb):
         vf.verify(fake_engine, "   ", kb)
     with pytest.raises(BadRequest):
         vf.verify_many(fake_engine, ["a", "b"], ["manuals"])
-    assert vf.read_claims("c.txt", b"one claim\n\n second claim \r\n") == ["one claim", "second claim"]
-    assert vf.read_claims("c.csv", b"id,claim\n1,\"a, b\"\n2,c\n") == ["a, b", "c"]
-    assert vf.read_claims("c.jsonl", b'{"claim": "x"}\n"y"\n') == ["x", "y"]
+    assert read_claims("c.txt", b"one claim\n\n second claim \r\n") == ["one claim", "second claim"]
+    assert read_claims("c.csv", b"id,claim\n1,\"a, b\"\n2,c\n") == ["a, b", "c"]
+    assert read_claims("c.jsonl", b'{"claim": "x"}\n"y"\n') == ["x", "y"]
 
 
 # -- CLI --------------------------------------------------------------------------------------
@@ -227,7 +230,7 @@ def test_cli_verify_json(tmp_path):
     out = json.loads(p.stdout)
     assert out["verdict"] == "supported" and out["threshold"] == 0.5
     e = out["entries"][0]
-    assert "warranty" in e["text"] and e["path"] in vf.PATHS and e["source"] == "kettle.txt"
+    assert "warranty" in e["text"] and e["path"] in PATHS and e["source"] == "kettle.txt"
     assert {"chunk_first", "chunk_last", "window_first", "window_last", "score", "chunk", "paths"} <= set(e)
     p = run("verify", "The kettle is made of solid gold and plays music", "--kb", "k", "--json", "--threshold", "0.9")
     assert p.returncode == 0, p.stderr

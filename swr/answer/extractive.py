@@ -16,7 +16,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
-from swr.core.lang import question_lang
+from swr.core.lang import has_han, question_lang
 from swr.core.rules.answer import DEFAULT_EXTRACTIVE, ExtractiveRules
 from swr.core.types import Passage
 from swr.text import claims as cl
@@ -284,7 +284,7 @@ def _share(terms: list[str], sentence: str) -> float:
     if not terms:
         return 0.0
     low = cl.norm(sentence)
-    found = set(cl.contained(terms, sentence)) | {t for t in terms if cl.has_cjk(t) and t in low}
+    found = set(cl.contained(terms, sentence)) | {t for t in terms if has_han(t) and t in low}
     return len(found) / len(terms)
 
 

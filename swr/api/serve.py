@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from swr.core.errors import BadRequest
+from swr.core.files import write_json_atomic
 
 SERVER_FILE = "server.json"
 
@@ -23,14 +24,7 @@ def server_file(settings) -> Path:
 def write_server_file(settings, url: str, token: str) -> Path:
     """Record ``url`` and ``token`` for the command line; readable and writable by the owner only."""
     path = server_file(settings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{SERVER_FILE}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"url": url, "token": token, "pid": os.getpid()}, fh)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
-    return path
+    return write_json_atomic(path, {"url": url, "token": token, "pid": os.getpid()})
 
 
 def read_server_file(settings) -> dict | None:

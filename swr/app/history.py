@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 import uuid
 from pathlib import Path
@@ -27,6 +26,7 @@ import streamlit as st
 
 from swr.answer.result import AskResult
 from swr.app import state
+from swr.core.files import write_json_atomic
 from swr.core.params import RetrievalParams
 from swr.core.types import Passage, PassageHit
 
@@ -106,14 +106,10 @@ def save(home: Path) -> None:
     """Write this session's history (atomically: a reader never sees half a file)."""
     items = state.HISTORY.get() or []
     try:
-        f = path(home, session_id())
-        f.parent.mkdir(parents=True, exist_ok=True)
-        tmp = f.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"entries": [entry_to_json(e) for e in items[-MAX_ENTRIES:]],
-                                   "seq": state.ENTRY_SEQ.get() or 0}, ensure_ascii=False, default=str),
-                       encoding="utf-8")
-        os.chmod(tmp, 0o600)  # one user's questions and answers: readable by the app's account only
-        os.replace(tmp, f)
+        # one user's questions and answers: readable by the app's account only (the default mode)
+        write_json_atomic(path(home, session_id()), {"entries": [entry_to_json(e) for e in items[-MAX_ENTRIES:]],
+                                                     "seq": state.ENTRY_SEQ.get() or 0},
+                          ensure_ascii=False, default=str)
     except (OSError, ValueError, TypeError) as exc:  # a full disk must not break the chat
         log.warning("chat history not saved: %s", exc)
 

@@ -22,6 +22,8 @@ from swr.core.errors import SwrError
 from swr.core.params import VerifyParams
 from swr.engine import Engine
 from swr.manage.render import esc, passage_html
+from swr.verify.claim_io import read_claims
+from swr.verify.results import SupportEntry
 
 
 def render() -> None:
@@ -88,10 +90,10 @@ def verify_claims(engine: Engine, claims: list[str], kb: str, p: VerifyParams):
 
 
 def run_verify(engine: Engine, kb: str, text: str, upload, params: VerifyParams) -> None:
-    claims = vf.read_claims("claims.txt", (text or "").encode("utf-8"))
+    claims = read_claims("claims.txt", (text or "").encode("utf-8"))
     try:
         if upload is not None:
-            claims += vf.read_claims(upload.name, upload.getvalue())
+            claims += read_claims(upload.name, upload.getvalue())
         if not claims:
             st.warning("Type a claim or upload a list first.")
             return
@@ -140,7 +142,7 @@ def results_view(results: list) -> None:
             st.html(claim_html(k, r))
 
 
-def _entry_head(n: int, e: vf.SupportEntry, threshold: float) -> str:
+def _entry_head(n: int, e: SupportEntry, threshold: float) -> str:
     paths = " · ".join(f"{p} {v:.4f}" for p, v in e.paths.items())
     state_ = e.role
     warn = "".join(f' <span class="swr-warn">⚠ {esc(w)}</span>' for w in e.warnings)

@@ -61,8 +61,8 @@ def cmd_index(a, eng=None) -> dict:
 
 
 def _read_history(path: Path) -> list[dict]:
-    """The ``--history`` file: a JSON list of turns (checked by swr.answer.condense)."""
-    from swr.answer.condense import check_history
+    """The ``--history`` file: a JSON list of turns (checked by swr.answer.history)."""
+    from swr.answer.history import check_history
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -249,12 +249,13 @@ def cmd_eval(a) -> dict:
 
 def cmd_verify(a) -> dict:
     import swr.verify.verify as vf
+    from swr.verify.claim_io import format_result, read_claims
 
     claims = [c for c in a.claims if c.strip()]
     if a.file is not None:
         if not a.file.is_file():
             raise SwrError(f"No claims file at {a.file}.")
-        claims += vf.read_claims(a.file.name, a.file.read_bytes())
+        claims += read_claims(a.file.name, a.file.read_bytes())
     if not claims:
         raise SwrError("Give a claim to verify (or --file with one claim per line).")
     eng = _engine()
@@ -272,7 +273,7 @@ def cmd_verify(a) -> dict:
         eng.close()
     if not a.json:
         for r in results:
-            print(vf.format_result(r))
+            print(format_result(r))
     if len(results) == 1 and not a.file:
         return results[0].to_dict()
     return {"kb": a.kb, "results": [r.to_dict() for r in results],

@@ -26,12 +26,12 @@ import csv
 import datetime as _dt
 import io
 import json
-import os
 import threading
 import uuid
 from pathlib import Path
 
 from swr.core.errors import BadRequest
+from swr.core.files import write_json_atomic
 from swr.manage import golden
 
 KINDS = ("answer", "wrong_hit", "right_sentence")
@@ -124,11 +124,8 @@ class FeedbackLog:
 
     # -- writing ---------------------------------------------------------------------------
     def _write(self, entries: list[dict]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps({"kb": self.kb, "entries": entries[-MAX_ENTRIES:]}, ensure_ascii=False),
-                       encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_json_atomic(self.path, {"kb": self.kb, "entries": entries[-MAX_ENTRIES:]}, mode=None,
+                          ensure_ascii=False)
 
     def record(self, kind: str, *, question: str, answer: str, user: str | None = None, verdict: str | None = None,
                settings: dict | None = None, answer_text: str | None = None, doc_id: str | None = None,

@@ -18,12 +18,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import os
 import re
 import threading
 from pathlib import Path
 
 from swr.core.errors import BadRequest, NotFound
+from swr.core.files import write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 SAMPLE_GOLDEN = ROOT / "samples" / "golden.csv"
@@ -75,17 +75,13 @@ def read_rows(settings, kb: str) -> tuple[list[str], list[dict]]:
 def write_rows(settings, kb: str, columns: list[str], rows: list[dict]) -> Path:
     """Write the set atomically (rows without a question are dropped); returns the path."""
     path = golden_path(settings, kb)
-    path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in rows:
         if str(r.get("question") or "").strip():
             w.writerow({c: "" if r.get(c) is None else str(r.get(c)) for c in columns})
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(buf.getvalue(), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_text_atomic(path, buf.getvalue(), mode=None)
 
 
 def list_golden(settings, kb: str) -> list[dict]:

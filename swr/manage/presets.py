@@ -4,15 +4,14 @@ Demo mode shows them as buttons; Tune sweeps them. No Streamlit here."""
 from __future__ import annotations
 
 import csv
-import os
 import tempfile
-import threading
 from pathlib import Path
 
 import pandas as pd
 
 from swr import evaluate
 from swr.core.errors import SwrError
+from swr.core.files import write_text_atomic
 from swr.core.settings import Settings
 from swr.manage import golden
 
@@ -51,14 +50,9 @@ def load_golden(settings: Settings, kb: str) -> pd.DataFrame:
 
 def save_golden(settings: Settings, kb: str, df: pd.DataFrame) -> Path:
     """Write the edited preset questions of ``kb`` (rows without a question dropped), atomically."""
-    path = golden_path(settings, kb)
-    path.parent.mkdir(parents=True, exist_ok=True)
     df = df.fillna("").astype(str)
     df = df[df["question"].str.strip() != ""]
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    df.to_csv(tmp, index=False)
-    os.replace(tmp, path)
-    return path
+    return write_text_atomic(golden_path(settings, kb), df.to_csv(index=False), mode=None)
 
 
 def preset_questions(settings: Settings, kb: str | None) -> list[str]:

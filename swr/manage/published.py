@@ -16,14 +16,13 @@ from __future__ import annotations
 import datetime as _dt
 import fcntl
 import json
-import os
-import tempfile
 import threading
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from swr.core.errors import BadRequest, NotFound
+from swr.core.files import write_json_atomic
 from swr.core.params import RetrievalParams
 
 QUESTION_SCOPED = ("sources", "tags", "lang")  # filters of one question, never published
@@ -117,14 +116,7 @@ class PublishedStore:
                 if self.path.is_file():
                     data = json.loads(self.path.read_text(encoding="utf-8") or "{}").get("kbs", {})
                 yield data
-                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".published.", suffix=".tmp")
-                try:
-                    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                        json.dump({"version": 1, "kbs": data}, fh, indent=1, ensure_ascii=False)
-                    os.replace(tmp, self.path)
-                except BaseException:
-                    Path(tmp).unlink(missing_ok=True)
-                    raise
+                write_json_atomic(self.path, {"version": 1, "kbs": data}, indent=1, ensure_ascii=False)
                 self._cache = _Cache()
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import re
 import secrets
-import tempfile
 from pathlib import Path
+
+from swr.core.files import write_json_atomic
 
 _ID = re.compile(r"[A-Za-z0-9_-]{22}")
 
@@ -36,16 +36,7 @@ class SharedAnswers:
         answer_id = secrets.token_urlsafe(16)
         record = {"id": answer_id, "kb": kb, "by": by, "answer": answer,
                   "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
-        self.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".shared.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(record, fh, ensure_ascii=False, default=str)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.folder / f"{answer_id}.json")
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomic(self.folder / f"{answer_id}.json", record, ensure_ascii=False, default=str)
         return answer_id
 
     def load(self, answer_id: str | None) -> dict | None:

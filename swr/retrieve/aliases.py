@@ -27,6 +27,7 @@ from pathlib import PurePath
 from swr.core.ids import sentence_id
 from swr.core.lang import detect_lang
 from swr.core.rules.answerable import DEFAULT_SUBJECTS, SubjectRules
+from swr.retrieve.subjects import name_terms
 from swr.text.sparse import JiebaBm25
 
 _NAME_SPLIT = re.compile(r"[_\-.\s]+")
@@ -61,12 +62,19 @@ class Subjects:
         """A question's terms (BM25's query tokens)."""
         return set(self._tok.tokens(text, query=True))
 
+    def _tokens(self, text: str) -> set[str]:
+        """BM25's document tokens (电热水壶 also gives 水壶)."""
+        return set(self._tok.tokens(text))
+
+    def _other(self, text: str) -> str:
+        """``text`` in the other language ("" when it cannot be)."""
+        return self.translate(text, "en" if detect_lang(text) == "zh" else "zh") or ""
+
     def _both(self, text: str) -> set[str]:
         """A document's terms in both languages (BM25's document tokens: 电热水壶 also gives 水壶)."""
-        out = set(self._tok.tokens(text))
+        out = self._tokens(text)
         if self.translate is not None and text.strip():
-            other = "en" if detect_lang(text) == "zh" else "zh"
-            out |= set(self._tok.tokens(self.translate(text, other) or ""))
+            out |= self._tokens(self._other(text))
         return out
 
     def learn(self, kb: str, version=None) -> tuple[dict[str, set[str]], dict[str, float]]:
@@ -94,7 +102,7 @@ class Subjects:
                 subjects[d.source] = set()  # no title: the document names no subject of its own
                 continue
             units = Counter(t for text in [name, *(s.text for s in sents)] for t in self._both(text))
-            named = self._both(name) | self._both(sents[0].text)
+            named = name_terms(name, sents[0].text, self._tokens, self._other if self.translate is not None else None)
             subjects[d.source] = {t for t, c in units.items() if c >= r.min_repeats and t in named}
         n = len(subjects)
         df = Counter(t for terms in subjects.values() for t in terms)
@@ -137,7 +145,7 @@ class Subjects:
         if best <= 0:
             return {}, set()
         ranked = sorted(((s, src) for src, s in scores.items() if s >= self.rules.min_share * best), reverse=True)
-        if len(ranked) > max(self.rules.max_subjects, len(subjects) // 10):  # size: a tenth
+        if len(ranked) > max(self.rules.max_subjects, int(len(subjects) * self.rules.max_subject_share)):
             return {}, set()
         named = {t for _, src in ranked for t in q & subjects[src]}
         return {src: s / best for s, src in ranked}, named

@@ -22,9 +22,11 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Callable
 
+from swr.core.lang import HAN_BMP as CJK, has_han as has_cjk
 from swr.core.rules.answerable import DEFAULT_SUBJECTS, SubjectRules
-from swr.text.claims import CJK, code_family, codes, contained, has_cjk, key_terms
+from swr.text.claims import code_family, codes, contained, key_terms
 
 _NAME_SPLIT = re.compile(r"[_\-.\s]+|(?<=[a-z])(?=[A-Z])")
 
@@ -101,6 +103,22 @@ def _name_words(source: str) -> str:
     return " ".join(w for w in _NAME_SPLIT.split(stem) if w)
 
 
+def name_terms(name: str, title: str, terms: Callable[[str], set[str]], translate: Callable[[str], str] | None = None,
+               *, translate_name: bool = True) -> set[str]:
+    """The terms that name a document: ``terms`` of its file name's words (``name``) and of its
+    title and, with ``translate`` (a text -> that text in the other language, "" when it cannot be),
+    of their translations (of the title's only, ``translate_name=False``). The one name-term
+    extractor of both subject needs: :class:`swr.retrieve.aliases.Subjects` reads names with BM25's
+    tokens (ranking, "this question names that document"), :func:`build` with the claims' key terms
+    (the verdicts' product guard)."""
+    out = terms(name) | terms(title)
+    if translate is not None:
+        for text in (name, title) if translate_name else (title,):
+            if text.strip():
+                out |= terms(translate(text) or "")
+    return out
+
+
 def _terms(text: str, rules: SubjectRules = DEFAULT_SUBJECTS) -> tuple[set[str], set[str]]:
     zh, en = set(), set()
     for t in key_terms(text):
@@ -144,12 +162,12 @@ def build(docs: list[tuple[str, str, list[str]]], rules: SubjectRules = DEFAULT_
         # the title: the opening lines that are headings ("# 晨川 KX-2000 智能控温电热水壶 使用说明书"); a
         # first line that is a sentence of the body names much besides the subject
         title = " ".join(h for h in head[:2] if _heading_like(h, rules))  # size: the first two lines
-        zh, en = _terms(_name_words(source) + " " + title, rules)
-        zh |= _name_runs(source)
         # the product word in the other language too (CC-CEDICT, word by word): "dehumidifier" of the
         # DH-20 manual is "除湿机" in a Chinese claim, "扫地机器人" of the RB-300 FAQ a "robot"
-        zh2, en2 = _terms(_translated(title), rules)
-        zh, en = zh | zh2, en | en2
+        named = name_terms(_name_words(source), title, lambda t: set().union(*_terms(t, rules)), _translated,
+                           translate_name=False)
+        zh = {t for t in named if has_cjk(t)} | _name_runs(source)
+        en = {t for t in named if not has_cjk(t)}
         cs = set(codes(" ".join(head)) + codes(_name_words(source)))
         raw.append((doc_id, source, zh, en, cs))
     holders: dict[str, set[str]] = {}

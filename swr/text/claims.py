@@ -15,9 +15,9 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from swr.core.lang import HAN_BMP as CJK  # the one CJK table
+from swr.core.lang import HAN_BMP as CJK, HAN_BMP_RE, has_han  # the one CJK table
+from swr.text.stopwords import EN_STOP, ZH_STOP
 
-_HAS_CJK = re.compile(f"[{CJK}]")
 _TERM = re.compile(rf"(?P<cjk>[{CJK}]+)|(?P<word>[0-9a-z\u00c0-\u024f]+(?:[-._/+'][0-9a-z\u00c0-\u024f]+)*)")
 _PART = re.compile(r"[-._/+]")
 _EN_STOP_EXTRA = frozenset("currently also according well".split())
@@ -30,9 +30,7 @@ def norm(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _stops() -> tuple[frozenset, frozenset]:
-    from swr.text.sparse import EN_STOP, ZH_STOP
-
-    return frozenset(EN_STOP) | _EN_STOP_EXTRA, frozenset(ZH_STOP)
+    return EN_STOP | _EN_STOP_EXTRA, ZH_STOP
 
 
 def _stemmer():
@@ -89,7 +87,7 @@ def contained(terms: list[str], text: str) -> list[str]:
             stems.update(stem(x) for x in _PART.split(word) if x)  # "KX-2000" also holds "2000"
     found = []
     for t in terms:
-        if _HAS_CJK.search(t):
+        if HAN_BMP_RE.search(t):
             if t in low:
                 found.append(t)
         elif stem(t) in stems or (_PART.search(t) and all(stem(x) in stems for x in _PART.split(t) if x)):
@@ -171,8 +169,8 @@ _NUMBER_WORDS.update({"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "six
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
               "九": 9, "半": 0.5}
 _ZH_NUM = "零〇一二两三四五六七八九十百千半"
-_EN_UNITS = sorted((u for u in _UNITS if not _HAS_CJK.search(u)), key=len, reverse=True)
-_ZH_UNITS = sorted((u for u in _UNITS if _HAS_CJK.search(u)), key=len, reverse=True)
+_EN_UNITS = sorted((u for u in _UNITS if not HAN_BMP_RE.search(u)), key=len, reverse=True)
+_ZH_UNITS = sorted((u for u in _UNITS if HAN_BMP_RE.search(u)), key=len, reverse=True)
 _EN_UNIT_RE = "|".join(re.escape(u) for u in _EN_UNITS)
 _ZH_UNIT_RE = "|".join(re.escape(u) for u in _ZH_UNITS)
 _NUM = r"\d+(?:[.,]\d+)*"
@@ -323,4 +321,6 @@ def code_family(code: str) -> str:
 
 
 def has_cjk(text: str) -> bool:
-    return bool(_HAS_CJK.search(text or ""))
+    """:func:`swr.core.lang.has_han` (a Chinese character); kept for swr/answer/answerable.py and
+    answerable_terms.py, whose next change imports that instead (then this goes)."""
+    return has_han(text)

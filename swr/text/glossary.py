@@ -24,19 +24,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from swr.text.sparse import EN_STOP
+from swr.core.lang import HAN_BMP_RE  # the one CJK table
+from swr.text.stopwords import EN_STOP, ZH_GLOSS_STOP
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # a gloss that names no meaning of its own
 _SKIP = re.compile(r"^(variant of|old variant|archaic variant|see |see also|CL:|used in|surname |abbr\. for|"
                    r"also written|also pr\.|Japanese variant|erhua variant|\(?[A-Z]?[a-z]*\)? ?classifier)", re.I)
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]|\|\S+")
 _SPACE = re.compile(r"\s+")
-# Chinese words that carry no content for retrieval (particles, copula, pronouns). Hand-written:
-# CC-CEDICT has no part-of-speech field to select them by.
-_ZH_SKIP = frozenset("""的 了 是 在 吗 呢 吧 啊 呀 么 之 其 与 及 和 或 把 被 给 对 从 向 到 将 请问 一下
-我 你 他 她 它 我们 你们 他们 这 那 这个 那个 这些 那些 个 就 都 也 还 又 可以 能 会 要 应该 该""".split())
-# English function words: BM25's stop words (swr/text/sparse.py) and two quantity words
+# English function words: BM25's stop words and two quantity words
 _EN_SKIP = EN_STOP | {"much", "many"}
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-._/+'][A-Za-z0-9]+)*")
 _CODE = re.compile(r"\d")
@@ -99,7 +95,7 @@ class Glossary:
                 proper = pinyin[:1].isupper()  # names of people and places
                 glosses = [_clean(d) for sense in rest.split("/") for d in sense.split(";")
                            if d.strip() and not _SKIP.match(d.strip())]
-                glosses = [g for g in glosses if g and not _CJK.search(g) and not g.startswith("-")]
+                glosses = [g for g in glosses if g and not HAN_BMP_RE.search(g) and not g.startswith("-")]
                 if not glosses:
                     continue
                 if simp not in self.zh_en:
@@ -111,7 +107,7 @@ class Glossary:
                     proper_only.discard(simp)
                 else:
                     self.zh_en[simp] += glosses
-                if _CJK.search(simp):
+                if HAN_BMP_RE.search(simp):
                     for pos, g in enumerate(glosses[:4]):
                         for key in _keys(g.lower(), proper):
                             if 0 < len(key.split()) <= _MAX_PHRASE:
@@ -134,12 +130,12 @@ class Glossary:
 
         unknown, pos = set(), 0
         for w in jieba.lcut(text, HMM=True):
-            if len(w) > 1 and _CJK.match(w) and w not in self.zh_en:
+            if len(w) > 1 and HAN_BMP_RE.match(w) and w not in self.zh_en:
                 unknown.update(range(pos, pos + len(w)))
             pos += len(w)
         out, i, n = [], 0, len(text)
         while i < n:
-            if not _CJK.match(text[i]):
+            if not HAN_BMP_RE.match(text[i]):
                 m = _WORD.match(text, i)
                 if m:
                     out.append(m.group())
@@ -158,9 +154,9 @@ class Glossary:
     def to_en(self, text: str, known: Known | None = None, senses: int = 1) -> str:
         words = []
         for w in self.segment(text):
-            if not _CJK.search(w):
+            if not HAN_BMP_RE.search(w):
                 words.append(w)
-            elif w not in _ZH_SKIP and w in self.zh_en:
+            elif w not in ZH_GLOSS_STOP and w in self.zh_en:
                 words.extend(_pick(_short_first(self.zh_en[w]), known, senses))
         return " ".join(words)
 

@@ -115,15 +115,22 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 def analyze(text: str, spans: list[tuple[int, int]]) -> list[SentenceStructure]:
-    """The structure of every sentence ``text[a:b]`` of ``spans`` (the splitter's spans).
-
-    Long on purpose: one pass over the lines that classifies, groups lines into blocks and tracks
-    the heading stack together; split apart, the three would share all their running state."""
+    """The structure of every sentence ``text[a:b]`` of ``spans`` (the splitter's spans): the lines
+    grouped into blocks, each sentence put in the block of its first line, the sections read from
+    the heading sentences."""
     lines = _lines(text)
-    kinds = [classify(text[a:b]) for a, b in lines]
-    # blocks of lines: (kind, first line, last line)
-    line_block: list[int] = [-1] * len(lines)
-    blocks: list[list] = []  # [kind, family, heading level, title]
+    blocks, line_block = _blocks([classify(text[a:b]) for a, b in lines])
+    sent_block = _sentence_blocks(text, lines, line_block, spans)
+    if not blocks:
+        blocks.append(["paragraph", "", 0, ""])
+    return _sections(blocks, sent_block, len(spans))
+
+
+def _blocks(kinds: list) -> tuple[list[list], list[int]]:
+    """Lines grouped into blocks: each block ``[kind, family, heading level, title]``, and the block
+    of every line (-1: blank)."""
+    line_block: list[int] = [-1] * len(kinds)
+    blocks: list[list] = []
     prev = -1  # index of the previous non-blank line
     blank_since = False
     for k, c in enumerate(kinds):
@@ -146,7 +153,13 @@ def analyze(text: str, spans: list[tuple[int, int]]) -> list[SentenceStructure]:
             blocks.append([kind, c.family, c.level, c.title])
         line_block[k] = len(blocks) - 1
         prev, blank_since = k, False
-    # each sentence -> the line holding its first non-blank character (whitespace-only: the next line)
+    return blocks, line_block
+
+
+def _sentence_blocks(text: str, lines: list[tuple[int, int]], line_block: list[int],
+                     spans: list[tuple[int, int]]) -> list[int]:
+    """Each sentence's block: that of the line holding its first non-blank character
+    (whitespace-only: the next line; trailing whitespace: the last block)."""
     starts = [a for a, _ in lines]
     sent_block: list[int] = []
     li = 0
@@ -160,15 +173,17 @@ def analyze(text: str, spans: list[tuple[int, int]]) -> list[SentenceStructure]:
         if j >= len(lines):  # trailing whitespace: the last block
             j = max((x for x in range(len(lines)) if line_block[x] >= 0), default=-1)
         sent_block.append(line_block[j] if j >= 0 else 0)
-    if not blocks:
-        blocks.append(["paragraph", "", 0, ""])
-    n = len(spans)
+    return sent_block
+
+
+def _sections(blocks: list[list], sent_block: list[int], n: int) -> list[SentenceStructure]:
+    """Every sentence's structure: its block's extent, and its section (each heading sentence
+    governs until the next heading of the same or higher level)."""
     first: dict[int, int] = {}
     last: dict[int, int] = {}
     for i, blk in enumerate(sent_block):
         first.setdefault(blk, i)
         last[blk] = i
-    # sections: each heading sentence governs until the next heading of the same or higher level
     heads = [i for i, blk in enumerate(sent_block) if blocks[blk][0] == "heading" and first[blk] == i]
     section_last: dict[int, int] = {}
     for x, h in enumerate(heads):

@@ -29,7 +29,7 @@ from enum import Enum
 import numpy as np
 
 import swr.verify.verdict as vd
-from swr.core.lang import detect_lang, has_cjk
+from swr.core.lang import has_cjk
 from swr.core.params import VerifyParams
 from swr.core.rules.verify import DEFAULT_CHECK, CheckRules
 from swr.core.types import Passage
@@ -37,7 +37,8 @@ from swr.retrieve import subjects as subj
 from swr.retrieve.aliases import sources_named
 from swr.text import claims as cl
 from swr.text.split import split_spans
-from swr.verify.verify import slide
+from swr.verify.check_language import closest_other_language, other_language, translated
+from swr.verify.windows import slide
 
 _CITE = re.compile(r"\s*(?:\[(\d{1,3}(?:\s*[,，、]\s*\d{1,3})*)\]|【(\d{1,3})】)")
 _LIST_NO = re.compile(r"^\s*(?:\d{1,3}[.)、]|[-*•])\s+")
@@ -61,7 +62,7 @@ class SentenceCheck:
     citations: list[int] = field(default_factory=list)
     bad_citations: list[int] = field(default_factory=list)
     # not found, but its closest window of its product is in the other language, on the topic and
-    # in no conflict: the check cannot compare wording across languages (:func:`_other_language`)
+    # in no conflict: the check cannot compare wording across languages (check_language.other_language)
     other_language: bool = False
     translation: str | None = None  # the LLM's translation it was checked through (into the evidence's language)
 
@@ -217,68 +218,6 @@ def _codes_together(facts: vd.ClaimFacts, ws: list[str], finding: vd.Finding, ru
                       reasons=[why], cover=finding.cover)
 
 
-_TRANSLATE = ("You translate one sentence between English and Simplified Chinese. Reply with the translation "
-              "only. Keep names, model numbers, codes, numbers and units exactly as written; add nothing, leave "
-              "nothing out, answer nothing.")
-
-
-def _translated(engine, text: str, evidence: str) -> str | None:
-    """``text`` in the language of ``evidence``, by the configured (or local) LLM, or None: no
-    LLM, a failure, or a reply that is no translation (the wrong language, a copy, a changed
-    number or code: :func:`swr.retrieve.xl_translate.check_translation`, plus the numbers and codes kept).
-    Written by hand: no library checks a translation's facts; the answer's own LLM is the one
-    reader of both languages here (an answer check runs for an LLM answer)."""
-    from swr.retrieve.xl_translate import check_translation
-
-    llm = getattr(engine, "answerer", None)
-    if llm is None or not getattr(llm, "configured", False):
-        return None
-    lang = detect_lang(evidence)
-    target = "Simplified Chinese" if lang == "zh" else "English"
-    try:
-        out = llm.chat([{"role": "system", "content": _TRANSLATE},
-                        {"role": "user", "content": f"Translate into {target}:\n{text}"}], max_tokens=160,
-                       temperature=0.0)
-    except Exception:  # noqa: BLE001  (no translation: the sentence stays "not confirmed")
-        return None
-    out = check_translation(text, (out or "").strip().split("\n")[0].strip(), lang)
-    if not out or sorted(cl.codes(out)) != sorted(cl.codes(text)):
-        return None
-    have, want = cl.quantities(out), cl.quantities(text)  # "4.2升" may become "4.2 L", not "4.5 L"
-    if len(have) != len(want) or not all(any(x.same(y) for y in have) for x in want):
-        return None
-    return out
-
-
-def _closest(findings: list[vd.Finding]) -> int | None:
-    """The index of the closest window about the sentence's product (None: there is none)."""
-    ours = [j for j, g in enumerate(findings) if g.fits and g.cosine is not None]
-    return max(ours, key=lambda j: findings[j].cosine) if ours else None
-
-
-def _closest_other_language(statement: str, findings: list[vd.Finding]) -> str | None:
-    """The focus of the closest window about the sentence's product when it is in the other
-    language than the sentence (what an LLM translation is checked against), else None."""
-    j = _closest(findings)
-    return findings[j].focus if j is not None and detect_lang(findings[j].focus) != detect_lang(statement) else None
-
-
-def _other_language(statement: str, findings: list[vd.Finding], t) -> int | None:
-    """The index of the window a "not found" sentence is closest to, when that window is about the
-    sentence's product, in the other language, on its topic (cosine ``topic``) and with no conflict
-    and nothing missing (no number or code of the sentence it does not state), and no window of
-    another product says the sentence in its own words: the check could not compare their words.
-    None otherwise: the sentence is simply not found."""
-    j = _closest(findings)
-    if j is None or any(not g.fits and (g.literal >= t.literal or (
-            (g.cosine or 0) >= t.support and g.cover >= t.cover)) for g in findings):
-        return None  # (another product's window says it, in its words: the rice cooker's E2, asked of the air fryer)
-    g = findings[j]
-    if g.cosine < t.topic or not g.clean or detect_lang(g.focus) == detect_lang(statement):
-        return None
-    return j
-
-
 def question_subjects(engine, kb: str | None, question: str, index: subj.SubjectIndex) -> set[int]:
     """The subjects ``question`` asks about: those it mentions, else (across languages: the
     Chinese "空气炸锅" of the English air fryer manual) the documents the search's aliases say it
@@ -304,71 +243,106 @@ def check_answer(engine, question: str, answer: str, passages: list[Passage], *,
         return AnswerCheck([], 0.0, {"sentences": 0}, refused=True, trace=[Rule.REFUSAL.value], rules=cr)
     parts = answer_sentences(answer)
     windows = _windows(passages, cr.window)
-    if kb:
-        index = subj.for_kb(engine, kb)
-    else:
-        index = subj.build([(p.doc_id, p.source, []) for p in passages])
+    index = subj.for_kb(engine, kb) if kb else subj.build([(p.doc_id, p.source, []) for p in passages])
     texts = list(dict.fromkeys([t.strip() for _, ws in windows for t in ws if t.strip()]
                                + ["".join(ws).strip() for _, ws in windows if len(ws) > 1]))
     calls0 = embedder.calls
     vecs = embedder.encode_passages(texts) if texts and parts else np.zeros((0, 1), dtype=np.float32)
-    vec = dict(zip(texts, np.asarray(vecs, dtype=np.float32)))
     encode_calls = embedder.calls - calls0
-    t = vd.thresholds_for(engine.embedder.name, rules=p.verdict)
-    asked = question_subjects(engine, kb, question, index) if parts else set()
-    def judge(st: str, sentence: str) -> tuple[str, int | None, list[vd.Finding]]:
-        """The verdict of the statement of one sentence over every window (the deciding window's index)."""
-        facts = vd.ClaimFacts.read(st, index)
-        facts.given = question  # its numbers and codes are the question's, not the answer's
-        facts.sentence = sentence
-        if not facts.subjects:  # an answer is about what the question asks about
-            facts.subjects = asked
-        q = np.asarray(engine.embedder.encode_query(st), dtype=np.float32)
-        findings = []
-        for n, ws in windows:
-            cos = [float(vec[w.strip()] @ q) if w.strip() in vec else None for w in ws]
-            wcos = cos[0] if len(ws) == 1 else float(vec["".join(ws).strip()] @ q)
-            findings.append(_codes_together(facts, ws, vd.judge(facts, ws, cos, wcos, passages[n].doc_id, index, t,
-                                                                    p.verdict), cr))
-        verdict, k = vd.decide(findings) if findings else ("not found", None)
-        return verdict, k, findings
-
-    checks = []
-    for raw, text, cites in parts:
-        st = statement(question, text, cr)
-        verdict, k, findings = judge(st, text)
-        via = None
-        evidence = _closest_other_language(vd.language_text(text, st), findings) if verdict != "supported" else None
-        if evidence is not None:  # the LLM that wrote the answer puts it into the evidence's language
-            # the sentence, not its statement: a short one's statement carries the question's words
-            # (its code), which draw the translation's focus to the code's own line
-            via = _translated(engine, text, evidence)
-            if via is not None:
-                verdict2, k2, findings2 = judge(statement(question, via, cr), via)
-                if verdict2 != "not found":
-                    verdict, k, findings = verdict2, k2, findings2
-                else:
-                    via = None
-        other = _other_language(vd.language_text(via or text, st), findings, t) if verdict == "not found" else None
-        f = findings[k] if k is not None else None
-        supporting = {windows[j][0] + 1 for j, g in enumerate(findings) if g.supports}
-        bad = [c for c in cites if c not in supporting]
-        reasons = list(f.reasons) if f else ["no passage to check against"]
-        if other is not None:
-            k, f = other, findings[other]
-            reasons = [f"the closest window is in the other language (cosine {f.cosine:.3f}): across languages "
-                       "the check confirms an answer's numbers, not its wording; read it against the passage"]
-        if via is not None:
-            reasons = [f"checked through its translation by the LLM, “{via}”: {reasons[0]}"] + reasons[1:]
-        reasons += [f"citation [{c}]: that passage does not support this sentence" for c in bad]
-        reasons = list(dict.fromkeys(reasons))  # each reason once
-        checks.append(SentenceCheck(text=raw, statement=st, supported=verdict == "supported", verdict=verdict,
-                                    score=round(f.cosine, 6) if f and f.cosine is not None else None,
-                                    passage=windows[k][0] + 1 if k is not None else None,
-                                    window="".join(windows[k][1]).strip() if k is not None else "",
-                                    reasons=reasons, citations=cites, bad_citations=bad,
-                                    other_language=other is not None, translation=via))
+    ctx = _Context(engine, question, passages, windows, dict(zip(texts, np.asarray(vecs, dtype=np.float32))),
+                   index, question_subjects(engine, kb, question, index) if parts else set(),
+                   vd.thresholds_for(engine.embedder.name, rules=p.verdict), p)
+    checks = [_check_sentence(ctx, raw, text, cites) for raw, text, cites in parts]
     support = round(sum(c.supported for c in checks) / len(checks), 4) if checks else 0.0
     return AnswerCheck(checks, support, {"sentences": len(checks), "windows": len(windows),
                                          "encode_calls": encode_calls, "encoded_texts": len(texts)},
                        trace=[Rule.SENTENCES.value], rules=cr)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every sentence of one answer is checked against: the passages' windows and their vectors."""
+
+    engine: object
+    question: str
+    passages: list[Passage]
+    windows: list[tuple[int, list[str]]]
+    vec: dict
+    index: subj.SubjectIndex
+    asked: set[int]  # the subjects the question asks about
+    t: vd.Thresholds
+    p: VerifyParams
+
+
+def _judge(c: _Context, st: str, sentence: str) -> tuple[str, int | None, list[vd.Finding]]:
+    """The verdict of the statement of one sentence over every window (the deciding window's index)."""
+    facts = vd.ClaimFacts.read(st, c.index)
+    facts.given = c.question  # its numbers and codes are the question's, not the answer's
+    facts.sentence = sentence
+    if not facts.subjects:  # an answer is about what the question asks about
+        facts.subjects = c.asked
+    q = np.asarray(c.engine.embedder.encode_query(st), dtype=np.float32)
+    findings = []
+    for n, ws in c.windows:
+        cos = [float(c.vec[w.strip()] @ q) if w.strip() in c.vec else None for w in ws]
+        wcos = cos[0] if len(ws) == 1 else float(c.vec["".join(ws).strip()] @ q)
+        findings.append(_codes_together(facts, ws, vd.judge(facts, ws, cos, wcos, c.passages[n].doc_id, c.index,
+                                                            c.t, c.p.verdict), c.p.check))
+    verdict, k = vd.decide(findings) if findings else ("not found", None)
+    return verdict, k, findings
+
+
+def check_result(engine, result, params: VerifyParams | None = None) -> AnswerCheck | None:
+    """The check of an answer (a :class:`swr.answer.result.AskResult`) against its own passages:
+    None for a not-found answer or one with no passages. An extractive answer is checked without
+    its label line (:func:`checkable`), and whether it answers is its extract's relevance test."""
+    if not result.answerable or not result.passages or not (result.answer or "").strip():
+        return None
+    checked = check_answer(engine, result.standalone_question or result.question,
+                           checkable(result.answer, result.answer_kind), result.passages, kb=result.kb,
+                           params=params)
+    if result.answer_kind == "extractive" and result.extract and not checked.refused:
+        # the quoted sentence matches itself, so whether it answers the question is the extract's
+        # relevance test (swr.answer.extractive)
+        checked.answers = bool(result.extract.get("relevant"))
+        checked.trace.append((Rule.QUOTED_RELEVANT if checked.answers else Rule.QUOTED_OFF).value)
+    return checked
+
+
+def _check_sentence(c: _Context, raw: str, text: str, cites: list[int]) -> SentenceCheck:
+    """One sentence of the answer checked: directly, else through the LLM's translation into the
+    evidence's language, else marked as set beside evidence in the other language."""
+    cr, windows = c.p.check, c.windows
+    st = statement(c.question, text, cr)
+    verdict, k, findings = _judge(c, st, text)
+    via = None
+    evidence = closest_other_language(vd.language_text(text, st), findings) if verdict != "supported" else None
+    if evidence is not None:  # the LLM that wrote the answer puts it into the evidence's language
+        # the sentence, not its statement: a short one's statement carries the question's words
+        # (its code), which draw the translation's focus to the code's own line
+        via = translated(c.engine, text, evidence)
+        if via is not None:
+            verdict2, k2, findings2 = _judge(c, statement(c.question, via, cr), via)
+            if verdict2 != "not found":
+                verdict, k, findings = verdict2, k2, findings2
+            else:
+                via = None
+    other = other_language(vd.language_text(via or text, st), findings, c.t) if verdict == "not found" else None
+    f = findings[k] if k is not None else None
+    supporting = {windows[j][0] + 1 for j, g in enumerate(findings) if g.supports}
+    bad = [n for n in cites if n not in supporting]
+    reasons = list(f.reasons) if f else ["no passage to check against"]
+    if other is not None:
+        k, f = other, findings[other]
+        reasons = [f"the closest window is in the other language (cosine {f.cosine:.3f}): across languages "
+                   "the check confirms an answer's numbers, not its wording; read it against the passage"]
+    if via is not None:
+        reasons = [f"checked through its translation by the LLM, “{via}”: {reasons[0]}"] + reasons[1:]
+    reasons += [f"citation [{n}]: that passage does not support this sentence" for n in bad]
+    reasons = list(dict.fromkeys(reasons))  # each reason once
+    return SentenceCheck(text=raw, statement=st, supported=verdict == "supported", verdict=verdict,
+                         score=round(f.cosine, 6) if f and f.cosine is not None else None,
+                         passage=windows[k][0] + 1 if k is not None else None,
+                         window="".join(windows[k][1]).strip() if k is not None else "",
+                         reasons=reasons, citations=cites, bad_citations=bad,
+                         other_language=other is not None, translation=via)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from swr.core.lang import detect_lang
+from swr.core.lang import detect_lang, has_han
 from swr.core.rules.verify import DEFAULT_VERDICT, Thresholds, VerdictRules
 from swr.retrieve.subjects import SubjectIndex, compatible
 from swr.text import claims as cl
@@ -47,7 +47,7 @@ def language_text(sentence: str, statement: str) -> str:
     """The text whose language is a claim's: the answer sentence itself when it has words ("E2
     means overheating." after a Chinese question is English), else its statement ("4.2 L"
     answers the Chinese question it completes)."""
-    words = sentence and (cl.has_cjk(sentence) or _LATIN_WORD.search(sentence))
+    words = sentence and (has_han(sentence) or _LATIN_WORD.search(sentence))
     return sentence if words else statement
 
 

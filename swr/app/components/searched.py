@@ -12,7 +12,7 @@ _HOW = {"llm": "rewritten by the LLM", "offline": "follow-up, subject carried", 
 
 
 def conversation(readable=lambda kb: True, max_turns: int = 6) -> list[dict]:
-    """The recent chat as ``{"role", "content"}`` turns (swr.answer.condense bounds it by tokens), of the
+    """The recent chat as ``{"role", "content"}`` turns (swr.answer.history bounds it by tokens), of the
     answers from knowledge bases ``readable`` says the user may still read."""
     turns: list[dict] = []
     for entry in [e for e in state.HISTORY.get() if readable(e["kb"])][-max_turns:]:

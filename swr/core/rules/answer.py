@@ -1,5 +1,5 @@
-"""The numbers of the answer stage: follow-up rewrites (swr/answer/condense.py) and the extractive
-answer (swr/answer/extractive.py).
+"""The numbers of the answer stage: follow-up rewrites (swr/answer/condense.py, rewrite_offline.py,
+rewrite_llm.py) and the extractive answer (swr/answer/extractive.py).
 
 Reachable from :class:`swr.core.params.RetrievalParams` (``condense``, ``extractive``), so a
 request, a benchmark or a test sets another value with ``with_()``. Calibrated numbers say so with
@@ -7,19 +7,13 @@ the benchmark to re-run before changing them; the others are free (a product cho
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
-
-def _from_dict(cls, d):
-    """Rules from a dict (unknown keys ignored), or ``d`` itself when it is rules already."""
-    if isinstance(d, cls):
-        return d
-    known = {f.name for f in fields(cls)}
-    return cls(**{k: v for k, v in (d or {}).items() if k in known})
+from swr.core.rules import FromDict
 
 
 @dataclass(frozen=True)
-class ExtractiveRules:
+class ExtractiveRules(FromDict):
     """The numbers of the extractive answer. Calibrated on bench/new_user.py (36 questions over a PDF
     manual and a .docx FAQ) with the sample presets as a check (tests/test_answer.py): re-run
     bench/new_user.py before changing the calibrated ones."""
@@ -34,13 +28,10 @@ class ExtractiveRules:
     yes_cover: float = 0.5  # share of the question's terms a sentence must hold to confirm it ("Yes"); calibrated
     min_chars: int = 4  # a candidate sentence has at least this many word characters ("注意：" is not one); free
 
-    @classmethod
-    def from_dict(cls, d) -> "ExtractiveRules":
-        return _from_dict(cls, d)
 
 
 @dataclass(frozen=True)
-class CondenseRules:
+class CondenseRules(FromDict):
     """The numbers of the follow-up rewrite. Set on tests/test_condense.py's conversations and
     bench/followups.py (the sample manuals' follow-ups with the local 0.5B): re-run it before
     changing the calibrated ones."""
@@ -57,9 +48,6 @@ class CondenseRules:
     # an English word is a content word from this many letters ("air" yes, "on" no); free
     word_chars: int = 3
 
-    @classmethod
-    def from_dict(cls, d) -> "CondenseRules":
-        return _from_dict(cls, d)
 
 
 DEFAULT_EXTRACTIVE = ExtractiveRules()

@@ -12,7 +12,9 @@ FAQ). Calibrated numbers: re-run those benchmarks before changing them.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
+
+from swr.core.rules import FromDict
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class SubjectAnswer:
 
 
 @dataclass(frozen=True)
-class EvidenceModel:
+class EvidenceModel(FromDict):
     """The evidence score that answers a question the bars above refuse (``answerable.evidence``): a
     logistic model of the figures answerability reads. Calibrated on real (``bench/real_kbs.py
     --parts bipar xquad emanual refusals``, seeds 0 and 1: 776 questions whose answer is in the
@@ -73,7 +75,7 @@ class EvidenceModel:
 
 
 @dataclass(frozen=True)
-class AnswerRules:
+class AnswerRules(FromDict):
     """Every number answerability decides by."""
 
     e5: AnswerThresholds = E5  # the bars with an e5 embedder
@@ -109,17 +111,9 @@ class AnswerRules:
         """The bars of the embedding model ``model`` (by name)."""
         return self.e5 if "e5" in (model or "").lower() else self.other
 
-    @classmethod
-    def from_dict(cls, d) -> "AnswerRules":
-        """Rules from a dict (unknown keys ignored), or ``d`` itself when it is rules already."""
-        if isinstance(d, cls):
-            return d
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in (d or {}).items() if k in known})
-
 
 @dataclass(frozen=True)
-class SubjectRules:
+class SubjectRules(FromDict):
     """How a document's subject (its product) is learnt from its name and opening lines
     (swr/retrieve/aliases.py: ranking and "the question names this document"; swr/retrieve/subjects.py:
     the verdict's product guard). Calibrated: new_user and the sample manuals; checked on real
@@ -129,7 +123,10 @@ class SubjectRules:
     head_sentences: int = 8  # size: opening sentences read for the title and the codes (verdicts)
     min_repeats: int = 2  # a subject term is said in at least this many of the name and the intro
     min_share: float = 0.5  # documents scoring at least this share of the best one are named too
-    max_subjects: int = 4  # a question naming more documents than this (or a tenth) names none
+    max_subjects: int = 4  # a question naming more documents than this (or max_subject_share) names none
+    # ... or more than this share of the knowledge base's documents (a big one: a tenth); free, set
+    # with max_subjects on new_user and the sample manuals
+    max_subject_share: float = 0.1
     max_title: int = 120  # size: characters of a title line (ranking)
     heading_chars: int = 60  # size: characters of a title line (verdicts)
     heading_cjk: int = 20  # size: Chinese characters of a title line (verdicts)
@@ -142,13 +139,6 @@ class SubjectRules:
     # a closing quote: '"Fancy that!"', '韦小宝道：“……？”') is speech, not a title: read as a title,
     # a novel's character names became subjects and pulled the other language's passages up (real: BiPaR)
     speech_not_title: bool = True
-
-    @classmethod
-    def from_dict(cls, d) -> "SubjectRules":
-        if isinstance(d, cls):
-            return d
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in (d or {}).items() if k in known})
 
 
 DEFAULT_SUBJECTS = SubjectRules()

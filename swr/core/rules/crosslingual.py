@@ -11,8 +11,10 @@ choice gave: the comments below and bench/results/real_kbs.md.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import Enum
+
+from swr.core.rules import FromDict
 
 
 class XlRule(str, Enum):
@@ -28,7 +30,7 @@ class XlRule(str, Enum):
 
 
 @dataclass(frozen=True)
-class CrossLingualRules:
+class CrossLingualRules(FromDict):
     """The numbers of the cross-lingual search (swr/retrieve/crosslingual.py, swr/retrieve/xl_fuse.py)."""
 
     # P(answer in this sentence's window) of a question-language sentence: logistic, intercept then
@@ -102,14 +104,6 @@ class CrossLingualRules:
     def __post_init__(self) -> None:
         for f in ("own_weights", "foreign_weights"):
             object.__setattr__(self, f, tuple(float(x) for x in getattr(self, f)))
-
-    @classmethod
-    def from_dict(cls, d) -> "CrossLingualRules":
-        """Rules from a dict (unknown keys ignored), or ``d`` itself when it is rules already."""
-        if isinstance(d, cls):
-            return d
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in (d or {}).items() if k in known})
 
 
 DEFAULT_RULES = CrossLingualRules()

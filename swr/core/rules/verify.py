@@ -6,19 +6,13 @@ benchmark to re-run before changing them; the others are free (a product choice)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
-
-def _from_dict(cls, d):
-    """Rules from a dict (unknown keys ignored), or ``d`` itself when it is rules already."""
-    if isinstance(d, cls):
-        return d
-    known = {f.name for f in fields(cls)}
-    return cls(**{k: v for k, v in (d or {}).items() if k in known})
+from swr.core.rules import FromDict
 
 
 @dataclass(frozen=True)
-class Thresholds:
+class Thresholds(FromDict):
     """Cosine and coverage thresholds of one embedding model (swr/verify/verdict.py's module doc).
     Cosines are the embedding model's (query prefix for the claim, passage prefix for the window).
     Calibrated: re-run bench/verdicts.py (dev half: labelled claims from SQuAD and CMRC 2018
@@ -42,7 +36,7 @@ OTHER = Thresholds(support=0.55, high=0.75, topic=0.45)
 
 
 @dataclass(frozen=True)
-class VerdictRules:
+class VerdictRules(FromDict):
     """The numbers of swr/verify/verdict.py beside the per-model cosines."""
 
     # the thresholds of an e5 embedding model; calibrated: re-run bench/verdicts.py before changing
@@ -57,16 +51,13 @@ class VerdictRules:
     bare_number_min: float = 100
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "e5", _from_dict(Thresholds, self.e5))
-        object.__setattr__(self, "other", _from_dict(Thresholds, self.other))
+        object.__setattr__(self, "e5", Thresholds.from_dict(self.e5))
+        object.__setattr__(self, "other", Thresholds.from_dict(self.other))
 
-    @classmethod
-    def from_dict(cls, d) -> "VerdictRules":
-        return _from_dict(cls, d)
 
 
 @dataclass(frozen=True)
-class CheckRules:
+class CheckRules(FromDict):
     """The numbers of the answer check (swr/verify/check.py): each answer sentence against the passages."""
 
     # sentences per sliding window over a passage; free (a claim and its neighbour)
@@ -84,9 +75,6 @@ class CheckRules:
     # an answer of at most this many sentences, one of them a refusal, is a refusal; free
     refusal_sentences: int = 2
 
-    @classmethod
-    def from_dict(cls, d) -> "CheckRules":
-        return _from_dict(cls, d)
 
 
 DEFAULT_VERDICT = VerdictRules()

@@ -4,7 +4,8 @@ The app and the CLI hold only this view, never the engine: every public engine m
 checks the actor's role and grants, then calls through. Anything else (``indexer``, ``answerer``,
 private names) is not reachable: ``__getattr__`` raises, so a page that reaches past the view
 fails a test instead of leaking. ``store`` is a :class:`ScopedStore` that checks the knowledge base
-of every call and drops sentences of knowledge bases the actor may not read.
+of every call and drops sentences of knowledge bases the actor may not read (:mod:`.scoped`); users
+and API keys are managed through it by admins (:mod:`.admin`).
 
 A knowledge base the actor may not read does not exist for it: the same :class:`NotFound` as a
 missing one, listing only readable ones. Writes it may not do raise :class:`Forbidden`.
@@ -17,11 +18,12 @@ import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from swr.core.errors import BadRequest, Forbidden, NotFound
+from swr.core.errors import Forbidden, NotFound
+from swr.manage.access.admin import UserAdmin
 from swr.manage.access.audit import AuditLog
 from swr.manage.access.limits import Limits
-from swr.manage.access.session_token import SessionTokens
-from swr.manage.access.users import Actor, UserStore, missing_message, new_password, unknown_kbs
+from swr.manage.access.scoped import ScopedStore, TrashView
+from swr.manage.access.users import Actor
 
 SHARED_NOT_FOUND = "No shared answer here: the link is wrong, or the answer is not available to you."
 # what passes through unchanged: settings and the stateless encoders (no knowledge-base data)
@@ -29,7 +31,7 @@ _PASS = ("settings", "embedder", "sparse", "reranker", "default_params", "stamp"
          "published_stamp")
 
 
-class GuardedEngine:
+class GuardedEngine(UserAdmin):
     def __init__(self, engine, actor: Actor, *, audit: AuditLog | None = None, limits: Limits | None = None) -> None:
         object.__setattr__(self, "_engine", engine)
         object.__setattr__(self, "actor", actor)
@@ -124,10 +126,10 @@ class GuardedEngine:
         return n
 
     @property
-    def trash(self) -> "_TrashView":
+    def trash(self) -> TrashView:
         """The trash as this user may see it: entries of readable knowledge bases; restoring a
         document needs an edit grant, a knowledge base (and purging) the admin role."""
-        return _TrashView(self)
+        return TrashView(self)
 
     def index_files(self, kb: str, files: Iterable, *, tags=None, progress=None):
         kb_name = (kb or "").strip()
@@ -250,102 +252,6 @@ class GuardedEngine:
         self._log("publish", kb=kb, object=f"v{pub.version}", detail=f"restore v{version}")
         return pub
 
-    # -- users (admins) ----------------------------------------------------------------------
-    def _users(self, what: str) -> UserStore:
-        """The users file, for admins only (:class:`Forbidden`, audited as refused, for anyone else)."""
-        self._require_admin(what)
-        return UserStore.for_settings(self.settings)
-
-    def users(self) -> list[dict]:
-        """Every user: name, role, grants, dates (never a hash)."""
-        return self._users("manage users").list()
-
-    def add_user(self, name: str, role: str, password: str | None = None, *, read=(),
-                 edit=()) -> tuple[dict, str | None]:
-        """Create a user; without ``password`` one is generated and returned (to be shown once, never
-        stored in clear, logged or audited), else the second item is None."""
-        store = self._users("manage users")
-        self._require_kbs_exist([*read, *edit])
-        generated = None if password else new_password()
-        user = store.add(name, role, password or generated, read=read, edit=edit)
-        self._log("user_add", object=user["name"], detail=user["role"])
-        return user, generated
-
-    def reset_password(self, name: str, password: str | None = None) -> tuple[dict, str | None]:
-        """A new password for ``name``: the one typed, or a generated one (returned, shown once)."""
-        store = self._users("manage users")
-        generated = None if password else new_password()
-        user = store.reset(name, password or generated)
-        SessionTokens.for_settings(self.settings).revoke_user(name)  # signed in elsewhere: signed out
-        self._log("user_reset", object=name, detail="password")
-        return user, generated
-
-    def set_role(self, name: str, role: str) -> dict:
-        """A new role for ``name`` (the password stays)."""
-        store = self._users("manage users")
-        self._keep_an_admin(store, name, "change the role of", role)
-        user = store.reset(name, role=role)
-        self._log("user_role", object=name, detail=role)
-        return user
-
-    def delete_user(self, name: str) -> dict:
-        """Remove ``name`` (its sessions are signed out on their next run)."""
-        store = self._users("manage users")
-        self._keep_an_admin(store, name, "remove")
-        user = store.delete(name)
-        SessionTokens.for_settings(self.settings).revoke_user(name)
-        self._log("user_delete", object=name)
-        return user
-
-    def grant(self, name: str, kb: str, access: str) -> dict:
-        """``access`` ``read``, ``edit`` or ``none`` (revoke) for ``name`` on ``kb`` (``*``: every one)."""
-        users = self._users("manage users")
-        if access != "none":  # a grant that is there may always be taken away
-            self._require_kbs_exist([kb])
-        user = users.grant(name, kb, access)
-        self._log("user_grant", kb=(kb or "").strip(), object=name, detail=access)
-        return user
-
-    def api_keys(self) -> list[dict]:
-        """Every API key (never a secret or hash): admins only."""
-        self._require_admin("manage API keys")
-        from swr.manage.access.keys import KeyStore
-
-        return KeyStore.for_settings(self.settings).list()
-
-    def create_api_key(self, user: str, **kw) -> tuple[dict, str]:
-        """A new key of ``user`` (``kbs``, ``read_only``, ``name``, limits): its record and the secret,
-        to be shown once (never stored in clear, logged or audited)."""
-        self._require_admin("manage API keys")
-        from swr.manage.access.keys import KeyStore
-
-        key, secret = KeyStore.for_settings(self.settings).create(user, UserStore.for_settings(self.settings), **kw)
-        self._log("key_create", object=key["id"], detail=key["user"])
-        return key, secret
-
-    def revoke_api_key(self, key_id: str) -> dict:
-        self._require_admin("manage API keys")
-        from swr.manage.access.keys import KeyStore
-
-        key = KeyStore.for_settings(self.settings).revoke(key_id)
-        self._log("key_revoke", object=key_id, detail=key["user"])
-        return key
-
-    def _require_kbs_exist(self, kbs) -> None:
-        """:class:`BadRequest` naming the knowledge bases in ``kbs`` that do not exist (``*`` is every one)."""
-        missing = unknown_kbs(kbs, self._engine.store.kbs())
-        if missing:
-            raise BadRequest(missing_message(missing))
-
-    def _keep_an_admin(self, store: UserStore, name: str, what: str, role: str | None = None) -> None:
-        """The app never leaves the users file without an admin (the CLI on the server still can)."""
-        users = {u["name"]: u for u in store.list()}
-        if name not in users:
-            raise NotFound(f"No user named {name!r}.")
-        admins = [n for n, u in users.items() if u["role"] == "admin"]
-        if admins == [name] and role != "admin":
-            raise BadRequest(f"{name} is the only admin: make another user an admin before you {what} them.")
-
     # -- asking ------------------------------------------------------------------------------
     @contextlib.contextmanager
     def batch(self, what: str):
@@ -412,6 +318,7 @@ class GuardedEngine:
         return result
 
 
+
 def _size(f) -> int:
     if isinstance(f, (tuple, list)) and len(f) == 2:
         data = f[1]
@@ -420,109 +327,3 @@ def _size(f) -> int:
         return Path(f).stat().st_size
     except OSError:
         return 0
-
-
-class ScopedStore:
-    """The store as the actor may see it: reads of readable knowledge bases, writes only to the hidden
-    chunk-baseline knowledge bases of readable ones (Tune) for non-viewers, and everything for admins."""
-
-    _PASS = ("meta", "backend", "location", "vectors")
-
-    def __init__(self, store, actor: Actor) -> None:
-        self._store, self._actor = store, actor
-
-    def __getattr__(self, name: str):
-        if name in self._PASS:
-            return getattr(self._store, name)
-        raise AttributeError(f"store.{name} is not part of the checked engine view")
-
-    def _read(self, kb: str) -> None:
-        if not self._actor.can_read(kb):
-            raise NotFound(f"No knowledge base named {kb!r}.")
-
-    def _write(self, kb: str) -> None:
-        self._read(kb)
-        if not (self._actor.is_admin or (kb.startswith("~") and not self._actor.demo_only)):
-            raise Forbidden(f"{self._actor.name} ({self._actor.role}) may not write to {kb!r} directly.")
-
-    def kbs(self) -> list[str]:
-        return [k for k in self._store.kbs() if self._actor.can_read(k)]
-
-    def docs(self, kb: str, *args, **kw):
-        self._read(kb)
-        return self._store.docs(kb, *args, **kw)
-
-    def count(self, kb: str | None = None) -> int:
-        if kb is None:
-            return sum(self._store.count(k) for k in self.kbs())
-        self._read(kb)
-        return self._store.count(kb)
-
-    def scroll_doc(self, kb: str, doc_id: str):
-        self._read(kb)
-        return self._store.scroll_doc(kb, doc_id)
-
-    def fetch_sentences(self, kb: str, keys):
-        self._read(kb)
-        return self._store.fetch_sentences(kb, keys)
-
-    def search(self, req):
-        self._read(req.kb)
-        return self._store.search(req)
-
-    def search_many(self, reqs):
-        for req in reqs:
-            self._read(req.kb)
-        return self._store.search_many(reqs)
-
-    def get(self, ids):
-        return [s for s in self._store.get(ids) if self._actor.can_read(s.kb)]
-
-    def create_kb(self, kb: str) -> None:
-        self._write(kb)
-        self._store.create_kb(kb)
-
-    def delete_kb(self, kb: str) -> int:
-        self._write(kb)
-        return self._store.delete_kb(kb)
-
-    def delete_doc(self, kb: str, doc_id: str) -> int:
-        self._write(kb)
-        return self._store.delete_doc(kb, doc_id)
-
-    def put_doc(self, kb: str, info) -> None:
-        self._write(kb)
-        self._store.put_doc(kb, info)
-
-    def upsert(self, sentences, dense, sparse) -> None:
-        for kb in {s.kb for s in sentences}:
-            self._write(kb)
-        self._store.upsert(sentences, dense, sparse)
-
-
-class _TrashView:
-    """:class:`swr.manage.trash.Trash` through a :class:`GuardedEngine`: checked and audited."""
-
-    def __init__(self, view: "GuardedEngine") -> None:
-        self._view = view
-
-    def _trash(self):
-        return self._view._engine.trash
-
-    def entries(self):
-        return [e for e in self._trash().entries() if self._view.actor.can_read(e.kb)]
-
-    def restore(self, entry_id: str):
-        entry = next((e for e in self._trash().entries() if e.id == entry_id), None)
-        if entry is not None:
-            if entry.kind == "kb":
-                self._view._require_admin("restore knowledge bases", entry.kb)
-            else:
-                self._view._require_edit(entry.kb, "restore documents")
-        restored = self._trash().restore(entry_id)
-        self._view._log("restore", kb=restored.kb, object=restored.source or restored.kb)
-        return restored
-
-    def purge(self, entry_id: str | None = None):
-        self._view._require_admin("empty the trash")
-        return self._trash().purge(entry_id)

@@ -13,15 +13,14 @@ import datetime as _dt
 import hashlib
 import hmac
 import json
-import os
 import re
 import secrets
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from swr.core.errors import BadRequest, NotFound
+from swr.core.files import write_json_atomic
 from swr.manage.access.users import ALL, WRITERS, Actor, UserStore
 
 _SECRET = re.compile(r"^swr_([0-9a-f]{12})_[A-Za-z0-9_-]{20,}$")
@@ -83,16 +82,7 @@ class KeyStore:
         return json.loads(self.path.read_text(encoding="utf-8") or "{}").get("keys", {})
 
     def _save(self, keys: dict) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".keys.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"version": 1, "keys": keys}, fh, indent=1, ensure_ascii=False)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomic(self.path, {"version": 1, "keys": keys}, indent=1, ensure_ascii=False)
 
     def create(self, user: str, users: UserStore, *, kbs=(), read_only: bool = False, name: str = "",
                questions_per_min: int | None = None, upload_mb_per_hour: float | None = None) -> tuple[dict, str]:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
 from collections import defaultdict, deque
 from pathlib import Path
 
 from swr.core.errors import BadRequest
+from swr.core.files import write_json_atomic
 
 log = logging.getLogger("swr.manage.access.limits")
 
@@ -185,13 +184,7 @@ def _read(path: Path | None) -> dict:
 
 def _write(path: Path, data: dict) -> None:
     """Write atomically (temp file + rename), mode 0600; a failure to write is logged, not raised."""
-    path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
+        write_json_atomic(path, data)
     except OSError as exc:
         log.warning("limits not saved: %s", exc)

@@ -15,11 +15,12 @@ import hmac
 import json
 import os
 import secrets
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from swr.core.files import write_json_atomic
 
 KEY_FILE = "sign_in.key"
 RECORDS_FILE = "sign_ins.json"
@@ -77,16 +78,7 @@ class SessionTokens:
             return {}
 
     def _save(self, records: dict) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".sign_ins.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(records, fh)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.folder / RECORDS_FILE)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomic(self.folder / RECORDS_FILE, records)
 
     def _mac(self, token_id: str) -> str:
         return hmac.new(self._key(), token_id.encode("ascii"), hashlib.sha256).hexdigest()

@@ -22,10 +22,8 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import json
-import os
 import re
 import secrets
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +31,7 @@ from pathlib import Path
 import bcrypt
 
 from swr.core.errors import BadRequest, NotFound
+from swr.core.files import write_json_atomic
 
 ROLES = ("admin", "editor", "agent", "viewer")
 WRITERS = ("admin", "editor")
@@ -126,16 +125,7 @@ class UserStore:
         return data.get("users", {})
 
     def _save(self, users: dict) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".users.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"version": 1, "users": users}, fh, indent=1, ensure_ascii=False)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomic(self.path, {"version": 1, "users": users}, indent=1, ensure_ascii=False)
 
     def configured(self) -> bool:
         """True once at least one user exists (then sign-in is required)."""

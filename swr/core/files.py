@@ -1,0 +1,39 @@
+"""Files written whole: a temp file in the same folder, then ``os.replace``, so a reader (another
+thread, another process, the next start after a crash) sees the old file or the new one, never half
+of one. The one helper for every settings, users, keys, shares and history file under ``SWR_HOME``."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+PRIVATE = 0o600  # readable and writable by the app's account only (users, keys, sign-ins, chats)
+
+
+def write_text_atomic(path: str | Path, text: str, *, mode: int | None = PRIVATE) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically, creating its folder. ``mode``: the file's
+    permissions, set before any byte is written (None: a new file's default, the umask's). The temp
+    file is removed when writing fails; the error propagates."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        if mode is None:
+            tmp.write_text(text, encoding="utf-8")
+        else:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+            os.fchmod(fd, mode)  # a stale temp file keeps its mode through O_CREAT; the umask masks bits
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_json_atomic(path: str | Path, data, *, mode: int | None = PRIVATE, **dump) -> Path:
+    """:func:`write_text_atomic` of ``json.dumps(data, **dump)`` (``indent``, ``ensure_ascii``,
+    ``default``, as :func:`json.dumps` takes them)."""
+    return write_text_atomic(path, json.dumps(data, **dump), mode=mode)
