@@ -60,6 +60,7 @@ from swr.answer.answerable_terms import (
 from swr.answer.evidence import weigh
 from swr.answer.substantive import substantive_text
 from swr.core.ids import sentence_id
+from swr.core.lang import has_han
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules, AnswerThresholds
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
@@ -139,7 +140,7 @@ def evidence_coverage(question: str, passages: list[Passage], closest: str, cros
     sentence, ``closest``, is in the other language than the question) only in the passages of
     the closest sentence's language (the module docstring)."""
     if cross:
-        passages = [p for p in passages if cl.has_cjk(p.text) == cl.has_cjk(closest)]
+        passages = [p for p in passages if has_han(p.text) == has_han(closest)]
     return coverage(question, passages)
 
 
@@ -342,8 +343,8 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
         return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict(),
                              [Rule.NO_SENTENCE.value])
     cos, text = best
-    cross = cl.has_cjk(question) != cl.has_cjk(text)
-    if not cross and passages and all(cl.has_cjk(p.text) != cl.has_cjk(question) for p in passages):
+    cross = has_han(question) != has_han(text)
+    if not cross and passages and all(has_han(p.text) != has_han(question) for p in passages):
         # the closest sentence is in the question's language (an English FAQ line on the kettle) but
         # every passage is in the other one (the Chinese kettle manual's warranty): the evidence is
         # across languages, read as such ("Does the kettle have a 5-year warranty?" was refused for

@@ -7,20 +7,16 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from swr.core.lang import HAN_BMP, has_han
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
 from swr.text import claims as cl
-
-# words that ask rather than say what is asked about
-_ASK = frozenset("""what which who whom whose when where why how many much long does do did mean means please tell
-know explain describe happen happens kind type 多久 几年 多长 多长时间 意思 代表 应该 怎么办 处理 请问
-是不是 哪种 哪一个
-为何 何时 多大 多重 多高 几个 几次 可不可以 能不能 吗""".split())
+from swr.text.stopwords import ASK_WORDS
 
 
 def question_terms(question: str) -> list[str]:
-    return [t for t in cl.content_terms(question) if t not in _ASK and cl.stem(t) not in _ASK]
+    return [t for t in cl.content_terms(question) if t not in ASK_WORDS and cl.stem(t) not in ASK_WORDS]
 
 
 def code_evidence(engine, question: str, kb: str, passages: list[Passage],
@@ -58,13 +54,13 @@ def translated_names(question: str, translations: dict | None, passages: list[Pa
     :func:`question_terms` drops when it asks), found capitalised in a passage, by stem. English
     passages only: Chinese has no capitals."""
     text = (translations or {}).get("en", "")
-    if not text or cl.has_cjk(closest) or not cl.has_cjk(question):  # a Chinese question, an English closest
+    if not text or has_han(closest) or not has_han(question):  # a Chinese question, an English closest
         return ()
     capital = {w.lower() for w in _CAPITAL.findall(text)}
     names = [t for t in question_terms(text) if t in capital]
     if not names:
         return ()
-    body = "\n".join(p.text for p in passages if not cl.has_cjk(p.text))
+    body = "\n".join(p.text for p in passages if not has_han(p.text))
     written = {cl.stem(w.lower()) for w in _CAPITAL.findall(body)}
     return tuple(t for t in cl.contained(names, body) if cl.stem(t) in written)
 
@@ -84,7 +80,7 @@ def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
 
 # jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
 _NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
-_ALL_CJK = re.compile(f"[{cl.CJK}]+")  # the Chinese characters swr.text.claims reads terms by
+_ALL_CJK = re.compile(f"[{HAN_BMP}]+")  # the Chinese characters swr.text.claims reads terms by
 
 
 NAME_CHARS = 2  # size: a Chinese name has two characters or more (one is a surname, or no name)
@@ -95,7 +91,7 @@ def question_names(question: str) -> tuple[str, ...]:
     or more Chinese characters that its HMM found and tagged as a name ("广茂" of "广茂铁路全长多少公里？",
     "徐晓飞"). A known word ("华为", "空气炸锅") or a new word tagged otherwise ("晨川", the sample's
     brand: a noun) is none: the rule reads only the names a passage about them must write."""
-    if not cl.has_cjk(question):
+    if not has_han(question):
         return ()
     import jieba
     import jieba.posseg as pseg
@@ -161,13 +157,13 @@ def translated_evidence(question: str, hits, passages: list[Passage], translatio
     ``rules.unknown_share`` of them as a question about something no document is about
     ("What is the warranty on the air fryer?" -> 保修 空气 炸锅 in a knowledge
     base of a dehumidifier and a robot vacuum: only 保修 is known)."""
-    zh = cl.has_cjk(question)
-    other = [p for p in passages if cl.has_cjk(p.text) != zh]
+    zh = has_han(question)
+    other = [p for p in passages if has_han(p.text) != zh]
     text = (translations or {}).get("en" if zh else "zh", "")
     terms = question_terms(text) if text else []
     if not other or not terms:
         return None
-    cosines = [h.dense_score for h in hits if h.dense_score is not None and cl.has_cjk(h.sentence.text) != zh
+    cosines = [h.dense_score for h in hits if h.dense_score is not None and has_han(h.sentence.text) != zh
                and (ok is None or ok(h.sentence.source, h.sentence.text))]
     if not cosines:
         return None

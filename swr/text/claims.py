@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from swr.core.lang import HAN_BMP as CJK, HAN_BMP_RE, has_han  # the one CJK table
+from swr.core.lang import HAN_BMP as CJK, HAN_BMP_RE  # the one CJK table
 from swr.text.stopwords import EN_STOP, ZH_STOP
 
 _TERM = re.compile(rf"(?P<cjk>[{CJK}]+)|(?P<word>[0-9a-z\u00c0-\u024f]+(?:[-._/+'][0-9a-z\u00c0-\u024f]+)*)")
@@ -320,7 +320,3 @@ def code_family(code: str) -> str:
     return re.match(r"[A-Z]*", code).group(0)
 
 
-def has_cjk(text: str) -> bool:
-    """:func:`swr.core.lang.has_han` (a Chinese character); kept for swr/answer/answerable.py and
-    answerable_terms.py, whose next change imports that instead (then this goes)."""
-    return has_han(text)

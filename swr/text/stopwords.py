@@ -33,3 +33,10 @@ ZH_QUESTION_STOP = frozenset("""的 了 是 在 和 与 及 或 吗 呢 吧 啊 
 我 你 他 她 它 我们 你们 他们 它们 就 都 也 还 又 被 把 让 给 对 从 向 到
 将 以 之 其 该 为 而 并 等 则 但 如果 所以 因为 是否 个 上 下 中 时 后 前
 里 意思 多久 一次 做 用 呢 那么 还有 另外 怎么办 办""".split())
+
+# The words that ask rather than say what is asked about (answerability's question terms,
+# swr/answer/answerable_terms.py): the terms left are what the passages must hold.
+ASK_WORDS = frozenset("""what which who whom whose when where why how many much long does do did mean means please tell
+know explain describe happen happens kind type 多久 几年 多长 多长时间 意思 代表 应该 怎么办 处理 请问
+是不是 哪种 哪一个
+为何 何时 多大 多重 多高 几个 几次 可不可以 能不能 吗""".split())
