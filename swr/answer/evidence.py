@@ -41,7 +41,8 @@ def weigh(engine, question: str, kb: str, cos: float, cover: float, cross: bool,
     if len(terms) < model.min_terms:
         return None
     unknown = unknown_terms(engine, question, kb)
-    if unknown and cover < model.unknown_cover:
+    # across languages the translation's terms are the ones the other language's passages can hold
+    if unknown and max(cover, translated.cover if translated else 0.0) < model.unknown_cover:
         signals.update(unknown=len(unknown))
         return None
     score = evidence_score(cos, cover, cross, len(unknown) / len(terms), translated, model)

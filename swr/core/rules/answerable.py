@@ -68,7 +68,8 @@ class EvidenceModel(FromDict):
     # nothing ("Who won the World Cup in 2018?" and a novel's "world")
     min_terms: int = 2
     floor: float = 0.82  # neither cosine (own, translation's) at this: the score never answers (e5's noise floor)
-    # with a term of the question in no document, the passages must hold this share of its terms: it
+    # with a term of the question in no document, the passages must hold this share of its terms (or of
+    # its translation's, in the other language's passages): it
     # may name a product the knowledge base lacks ("What is the warranty on the air fryer?", a third,
     # was answered from the dehumidifier's warranty: bench/new_user.py; costs 2 points of real's recall)
     unknown_cover: float = 0.34
