@@ -36,8 +36,6 @@ PLAIN = {0, 1, -1}
 
 # (module, function, value): why this literal is a size or a format fact, not a tunable number
 ALLOWED = {
-    ("swr/retrieve/xl_subjects.py", "_dbsf", 3): "Qdrant's DBSF: mean +- 3 standard deviations map to 0..1",
-    ("swr/retrieve/xl_subjects.py", "_dbsf", 6): "Qdrant's DBSF: the 6 standard deviations between 0 and 1",
     ("swr/retrieve/aliases.py", "Subjects.match", 2): "one document tells none apart",
     ("swr/retrieve/subjects.py", "build", 2): "with two subjects, no name term is generic",
     ("swr/retrieve/subjects.py", "for_kb", 64): "a cache's size: knowledge bases kept",

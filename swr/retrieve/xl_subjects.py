@@ -14,6 +14,7 @@ from typing import Callable
 from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit
 from swr.store import SearchRequest
+from swr.store.fusion import dbsf_norm
 from swr.text.sparse import SparseVec
 
 _WORDY = re.compile(r"\w")
@@ -99,7 +100,7 @@ def _subject_fused(parts: list[tuple[str, list[Hit]]]) -> tuple[list[Hit], int]:
         if not hits:
             continue
         vals = [h.score for h in hits]
-        norm = _dbsf(vals) if kind == "dense" else [v / vals[0] if vals[0] > 0 else 0.0 for v in vals]
+        norm = dbsf_norm(vals) if kind == "dense" else [v / vals[0] if vals[0] > 0 else 0.0 for v in vals]
         for r, (h, v) in enumerate(zip(hits, norm), start=1):
             key = (h.sentence.doc_id, h.sentence.i)
             total, first = merged.get(key, (0.0, h))
@@ -113,14 +114,3 @@ def _subject_fused(parts: list[tuple[str, list[Hit]]]) -> tuple[list[Hit], int]:
         h.score = total
         out.append(h)
     return out, len(parts)
-
-
-def _dbsf(vals: list[float]) -> list[float]:
-    """Distribution-based score normalisation (mean +- 3 sigma to 0..1), as Qdrant's DBSF."""
-    if len(vals) <= 1:  # no spread
-        return [1.0] * len(vals)
-    mu = sum(vals) / len(vals)
-    sd = (sum((v - mu) ** 2 for v in vals) / len(vals)) ** 0.5
-    if sd == 0:
-        return [1.0] * len(vals)
-    return [min(1.0, max(0.0, (v - (mu - 3 * sd)) / (6 * sd))) for v in vals]

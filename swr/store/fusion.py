@@ -19,7 +19,9 @@ import numpy as np
 Ranked = list[tuple[str, float]]
 
 
-def _distr_norm(scores: list[float]) -> list[float]:
+def dbsf_norm(scores: list[float]) -> list[float]:
+    """One list's scores normalised as Qdrant's DBSF does: mean +- 3 sample standard deviations map
+    to 0..1 (Welford, float32); 0.5 each when the list cannot spread (one score, or all equal)."""
     if len(scores) < 2:
         return [0.5] * len(scores)
     f = np.float32
@@ -50,7 +52,7 @@ def fuse(lists: list[Ranked], fusion: str, *, k: int = 60, weights: list[float] 
     total: dict[str, np.float32] = {}
     for n, ranked in enumerate(lists):
         if fusion == "dbsf":
-            scores = _distr_norm([s for _, s in ranked])
+            scores = dbsf_norm([s for _, s in ranked])
         else:
             w = weights[n] if fusion == "weighted" and weights else None
             scores = [_rrf_score(r, k, w) for r in range(len(ranked))]
