@@ -57,13 +57,17 @@ YES_NO_HINT = ("\n\nThis is a yes/no question: if the passages answer it, start 
                "in Chinese), then the fact that says so.")
 
 
-def yes_no_hint(polarity: str, passage: int, sentence: str) -> str:
+def yes_no_hint(polarity: str, passage: int, sentence: str, lang: str = "en") -> str:
     """What the evidence says to a yes/no question (swr.answer.extractive's polarity of the sentence that
-    answers it), for :func:`build_prompt`: a small model asked alone said "Yes" to "Does the DH-20
-    use 300 W?" beside "The rated power consumption is 220 W." (bench/new_user.py)."""
-    word = "Yes" if polarity == "yes" else "No"
-    return (f"\n\nThe passages answer this yes/no question with {word}: passage [{passage}] says "
-            f"\"{sentence}\". Start with {word} (in Chinese {'是' if word == 'Yes' else '不是'}) and give that fact.")
+    answers it), for :func:`build_prompt`, in the question's language ``lang``: a small model asked alone
+    said "Yes" to "Does the DH-20 use 300 W?" beside "The rated power consumption is 220 W."; told the
+    word in both languages, the 1.5B answered "No (in Chinese 不是)" and nothing else (bench/new_user.py)."""
+    if lang == "zh":
+        word = "是的。" if polarity == "yes" else "不是。"
+        return f"\n\n这个是非问题的答案是“{word}”：段落 [{passage}] 写道“{sentence}”。请以“{word}”开头，然后说出这一事实。"
+    word = "Yes." if polarity == "yes" else "No."
+    return (f"\n\nThe passages answer this yes/no question with {word} passage [{passage}] says "
+            f"\"{sentence}\". Start your answer with \"{word}\" and then state that fact.")
 
 
 def build_prompt(question: str, passages: list[Passage], hint: str | None = None) -> list[dict]:

@@ -14,6 +14,7 @@ from swr.answer.prompt import context_text, yes_no_hint
 from swr.answer.result import AskResult, with_fact
 from swr.answer.substantive import substantive
 from swr.core.errors import LLMUnavailable
+from swr.core.lang import question_lang
 from swr.core.params import RetrievalParams
 from swr.core.tokens import count_tokens
 from swr.core.types import Passage
@@ -66,7 +67,8 @@ def answer(engine, result: AskResult, retrieval: Retrieval, asked: str, use_llm:
     if not use_llm:
         result.answer, result.extract = ext.text, ext.to_dict()
         return None
-    hint = yes_no_hint(ext.polarity, ext.passage, ext.sentence) if ext.polarity and ext.passage else None
+    hint = (yes_no_hint(ext.polarity, ext.passage, ext.sentence, question_lang(asked or question))
+            if ext.polarity and ext.passage else None)
     result.extract = ext.to_dict() if hint else None
     return engine.answerer.stream(question, passages, hint)
 

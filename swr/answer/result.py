@@ -38,7 +38,8 @@ class AskResult:
         return asdict(self)
 
 
-_BARE = re.compile(r"^\W*(?:yes|no|是的?|不是|对|不对|否)\W*$", re.I)
+# a bare yes or no, also with a parenthesis after it ("No (不是)": what a small model wrote)
+_BARE = re.compile(r"^\W*(yes|no|是的?|不是|对|不对|否)\W*(?:\([^()]{0,40}\))?\W*$", re.I)
 
 
 def with_fact(answer: str, extract: dict | None) -> str:
@@ -46,5 +47,6 @@ def with_fact(answer: str, extract: dict | None) -> str:
     the extract it was told of, cited): "No." alone is no answer to pass on to a customer."""
     if not extract or not extract.get("polarity") or not _BARE.match(answer or ""):
         return answer
-    stop = "。" if has_han(answer) else ". "
-    return f"{answer.strip().rstrip('.。')}{stop}{extract['sentence']} [{extract['passage']}]"
+    word = _BARE.match(answer).group(1)  # the yes or no alone, without what followed it in brackets
+    stop = "。" if has_han(word) else ". "
+    return f"{word[:1].upper()}{word[1:]}{stop}{extract['sentence']} [{extract['passage']}]"
