@@ -64,7 +64,8 @@ def yes_no_hint(polarity: str, passage: int, sentence: str, lang: str = "en") ->
     word in both languages, the 1.5B answered "No (in Chinese 不是)" and nothing else (bench/new_user.py)."""
     if lang == "zh":
         word = "是的。" if polarity == "yes" else "不是。"
-        return f"\n\n这个是非问题的答案是“{word}”：段落 [{passage}] 写道“{sentence}”。请以“{word}”开头，然后说出这一事实。"
+        return (f"\n\n这个是非问题的答案是“{word}”：段落 [{passage}] 写道“{sentence}”。"
+                f"请以“{word}”开头，然后说出这一事实。")
     word = "Yes." if polarity == "yes" else "No."
     return (f"\n\nThe passages answer this yes/no question with {word} passage [{passage}] says "
             f"\"{sentence}\". Start your answer with \"{word}\" and then state that fact.")
