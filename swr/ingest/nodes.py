@@ -1,7 +1,7 @@
 """Spans -> ordinary LlamaIndex ``TextNode``s, built by llama-index's ``SentenceWindowNodeParser``.
 
 The parser is fed our lossless zh+en splitter as a callable (not a splitter object: that fails,
-llama_index #10375). Node ids are the stable point ids (uuid5 of kb, doc id, sentence number), so
+llama_index issue 10375). Node ids are the stable point ids (uuid5 of kb, doc id, sentence number), so
 re-indexing never duplicates. Every metadata key is excluded from the embedded text and from the
 LLM text: a sentence is embedded alone. The window the parser bakes into metadata is only for
 LlamaIndex users; swr rebuilds windows at query time and stores none.

@@ -36,7 +36,7 @@ a.swr-cite-check{color:#1a7f37;text-decoration:none;font-weight:600;font-style:i
 .swr-check{margin-top:.5em;font-size:.88em}
 .swr-support{padding:.2em .5em;border-radius:6px;background:#f6f8fa;margin-bottom:.3em}
 .swr-support.rejected{background:#ffebe9;color:#82071e}
-.swr-support.supported{background:#dafbe1;color:#116329}
+.swr-support.supported{background:rgb(218,251,225);color:rgb(17,99,41)}
 .swr-support.unconfirmed{background:#fff8c5;color:#7d4e00}
 .swr-chk-row{border-left:3px solid #d0d7de;padding:.1em .5em;margin:.2em 0}
 .swr-chk-row.ok{border-color:#2da44e}.swr-chk-row.bad{border-color:#cf222e}.swr-chk-row.cite{border-color:#bf8700}

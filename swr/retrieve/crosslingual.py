@@ -381,7 +381,7 @@ class _Pooling:
         found = self._store.search_many(reqs) if reqs else []
         for req, hits in zip(reqs, found):
             if req.dense is self._own:
-                self.pool.extend(getattr(hits, "dense_pool", ()))
+                self.pool.extend(hits.dense_pool)  # the Store interface returns Hits
             elif any(req.dense is v for v in self.translations):
                 self.translated.extend((sentence_id(h.sentence.kb, h.sentence.doc_id, h.sentence.i), h.dense_score,
                                         h.sentence.source) for h in hits if h.dense_score is not None)

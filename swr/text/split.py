@@ -39,7 +39,7 @@ Rules, in order of application:
    there, else hard at the cap. Whitespace after a cut again belongs to the piece before it.
 
 4. **Grapheme clusters.** No boundary or cut falls inside an extended grapheme cluster (Unicode
-   UAX #29, as the ``regex`` module's ``\\X`` knows it): flags, keycaps, emoji tag sequences,
+   UAX 29, as the ``regex`` module's ``\\X`` knows it): flags, keycaps, emoji tag sequences,
    ZWJ sequences, skin tones, combining marks and Hangul syllables stay whole. A hard cut moves
    back to the start of the cluster it would split; a boundary or soft cut followed by a mark that
    extends the character before it moves forward past the mark. The one exception: a single
@@ -109,7 +109,7 @@ _TOKEN_WINDOW = 32  # no abbreviation is longer than this
 _WS = re.compile(r"\s*")
 _LAST_SOFT_BREAK = re.compile(r"[\s\S]*(?:[，；、]|[,;](?![0-9]))")
 _LAST_WS = re.compile(r"[\s\S]*\s")
-# Unicode's extended grapheme clusters (UAX #29) from the regex module rather than a hand-kept
+# Unicode's extended grapheme clusters (UAX 29) from the regex module rather than a hand-kept
 # list of joiners: regional-indicator pairs, emoji tag and ZWJ sequences, Indic conjuncts...
 # Matched on slices that start at a known cluster boundary: at an offset into the whole text,
 # regex looks back over every regional indicator before it (quadratic on a line of flags).
@@ -339,7 +339,7 @@ def _hard_cut(text: str, c: int, limit: int, end: int) -> int:
 def _is_safe_boundary(text: str, pos: int) -> bool:
     """Whether ``0 < pos < len(text)`` is surely a cluster boundary: no character on either side
     takes part in a rule with context (regional indicator, ZWJ, extender, prepend), and the pair
-    rules of UAX #29 break there. False where that cannot be told from the pair."""
+    rules of UAX 29 break there. False where that cannot be told from the pair."""
     pair = text[pos - 1 : pos + 1]
     if max(pair) < "\u0300":
         return pair != "\r\n"  # below U+0300 nothing extends or joins (tests/test_graphemes.py)
