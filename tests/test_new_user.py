@@ -233,6 +233,7 @@ def test_a_bare_yes_or_no_from_the_llm_gets_its_fact():
     assert user.endswith(hint) and 'Start your answer with "No."' in hint and "Chinese" not in hint
     # a small model copied a bilingual hint: "No (in Chinese 不是)" is a bare no too
     assert with_fact("No (in Chinese 不是)", ext) == "No. The rated power consumption is 220 W. [2]"
+    assert with_fact("不是。[1]", ext) == "不是。The rated power consumption is 220 W. [2]"
     zh = yes_no_hint("no", 1, "整机保修一年。", "zh")
     assert "“不是。”开头" in zh and "No" not in zh
     assert with_fact("不是。", {**ext, "sentence": "整机保修一年。", "passage": 1}) == "不是。整机保修一年。 [1]"

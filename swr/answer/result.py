@@ -38,8 +38,8 @@ class AskResult:
         return asdict(self)
 
 
-# a bare yes or no, also with a parenthesis after it ("No (不是)": what a small model wrote)
-_BARE = re.compile(r"^\W*(yes|no|是的?|不是|对|不对|否)\W*(?:\([^()]{0,40}\))?\W*$", re.I)
+# a bare yes or no, also with a parenthesis or a citation after it ("No (不是)", "不是。[1]": a small model's)
+_BARE = re.compile(r"^\W*(yes|no|是的?|不是|对|不对|否)\W*(?:\([^()]{0,40}\))?\W*(?:\[\d+\]\W*)*$", re.I)
 
 
 def with_fact(answer: str, extract: dict | None) -> str:
