@@ -246,3 +246,17 @@ def test_a_product_the_knowledge_base_lacks_is_refused(user_kb):
     eng, kb = user_kb
     r = eng.ask("What is the warranty on the air fryer?", kb, llm=False)
     assert not r.answerable, r.answerability
+
+
+def test_a_number_of_another_kind_than_its_words_name_is_not_supported(user_kb):
+    """The 1.5B's "The water tank of the DH-20 weighs 3.5 litres." (to "how much does it weigh?"):
+    the manual's tank holds 3.5 litres, but a weight given in litres is not what it says."""
+    from swr.verify.check import check_answer
+
+    eng, kb = user_kb
+    r = eng.ask("How big is the water tank of the dehumidifier?", kb, llm=False)
+    bad = check_answer(eng, r.question, "The water tank of the DH-20 weighs 3.5 litres.", r.passages, kb=kb)
+    assert bad.status != "supported" and any("kind:" in x for s in bad.sentences for x in s.reasons), bad
+    good = check_answer(eng, r.question, "The water tank of the DH-20 holds 3.5 litres.", r.passages, kb=kb)
+    assert good.status == "supported", good
+    assert cl.named_kinds("weighs 3.5 litres") == {"mass"} and not cl.named_kinds("剩余电量 20%")

@@ -208,29 +208,14 @@ _ASKS_TIME = re.compile(r"\bhow long\b|多久|多长时间|几个?小时|几分�
 _ASKS_AMOUNT = re.compile(r"\bhow (?:much|many|big|heavy|loud|high|large|fast|far)\b|多少|多大|多重|多高|多快|几", re.I)
 
 
-# the words that name the kind of number a question asks for (the dimensions of
-# swr.text.claims' units): "扫地机器人的电池容量是多少？" asks for a charge (mAh), not the dust box's
-# litres, though both are a 容量 (bench/new_user.py: that sentence won on cosine and was badged
-# "supported"). A kind is named only where the word is unambiguous ("capacity" alone is not)
-_ASKS_KIND = tuple((dim, re.compile(rx, re.I)) for dim, rx in (
-    ("charge", r"电池容量|电池的容量|电量|battery capacity|capacity of the battery|\bmah\b"),
-    ("power", r"功率|耗电|\bwattage\b|\bpower consumption\b|how many watts"),
-    ("voltage", r"电压|\bvoltage\b|how many volts"),
-    ("loudness", r"噪音|噪声|分贝|多吵|\bnoise\b|\bnoisy\b|\bhow loud\b|\bdecibels?\b"),
-    ("mass", r"重量|多重|\bweigh|\bhow heavy\b"),
-    ("temperature", r"温度|多少度|\btemperature\b|\bhow (?:hot|cold|warm)\b"),
-    ("pressure", r"吸力|\bsuction\b|\bpressure\b"),
-))
-
-
 def asked_dims(question: str) -> set[str]:
     """The kinds of number a question asks for: ``time`` ("how long", "多久"), a kind its words
-    name (:data:`_ASKS_KIND`: "电池容量" a charge, "噪音" a loudness), any (``*``: "how much",
+    name (:func:`swr.text.claims.named_kinds`: "电池容量" a charge, "噪音" a loudness), any (``*``: "how much",
     "多少"), or none."""
     q = question or ""
     if _ASKS_TIME.search(q):
         return {"time"}
-    named = {dim for dim, rx in _ASKS_KIND if rx.search(q)}
+    named = cl.named_kinds(q)
     if named:
         return named
     return {"*"} if _ASKS_AMOUNT.search(q) else set()

@@ -107,6 +107,28 @@ def negated(text: str) -> bool:
     return bool(_NEG_EN.search(low) or _NEG_ZH.search(low))
 
 
+# -- the kind of number words name ----------------------------------------------------------------
+# the words that name a kind of number (a dimension of the units below): "扫地机器人的电池容量是多少？"
+# asks for a charge (mAh), not the dust box's litres, though both are a 容量; "weighs 3.5 litres" gives
+# a volume for a weight (bench/new_user.py: both were badged "supported"). A word names a kind only
+# where it is unambiguous ("capacity" alone is not; "电量" is often a percentage)
+_KIND_WORDS = tuple((dim, re.compile(rx, re.I)) for dim, rx in (
+    ("charge", r"电池容量|电池的容量|battery capacity|capacity of the battery|\bmah\b"),
+    ("power", r"功率|耗电|\bwattage\b|\bpower consumption\b|how many watts"),
+    ("voltage", r"电压|\bvoltage\b|how many volts"),
+    ("loudness", r"噪音|噪声|分贝|多吵|\bnoise\b|\bnoisy\b|\bhow loud\b|\bdecibels?\b"),
+    ("mass", r"重量|多重|\bweigh|\bhow heavy\b"),
+    ("temperature", r"温度|多少度|\btemperature\b|\bhow (?:hot|cold|warm)\b"),
+    ("pressure", r"吸力|\bsuction\b|\bpressure\b"),
+))
+
+
+def named_kinds(text: str) -> set[str]:
+    """The kinds of number (unit dimensions) the words of ``text`` name: "电池容量" a charge, "噪音" a
+    loudness, "weighs" a mass."""
+    return {dim for dim, rx in _KIND_WORDS if rx.search(text or "")}
+
+
 # -- numbers with units -------------------------------------------------------------------------
 # unit spelling -> (canonical unit, dimension, factor to the dimension's base unit)
 _UNITS: dict[str, tuple[str, str, float]] = {}

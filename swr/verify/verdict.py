@@ -143,6 +143,13 @@ def compare_numbers(claim: ClaimFacts, focus: str,
                     rules: VerdictRules = DEFAULT_VERDICT) -> tuple[list[str], list[str]]:
     """(conflicts, gaps) between the claim's numbers and the focus text's."""
     conflicts, gaps = [], []
+    # the claim's words name a kind of number that none of its own numbers is ("weighs 3.5 litres"):
+    # what it states is not what the window's 3.5 litres says, however equal the numbers
+    kinds = cl.named_kinds(claim.sentence or claim.text)
+    dims = {q.dim for q in claim.quantities if q.dim}
+    if kinds and dims and not kinds & dims:
+        q = next(q for q in claim.quantities if q.dim)
+        conflicts.append(f"kind: the claim gives {q.text} ({q.dim}) for a {' or '.join(sorted(kinds))}")
     have = cl.quantities(focus)
     for q in claim.quantities:
         if any(q.same(h) for h in have):
