@@ -240,6 +240,32 @@ def test_a_bare_yes_or_no_from_the_llm_gets_its_fact():
     assert "yes/no" not in build_prompt("What is the power?", [])[1]["content"]
 
 
+def test_the_llm_is_told_which_sentence_answers(user_kb):
+    """The extractive answer's relevant sentence goes to the LLM with the passages (in the question's
+    language): the 1.5B answered the battery question with the dust box's litres without it."""
+    from swr.answer import respond
+    from swr.answer.prompt import answer_hint
+
+    eng, kb = user_kb
+    told = []
+
+    class Answerer:
+        configured, model_name = True, "fake"
+
+        def stream(self, question, passages, hint=None):
+            told.append(hint)
+            return iter(["RB-300 使用 5200 mAh 锂电池。[1]"])
+
+    real = eng.answerer
+    eng.answerer = Answerer()
+    try:
+        r = eng.ask("扫地机器人的电池容量是多少？", kb, llm=True)
+    finally:
+        eng.answerer = real
+    assert told and told[0] == answer_hint(r.extract["passage"], r.extract["sentence"], "zh") and "5200" in told[0]
+    assert "That sentence" not in answer_hint(1, "x", "en") and "passage [1]" in answer_hint(1, "x", "en")
+
+
 def test_a_product_the_knowledge_base_lacks_is_refused(user_kb):
     """"What is the warranty on the air fryer?": the warranty sections are close and "air" is in the
     dehumidifier's manual, but no document is about an air fryer (the evidence score's guard)."""

@@ -71,6 +71,16 @@ def yes_no_hint(polarity: str, passage: int, sentence: str, lang: str = "en") ->
             f"\"{sentence}\". Start your answer with \"{word}\" and then state that fact.")
 
 
+def answer_hint(passage: int, sentence: str, lang: str = "en") -> str:
+    """Where the passages answer the question (swr.answer.extractive's sentence that passed the
+    relevance test), for :func:`build_prompt`: the local 1.5B, left to find it, answered
+    "扫地机器人的电池容量是多少？" with the dust box's 0.5 升 and said it did not know how often to clean
+    a filter its passage names (bench/new_user.py)."""
+    if lang == "zh":
+        return f"\n\n段落 [{passage}] 中回答这个问题的句子是“{sentence}”。请根据它回答。"
+    return f"\n\nThe sentence of the passages that answers this question is in passage [{passage}]: \"{sentence}\"."
+
+
 def build_prompt(question: str, passages: list[Passage], hint: str | None = None) -> list[dict]:
     """Chat messages for the LLM: the system rules, then the numbered passages and the question
     (``hint``: what the evidence says to a yes/no question, :func:`yes_no_hint`)."""

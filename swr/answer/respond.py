@@ -8,9 +8,9 @@ import time
 from collections.abc import Callable, Iterator
 
 import swr.answer.answerable as answerable
-from swr.answer.extractive import extractive_answer, grounded_answer, is_yes_no
+from swr.answer.extractive import extractive_answer, grounded_answer
 from swr.answer.llm import not_found_message
-from swr.answer.prompt import context_text, yes_no_hint
+from swr.answer.prompt import answer_hint, context_text, yes_no_hint
 from swr.answer.result import AskResult, with_fact
 from swr.answer.substantive import substantive
 from swr.core.errors import LLMUnavailable
@@ -55,9 +55,7 @@ def answer(engine, result: AskResult, retrieval: Retrieval, asked: str, use_llm:
         result.answer, result.answer_kind = not_found_message(asked), "extractive"
         result.settings["llm_model"] = None
         return None
-    if use_llm and not is_yes_no(question):
-        return engine.answerer.stream(question, passages)
-    # extractive, or the LLM told what the evidence says to a yes/no question
+    # the extractive answer, or the LLM told which sentence answers (what it says to a yes/no question)
     ext = grounded_answer(engine.embedder, question, passages, foreign=retrieval.foreign,
                           subjects=subjects.for_kb(engine, kb), asked=asked,
                           allowed=answerable.grounds(engine, kb, retrieval.named, retrieval.foreign),
@@ -67,8 +65,12 @@ def answer(engine, result: AskResult, retrieval: Retrieval, asked: str, use_llm:
     if not use_llm:
         result.answer, result.extract = ext.text, ext.to_dict()
         return None
-    hint = (yes_no_hint(ext.polarity, ext.passage, ext.sentence, question_lang(asked or question))
-            if ext.polarity and ext.passage else None)
+    lang = question_lang(asked or question)
+    hint = None
+    if ext.polarity and ext.passage:
+        hint = yes_no_hint(ext.polarity, ext.passage, ext.sentence, lang)
+    elif ext.relevant and ext.passage and ext.sentence:
+        hint = answer_hint(ext.passage, ext.sentence, lang)
     result.extract = ext.to_dict() if hint else None
     return engine.answerer.stream(question, passages, hint)
 
