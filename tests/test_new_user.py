@@ -53,6 +53,8 @@ def test_the_right_products_sentence_answers(user_kb):
     ("除湿机的压缩机保修几年？", "5 years"),
     ("What does F3 mean on the dehumidifier?", "tank is full"),
     ("扫地机器人的电池容量是多少？", "5200 mAh"),  # a charge, not the dust box's litres (both a 容量)
+    ("What is the warranty on the robot vacuum battery?", "6 个月"),  # the right sentence, in the other language
+    ("扫地机器人能连5G的WiFi吗？", "5 GHz"),
 ])
 def test_right_answers_are_not_refused(user_kb, question, expect):
     eng, kb = user_kb
