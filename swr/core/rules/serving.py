@@ -1,0 +1,26 @@
+"""The numbers of serving many questions at once on few cores (the API, the app's sessions): the
+caches of pure per-question and per-text work and the store's record cache. None decides an
+answer: each only decides what is remembered instead of recomputed, so a cached value is always
+the value the computation would give (bench/api_load.py measures the effect)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ServingRules:
+    """Cache sizes of the query path (memory bounds only: a miss recomputes the same value)."""
+
+    # texts whose BM25 terms are remembered (swr.text.sparse.JiebaBm25.tokens: questions and the hit
+    # sentences whose matched terms are shown); about 40 terms each, a few MB at most
+    token_cache_texts: int = 8192
+    # texts whose stemmed word sets are remembered (swr.text.claims.contained: answerability's
+    # coverage and the extractive answer test the same windows again and again)
+    stem_cache_texts: int = 8192
+    # distinct record reads (the knowledge-base list, a knowledge base's documents) the embedded
+    # store remembers until its next write (swr.store.records); a guarded question read the
+    # knowledge-base list three times and the document list once, each a store scroll
+    record_cache_entries: int = 1024
+
+
+DEFAULT_SERVING = ServingRules()

@@ -1,0 +1,66 @@
+"""The caches of the query path (swr.core.rules.serving): each serves exactly what the computation
+would give, and forgets it when what it was computed from changes."""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from swr.core.params import RetrievalParams
+from swr.text.sparse import SparseEncoder
+
+
+def _scrolls(store) -> list:
+    calls: list = []
+    inner = store._scroll
+
+    def counted(*a, **kw):
+        calls.append(a)
+        return inner(*a, **kw)
+
+    store._scroll = counted
+    return calls
+
+
+def test_store_records_cached_until_a_write(fake_engine):
+    eng = fake_engine
+    eng.index_files("a", [("one.txt", b"The kettle boils water. It switches off by itself.")])
+    calls = _scrolls(eng.store)
+    assert eng.store.kbs() == ["a"] and len(calls) == 1
+    assert eng.store.kbs() == ["a"] and len(calls) == 1  # no write: no second scroll
+    eng.create_kb("b")
+    assert eng.store.kbs() == ["a", "b"]  # a write: read again
+    docs = eng.store.docs("a")
+    assert [d.source for d in docs] == ["one.txt"]
+    docs[0].complete = False  # the caller's own copy
+    assert eng.store.docs("a")[0].complete is True
+    n = len(calls)
+    eng.store.docs("a")
+    assert len(calls) == n
+    eng.index_files("a", [("two.txt", b"The fryer basket is washed in warm water.")])
+    assert [d.source for d in eng.store.docs("a")] == ["one.txt", "two.txt"]
+    eng.delete_doc("a", docs[0].doc_id)
+    assert [d.source for d in eng.store.docs("a")] == ["two.txt"]
+    assert eng.store.docs("a", source="two.txt")[0].source == "two.txt"
+
+
+def test_params_to_dict_is_asdict_and_the_callers_own():
+    rp = RetrievalParams().with_(top_k=3, sources=("x.md",), min_score=0.2)
+    want = asdict(rp)
+    want["sources"], want["tags"], want["stages"] = list(rp.sources), list(rp.tags), list(rp.stages)
+    got = rp.to_dict()
+    assert got == want
+    got["answerable"]["min_best"] = -1  # a caller changing its copy changes nobody else's
+    got["stages"].append("rerank")
+    assert rp.to_dict() == want and RetrievalParams().with_(top_k=3, sources=("x.md",), min_score=0.2).to_dict() == want
+
+
+def test_token_cache_returns_copies_and_keys_on_the_mode():
+    enc = SparseEncoder("jieba")
+    impl = enc._impl
+    toks = impl.tokens("电热水壶 KX-2000 descaling", query=True)
+    toks.append("garbage")
+    assert "garbage" not in impl.tokens("电热水壶 KX-2000 descaling", query=True)
+    assert impl.tokens("电热水壶", query=True) != impl.tokens("电热水壶")  # precise vs search mode
+    precise = impl.tokens("电热水壶", query=True)
+    enc.query_precise = False
+    assert impl.tokens("电热水壶", query=True) == impl.tokens("电热水壶") != precise
+    assert impl.tokens("KX-2000 kettles") == impl.tokenize("KX-2000 kettles")
