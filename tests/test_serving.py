@@ -64,3 +64,22 @@ def test_token_cache_returns_copies_and_keys_on_the_mode():
     enc.query_precise = False
     assert impl.tokens("电热水壶", query=True) == impl.tokens("电热水壶") != precise
     assert impl.tokens("KX-2000 kettles") == impl.tokenize("KX-2000 kettles")
+
+
+def test_upload_runs_on_a_thread_below_the_callers():
+    import os
+    import threading
+
+    import pytest
+
+    from swr.ingest.priority import run_below
+
+    def mine():
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = mine()
+    assert run_below(mine, 5) == min(19, before + 5)
+    assert mine() == before  # the caller's thread keeps its priority
+    assert run_below(mine, 0) == before
+    with pytest.raises(ValueError, match="bad file"):
+        run_below(lambda: (_ for _ in ()).throw(ValueError("bad file")), 5)

