@@ -37,7 +37,7 @@ def results(view, res: AskResult) -> list[dict]:
                 "scores": {"score": h.score, "dense": h.dense_score, "sparse": h.sparse_score,
                            "fused": h.fused_score, "rerank": h.rerank_score, "dense_rank": h.dense_rank,
                            "sparse_rank": h.sparse_rank},
-                "via": h.via})
+                "via": h.via, "trace": list(h.trace or []), "matched_tokens": h.matched_tokens})
     return sorted(rows, key=lambda r: r["rank"] or 0)
 
 
@@ -46,9 +46,12 @@ def retrieval(view, res: AskResult) -> dict:
     return {"knowledge_base": res.kb, "question": res.question, "searched_for": res.standalone_question,
             "results": results(view, res),
             "answerable": {"answerable": res.answerable, "score": res.answerable_score,
-                           "reason": (res.answerability or {}).get("reason")},
+                           "reason": (res.answerability or {}).get("reason"),
+                           "coverage": (res.answerability or {}).get("coverage"),
+                           "rules": list((res.answerability or {}).get("rules") or [])},
             "params": {k: v for k, v in res.settings.items() if k != "published"},
-            "published_version": pub.get("version"), "overrides": pub.get("overrides", [])}
+            "published_version": pub.get("version"), "overrides": pub.get("overrides", []),
+            "query_tokens": res.query_tokens, "trace": [dict(t) for t in res.trace]}
 
 
 def answer(view, res: AskResult) -> dict:
