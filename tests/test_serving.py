@@ -83,3 +83,24 @@ def test_upload_runs_on_a_thread_below_the_callers():
     assert run_below(mine, 0) == before
     with pytest.raises(ValueError, match="bad file"):
         run_below(lambda: (_ for _ in ()).throw(ValueError("bad file")), 5)
+
+
+def test_the_api_shows_windows_from_the_sentences_they_were_built_from(fake_engine):
+    """One store fetch of a window's sentences per answer: the API's before/after lists reuse them."""
+    from swr.api import shape
+    from swr.manage.access import Actor
+
+    eng = fake_engine
+    text = "The kettle boils water. Descale the kettle every month. It switches off by itself. Keep it dry."
+    eng.index_files("a", [("k.txt", text.encode())])
+    view = eng.as_user(Actor.local_user())
+    res = view.ask("How often do I descale the kettle?", "a", view.kb_params("a", window_size=1, top_k=1), llm=False)
+    assert res.window_sentences and "window_sentences" not in res.to_dict()
+    calls = []
+    inner = eng.store.fetch_sentences
+    eng.store.fetch_sentences = lambda kb, keys: calls.append(list(keys)) or inner(kb, keys)
+    rows = shape.results(view, res)
+    assert calls == []  # nothing fetched again
+    top = rows[0]
+    assert "Descale" in top["sentence"] and top["before"] == ["The kettle boils water."]
+    assert top["after"] == ["It switches off by itself."]

@@ -21,7 +21,10 @@ def kb_row(view, kb: dict) -> dict:
 def results(view, res: AskResult) -> list[dict]:
     """One row per hit, in rank order, each with its window split around the hit."""
     keys = [(p.doc_id, i) for p in res.passages for i in range(p.first, p.last + 1)]
-    sents = view.fetch_sentences(res.kb, keys) if keys else {}
+    sents = dict(res.window_sentences or {})  # what the windows were built from (Engine.ask_stream)
+    missing = [k for k in keys if k not in sents]
+    if missing:
+        sents.update(view.fetch_sentences(res.kb, missing))
     rows = []
     for p in res.passages:
         for h in p.hits:
