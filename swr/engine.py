@@ -262,14 +262,8 @@ class Engine:
             raise BadRequest(f"window_size must be between 0 and {win.MAX_WINDOW}.")
         base = retrieval.request or self.default_params()
         rp = base.with_(window_size=w, window_mode=window_mode, budget_chars=budget_chars).validate()
-
-        def fetch(keys):
-            got = self.fetch_sentences(retrieval.kb, keys)
-            if sentences is not None:
-                sentences.update(got)
-            return got
-
-        return windows(retrieval, rp, fetch=fetch, fetch_vectors=lambda keys: self.fetch_vectors(retrieval.kb, keys),
+        return windows(retrieval, rp, fetch=lambda keys: self.fetch_sentences(retrieval.kb, keys), kept=sentences,
+                       fetch_vectors=lambda keys: self.fetch_vectors(retrieval.kb, keys),
                        encode_query=self.embedder.encode_query)
 
     def fetch_vectors(self, kb: str, keys):
@@ -351,10 +345,8 @@ class Engine:
         retrieval = retrieval or self.retrieve(cond.standalone if cond else question, kb, rp)
         w = rp.window_size
         t0 = time.perf_counter()
-        # the stored sentences the windows are built from, the hits' own too (the API shows them)
-        seen: dict = {(h.sentence.doc_id, h.sentence.i): h.sentence for h in retrieval.hits}
         passages = self.passages(retrieval, w, window_mode=rp.window_mode, budget_chars=rp.budget_chars,
-                                 sentences=seen)
+                                 sentences=(seen := {}))  # the stored sentences they show (the API's lists)
         timings = dict(retrieval.timings, window_ms=round((time.perf_counter() - t0) * 1000, 2))
         use_llm = llm and self.answerer.configured and bool(passages)
         stamp = self.stamp({**retrieval.params, "window_mode": rp.window_mode, "budget_chars": rp.budget_chars},
