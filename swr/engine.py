@@ -248,21 +248,21 @@ class Engine:
                       crosslingual=self.crosslingual, reranker=self.reranker)
 
     def passages(self, retrieval: Retrieval, window_size: int | None = None, *, window_mode: str | None = None,
-                 budget_chars: int | None = None) -> list[Passage]:
+                 budget_chars: int | None = None, sentences: dict | None = None) -> list[Passage]:
         """The hits' windows: fetched neighbours, merged. Never embeds (a hand-built retrieval
         without its question vector gets it from the query cache for budget windows).
 
         ``window_mode`` (``fixed`` ±``window_size``, ``section``, ``budget`` within
         ``budget_chars``; see :mod:`swr.retrieve.expand`) defaults to the retrieval's request, then the
         settings. ``section`` on documents indexed before structure was stored raises
-        :class:`swr.core.errors.ReindexNeeded`.
+        :class:`swr.core.errors.ReindexNeeded`. ``sentences`` (a dict) receives the stored sentences fetched.
         """
         w = self.settings.window_size if window_size is None else window_size
         if not 0 <= w <= win.MAX_WINDOW:
             raise BadRequest(f"window_size must be between 0 and {win.MAX_WINDOW}.")
         base = retrieval.request or self.default_params()
         rp = base.with_(window_size=w, window_mode=window_mode, budget_chars=budget_chars).validate()
-        return windows(retrieval, rp, fetch=lambda keys: self.fetch_sentences(retrieval.kb, keys),
+        return windows(retrieval, rp, fetch=lambda keys: self.fetch_sentences(retrieval.kb, keys), kept=sentences,
                        fetch_vectors=lambda keys: self.fetch_vectors(retrieval.kb, keys),
                        encode_query=self.embedder.encode_query)
 
@@ -346,12 +346,14 @@ class Engine:
         retrieval = retrieval or self.retrieve(cond.standalone if cond else question, kb, rp)
         w = rp.window_size
         t0 = time.perf_counter()
-        passages = self.passages(retrieval, w, window_mode=rp.window_mode, budget_chars=rp.budget_chars)
+        passages = self.passages(retrieval, w, window_mode=rp.window_mode, budget_chars=rp.budget_chars,
+                                 sentences=(seen := {}))  # the stored sentences they show (the API's lists)
         timings = dict(retrieval.timings, window_ms=round((time.perf_counter() - t0) * 1000, 2))
         use_llm = llm and self.answerer.configured and bool(passages)
         stamp = self.stamp({**retrieval.params, "window_mode": rp.window_mode, "budget_chars": rp.budget_chars},
                            w, use_llm)
         result = respond.evidence(retrieval, kb, passages, stamp, timings, cond, use_llm)
+        result.window_sentences = seen
         result.settings["published"] = self.published_stamp(kb, rp)
         return result, respond.answer(self, result, retrieval, question, use_llm)
 

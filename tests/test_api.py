@@ -189,3 +189,22 @@ def test_a_revoked_key_stops_working(team):
     ks.revoke(key["id"])
     assert get(team, "/api/v1/knowledge-bases", secret).status_code == 401
     assert all("hash" not in k and "secret" not in k for k in ks.list())
+
+
+def test_results_carry_the_rule_traces_as_ask_json_does(team):
+    """Each hit's ranking rules, the answerability rules and the decision trace: what `ask --json`
+    prints for the same question, in rank order."""
+    eng, key = team["engine"], team["keys"]["root"]
+    q = "How often should I descale the kettle?"
+    r = post(team, "/api/v1/retrieve", key, {"question": q, "knowledge_base": "alpha"}).json()
+    local = eng.ask(q, "alpha", llm=False).to_dict()
+    hits = sorted((h for p in local["passages"] for h in p["hits"]), key=lambda h: h["rank"])
+    assert [x["trace"] for x in r["results"]] == [h["trace"] or [] for h in hits]
+    assert [x["matched_tokens"] for x in r["results"]] == [h["matched_tokens"] for h in hits]
+    assert "descal" in " ".join(r["results"][0]["matched_tokens"])
+    assert r["answerable"]["rules"] == local["answerability"]["rules"] and r["answerable"]["rules"]
+    assert r["trace"] == local["trace"] and r["trace"][0]["rule"].startswith("answerable.")
+    assert r["query_tokens"] == local["query_tokens"]
+    a = post(team, "/api/v1/ask", key, {"question": q, "knowledge_base": "alpha", "llm": False}).json()
+    assert [t["rule"] for t in a["trace"]][:len(r["trace"])] == [t["rule"] for t in r["trace"]]
+    assert len(a["trace"]) > len(r["trace"])  # the answer's check adds its rules

@@ -78,6 +78,22 @@ def test_mcp_refuses_a_foreign_origin_and_a_missing_key(team):  # noqa: F811
     assert r.status_code == 401
     assert allowed_origin("http://localhost:3000", "x:1") and allowed_origin(None, None)
     assert allowed_origin("http://swr.example:8501", "swr.example:8501")
+    assert not allowed_origin("https://helpdesk.example", "swr.example:8501")
+    assert allowed_origin("https://helpdesk.example/", "swr.example:8501", ("https://helpdesk.example",))
+
+
+def test_api_origins_is_a_setting_read_once(tmp_path, monkeypatch):
+    """SWR_API_ORIGINS is read by Settings (environment or secrets file), not at each request."""
+    from swr.core.settings import Settings
+
+    s = Settings.from_env(env={"SWR_API_ORIGINS": " https://a.example/, https://b.example ,,"},
+                          secrets_path=tmp_path / "none.toml", home=tmp_path)
+    assert s.api_origins == ("https://a.example", "https://b.example")
+    (tmp_path / "s.toml").write_text('SWR_API_ORIGINS = ["https://c.example/"]\n')
+    assert Settings.from_env(env={}, secrets_path=tmp_path / "s.toml", home=tmp_path).api_origins == ("https://c.example",)
+    assert Settings(home=tmp_path).api_origins == ()
+    monkeypatch.setenv("SWR_API_ORIGINS", "https://evil.example")  # after the settings were built: no effect
+    assert s.api_origins == ("https://a.example", "https://b.example")
 
 
 def _dify(team, key: str | None, **body):  # noqa: F811

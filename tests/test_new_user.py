@@ -245,7 +245,6 @@ def test_a_bare_yes_or_no_from_the_llm_gets_its_fact():
 def test_the_llm_is_told_which_sentence_answers(user_kb):
     """The extractive answer's relevant sentence goes to the LLM with the passages (in the question's
     language): the 1.5B answered the battery question with the dust box's litres without it."""
-    from swr.answer import respond
     from swr.answer.prompt import answer_hint
 
     eng, kb = user_kb

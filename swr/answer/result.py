@@ -33,6 +33,8 @@ class AskResult:
     check: dict | None = None  # swr.verify.check: each answer sentence against the passages (Engine.check)
     extract: dict | None = None  # an extractive answer's Extract (swr.answer.extractive): sentence, relevance, polarity
     trace: list = field(default_factory=list)  # the rules that decided (answerability, extract, check): rule ids
+    # not a field (never in to_dict): the stored sentences the windows were built from, by (doc_id, i)
+    window_sentences = None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -31,11 +31,15 @@ class ApiState:
         return self.get_engine()
 
     def key_limits(self, key: dict) -> Limits:
+        """The key's limits, counted in ``SWR_HOME/auth/key_limits/<key id>.json`` so that every
+        process on this ``SWR_HOME`` (the app, ``serve``) counts into the same windows."""
         with self.lock:
             lim = self.limits.get(key["id"])
             if lim is None or (lim.questions_per_min, lim.upload_mb_per_hour) != \
                     (key["questions_per_min"], key["upload_mb_per_hour"]):
-                lim = self.limits[key["id"]] = Limits(key["questions_per_min"], key["upload_mb_per_hour"])
+                path = self.engine.settings.home / "auth" / "key_limits" / f"{key['id']}.json"
+                lim = self.limits[key["id"]] = Limits(key["questions_per_min"], key["upload_mb_per_hour"],
+                                                      path=path, shared=True)
             return lim
 
 

@@ -5,10 +5,9 @@ around one sentence of a document) and ``check_answer``.
 
 The transport asks servers to check ``Origin`` (DNS rebinding): a request with an Origin header is
 refused (403) unless it is a loopback origin, the server's own host, or one of ``SWR_API_ORIGINS``
-(comma-separated). Authentication is the API's: a Bearer key, or the open local mode."""
+(comma-separated, ``Settings.api_origins``). Authentication is the API's: a Bearer key, or the open local mode."""
 from __future__ import annotations
 
-import os
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -93,10 +92,11 @@ async def _call(fn) -> dict[str, Any]:
         return body(exc.kind, exc.message, status=status_of(exc))
 
 
-def allowed_origin(origin: str | None, host: str | None) -> bool:
+def allowed_origin(origin: str | None, host: str | None, extra: tuple[str, ...] = ()) -> bool:
+    """Whether a browser ``origin`` may call: none (not a browser), loopback, the server's own
+    ``host``, or one of ``extra`` (``Settings.api_origins``, SWR_API_ORIGINS)."""
     if not origin:
         return True
-    extra = {o.strip().rstrip("/") for o in os.environ.get("SWR_API_ORIGINS", "").split(",") if o.strip()}
     if origin.rstrip("/") in extra:
         return True
     name = urlsplit(origin).hostname or ""
@@ -119,7 +119,8 @@ class McpEndpoint:
 
     async def __call__(self, scope, receive, send) -> None:
         request = Request(scope, receive)
-        if not allowed_origin(request.headers.get("origin"), request.headers.get("host")):
+        origins = self.api_state.engine.settings.api_origins
+        if not allowed_origin(request.headers.get("origin"), request.headers.get("host"), origins):
             resp = JSONResponse(body("origin_refused", "This Origin may not call the MCP endpoint."), status_code=403)
             return await resp(scope, receive, send)
         try:

@@ -128,12 +128,25 @@ class Result(BaseModel):
     lang: str | None
     scores: Scores
     via: str | None
+    trace: list[str] = Field(description="the ids of the ranking rules that placed this hit (cross-lingual "
+                                         "search's rules, some with their numbers), as `ask --json` gives them")
+    matched_tokens: list[str] | None = Field(description="the question's BM25 terms this sentence holds")
+
+
+class RuleStep(BaseModel):
+    """One rule that decided: its stable id and why it fired."""
+
+    model_config = ConfigDict(extra="allow")
+    rule: str
+    why: str | None = None
 
 
 class Answerable(BaseModel):
     answerable: bool
     score: float | None
     reason: str | None
+    coverage: float | None = Field(None, description="the share of the question's terms the evidence holds")
+    rules: list[str] = Field(description="the ids of the answerability rules that decided")
 
 
 class Retrieval(BaseModel):
@@ -145,6 +158,9 @@ class Retrieval(BaseModel):
     params: dict
     published_version: int | None
     overrides: list[str]
+    query_tokens: list[str] | None = Field(description="the question's BM25 terms")
+    trace: list[RuleStep] = Field(description="the rules that decided, in order: answerability, the extractive "
+                                              "answer and (answers) the check, as `ask --json` gives them")
 
 
 class Answer(Retrieval):

@@ -14,6 +14,8 @@ from swr.api import models as m, shape
 from swr.api.auth import Caller, bearer, caller
 from swr.api.errors import body, status_of
 from swr.core.errors import LLMUnavailable, SwrError
+from swr.core.rules.serving import DEFAULT_SERVING
+from swr.ingest.priority import run_below
 
 router = APIRouter(prefix="/api/v1")
 AUTH = {code: {"model": m.ErrorBody, "description": why} for code, why in (
@@ -125,7 +127,8 @@ def upload(kb: str, files: list[UploadFile] = File(...), c: Caller = Depends(who
     """Index files into ``kb`` with the app's loaders and limits; a bad file gets its own error and
     the others are still indexed. Editors with an edit grant and admins only."""
     items = [(f.filename or "upload", f.file.read()) for f in files]
-    results = c.view.index_files(kb, items)
+    # on a thread below the questions: askers meanwhile get the cores first
+    results = run_below(lambda: c.view.index_files(kb, items), DEFAULT_SERVING.upload_nice)
     return {"knowledge_base": kb, "files": [r.to_dict() for r in results],
             "indexed": sum(r.ok for r in results), "failed": sum(not r.ok for r in results)}
 

@@ -21,7 +21,10 @@ def kb_row(view, kb: dict) -> dict:
 def results(view, res: AskResult) -> list[dict]:
     """One row per hit, in rank order, each with its window split around the hit."""
     keys = [(p.doc_id, i) for p in res.passages for i in range(p.first, p.last + 1)]
-    sents = view.fetch_sentences(res.kb, keys) if keys else {}
+    sents = dict(res.window_sentences or {})  # what the windows were built from (Engine.ask_stream)
+    missing = [k for k in keys if k not in sents]
+    if missing:
+        sents.update(view.fetch_sentences(res.kb, missing))
     rows = []
     for p in res.passages:
         for h in p.hits:
@@ -37,7 +40,7 @@ def results(view, res: AskResult) -> list[dict]:
                 "scores": {"score": h.score, "dense": h.dense_score, "sparse": h.sparse_score,
                            "fused": h.fused_score, "rerank": h.rerank_score, "dense_rank": h.dense_rank,
                            "sparse_rank": h.sparse_rank},
-                "via": h.via})
+                "via": h.via, "trace": list(h.trace or []), "matched_tokens": h.matched_tokens})
     return sorted(rows, key=lambda r: r["rank"] or 0)
 
 
@@ -46,9 +49,12 @@ def retrieval(view, res: AskResult) -> dict:
     return {"knowledge_base": res.kb, "question": res.question, "searched_for": res.standalone_question,
             "results": results(view, res),
             "answerable": {"answerable": res.answerable, "score": res.answerable_score,
-                           "reason": (res.answerability or {}).get("reason")},
+                           "reason": (res.answerability or {}).get("reason"),
+                           "coverage": (res.answerability or {}).get("coverage"),
+                           "rules": list((res.answerability or {}).get("rules") or [])},
             "params": {k: v for k, v in res.settings.items() if k != "published"},
-            "published_version": pub.get("version"), "overrides": pub.get("overrides", [])}
+            "published_version": pub.get("version"), "overrides": pub.get("overrides", []),
+            "query_tokens": res.query_tokens, "trace": [dict(t) for t in res.trace]}
 
 
 def answer(view, res: AskResult) -> dict:

@@ -164,7 +164,10 @@ class RetrievalParams:
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        """Every knob as plain values, as ``asdict`` gives them (the caller's own copy); a rules
+        object's dict is built once per (frozen, shared) object: ``asdict`` deep-copied every rule
+        object, twice per answer."""
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
         d["sources"], d["tags"], d["stages"] = list(self.sources), list(self.tags), list(self.stages)
         return d
 
@@ -172,6 +175,28 @@ class RetrievalParams:
     def from_dict(cls, d: dict) -> "RetrievalParams":
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})
+
+
+def _plain(value):
+    """``asdict``'s value of a field: a frozen rules object's dict built once and copied."""
+    if hasattr(value, "__dataclass_fields__"):
+        d = value.__dict__.get("_as_dict")
+        if d is None:
+            d = asdict(value)
+            object.__setattr__(value, "_as_dict", d)
+        return _fresh(d)
+    return _fresh(value)
+
+
+def _fresh(value):
+    """A copy of a JSON-like value (dicts, lists, tuples of immutable leaves), faster than ``deepcopy``."""
+    if isinstance(value, dict):
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fresh(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_fresh(v) for v in value)
+    return value
 
 
 @dataclass(frozen=True)

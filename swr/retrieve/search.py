@@ -94,11 +94,22 @@ def search(question: str, kb: str, rp: RetrievalParams, *, store, embedder, spar
                      foreign=frozenset(found.foreign), translations=dict(found.translations))
 
 
-def windows(retrieval: Retrieval, rp: RetrievalParams, *, fetch, fetch_vectors, encode_query) -> list[Passage]:
+def windows(retrieval: Retrieval, rp: RetrievalParams, *, fetch, fetch_vectors, encode_query,
+            kept: dict | None = None) -> list[Passage]:
     """``retrieval``'s hits widened into merged windows under validated knobs ``rp``
     (:func:`swr.retrieve.expand.build`); ``fetch`` / ``fetch_vectors`` read stored sentences and
     vectors by ``(doc_id, i)``. Budget windows of a hand-built retrieval without its question
-    vector get it from ``encode_query`` (the query cache)."""
+    vector get it from ``encode_query`` (the query cache). ``kept`` (a dict) receives the stored
+    sentences the windows were built from, the hits' own included, by ``(doc_id, i)``."""
+    if kept is not None:
+        kept.update(((h.sentence.doc_id, h.sentence.i), h.sentence) for h in retrieval.hits)
+        inner = fetch
+
+        def fetch(keys):
+            got = inner(keys)
+            kept.update(got)
+            return got
+
     query = retrieval.query_vector
     if rp.window_mode == "budget" and query is None and retrieval.hits:
         query = encode_query(retrieval.question)

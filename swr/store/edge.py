@@ -37,6 +37,7 @@ from swr.store.base import (
 from swr.store.edge_build import Builder, LiveShard, live_folder, remove_stale
 from swr.store.edge_query import match_filter
 from swr.store.edge_schedule import BuildScheduling
+from swr.store.records import RecordCache
 from swr.text.sparse import SparseVec
 
 log = logging.getLogger("swr.store.edge")
@@ -64,6 +65,7 @@ class EdgeStore(BuildScheduling, Store):
         self._optimize_from = 0  # un-indexed points below which optimize() is not worth a call
         self._build_started_with = 0
         self._points = 0  # points at the last count (open, or the last upsert): sets hnsw_ef
+        self._records = RecordCache()  # kbs() and docs() until the next write (this process holds the folder)
         self._lockfd = self._acquire_folder_lock()
         self._builder = Builder(self.root, self._open_shard)
         self._builder.on_done = self._built
@@ -165,7 +167,13 @@ class EdgeStore(BuildScheduling, Store):
     def kbs(self) -> list[str]:
         if self._edge is None:
             return []
-        return sorted(r.payload["kb"] for r in self._scroll(match_filter(type="k"), ["kb"]))
+        return self._records.get("kbs", lambda: sorted(r.payload["kb"] for r in self._scroll(
+            match_filter(type="k"), ["kb"])), self._writes())
+
+    def _writes(self) -> tuple:
+        """What the record cache keys on: this shard and its writes so far."""
+        edge = self._edge
+        return (id(edge), edge.written)
 
     def put_doc(self, kb: str, info: DocInfo) -> None:
         self.wrote(kb)
@@ -178,11 +186,15 @@ class EdgeStore(BuildScheduling, Store):
     def docs(self, kb: str, source: str | None = None, doc_id: str | None = None) -> list[DocInfo]:
         if self._edge is None:
             return []
-        out = []
-        for r in self._scroll(match_filter(type="d", kb=kb, source=source, doc_id=doc_id), True):
-            p = {k: v for k, v in r.payload.items() if k in DocInfo.__dataclass_fields__}
-            out.append(DocInfo(**p))
-        return sorted(out, key=lambda d: d.source)
+
+        def read() -> list[DocInfo]:
+            out = []
+            for r in self._scroll(match_filter(type="d", kb=kb, source=source, doc_id=doc_id), True):
+                p = {k: v for k, v in r.payload.items() if k in DocInfo.__dataclass_fields__}
+                out.append(DocInfo(**p))
+            return sorted(out, key=lambda d: d.source)
+
+        return self._records.get(("docs", kb, source, doc_id), read, self._writes())
 
     def delete_kb(self, kb: str) -> int:
         if self._edge is None:

@@ -54,6 +54,7 @@ class LiveShard:
         self._swapping = False
         self.writes = threading.RLock()
         self.journal: list | None = None  # the writes made since the build's copy, or None
+        self.written = 0  # writes (and swaps) so far: what caches of its records key on (swr.store.records)
 
     def _call(self, name: str, *args, **kwargs):
         with self._cond:
@@ -77,7 +78,11 @@ class LiveShard:
     def update(self, op) -> None:
         """Apply a write; journaled while a build runs, so the built copy gets it too."""
         with self.writes:
-            self._call("update", op)
+            self.written += 1  # before the write too: a read meanwhile is cached under a stale count
+            try:
+                self._call("update", op)
+            finally:
+                self.written += 1
             if self.journal is not None:
                 self.journal.append(op)
 
@@ -98,6 +103,7 @@ class LiveShard:
             while self._users:
                 self._cond.wait()
             old, self._shard = self._shard, shard
+            self.written += 1
             self._swapping = False
             self._cond.notify_all()
         return old

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from swr.core.lang import HAN_BMP as CJK, HAN_BMP_RE  # the one CJK table
+from swr.core.rules.serving import DEFAULT_SERVING
+from swr.text.sparse import stem_en  # one thread-safe, cached stemmer for the whole package
 from swr.text.stopwords import EN_STOP, ZH_STOP
 
 _TERM = re.compile(rf"(?P<cjk>[{CJK}]+)|(?P<word>[0-9a-z\u00c0-\u024f]+(?:[-._/+'][0-9a-z\u00c0-\u024f]+)*)")
@@ -33,22 +35,21 @@ def _stops() -> tuple[frozenset, frozenset]:
     return EN_STOP | _EN_STOP_EXTRA, ZH_STOP
 
 
-def _stemmer():
-    from swr.text.sparse import stem_en  # one thread-safe stemmer for the whole package
-
-    return stem_en
-
-
 def stem(word: str) -> str:
     word = word[:-2] if word.endswith("'s") else word
-    return _stemmer()(word) if word.isalpha() else word
+    return stem_en(word) if word.isalpha() else word
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(60)  # once: each call cleared the logging module's caches under its lock
+    return jieba
 
 
 def _jieba_cut(text: str) -> list[str]:
-    import jieba
-
-    jieba.setLogLevel(60)
-    return list(jieba.cut(text))
+    return list(_jieba().cut(text))
 
 
 def key_terms(claim: str) -> list[str]:
@@ -75,16 +76,24 @@ def content_terms(claim: str) -> list[str]:
             and t not in _UNIT_OF and not _ZH_QUANTITY.fullmatch(t)]
 
 
-def contained(terms: list[str], text: str) -> list[str]:
-    """The terms ``text`` contains: English by stem (``covers`` finds ``cover``), codes and
-    numbers as whole words, Chinese as substrings."""
-    low = norm(text)
+@lru_cache(maxsize=DEFAULT_SERVING.stem_cache_texts)
+def _stems(low: str) -> frozenset:
+    """The stems of a normalised text's words, and of a code's parts (the same windows are tested
+    again and again: cached, it is a pure function of the text)."""
     stems = set()
     for m in _TERM.finditer(low):
         if m.group("word"):
             word = m.group("word").strip("'")
             stems.add(stem(word))
             stems.update(stem(x) for x in _PART.split(word) if x)  # "KX-2000" also holds "2000"
+    return frozenset(stems)
+
+
+def contained(terms: list[str], text: str) -> list[str]:
+    """The terms ``text`` contains: English by stem (``covers`` finds ``cover``), codes and
+    numbers as whole words, Chinese as substrings."""
+    low = norm(text)
+    stems = _stems(low)
     found = []
     for t in terms:
         if HAN_BMP_RE.search(t):

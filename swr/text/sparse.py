@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from swr.core.lang import HAN_BMP
+from swr.core.rules.serving import DEFAULT_SERVING
 from swr.text.stopwords import EN_STOP, ZH_STOP
 
 AVG_SENTENCE_TOKENS = 20.0
@@ -86,8 +87,19 @@ class JiebaBm25:
         self._stem = stem_en
         self.avg_len = avg_len
         self.query_precise = True
+        # a pure function of (text, mode): questions and the hit sentences whose matched terms are
+        # shown recur, so their terms are remembered (documents being indexed are not)
+        self._cached = lru_cache(maxsize=DEFAULT_SERVING.token_cache_texts)(self._tokens)
 
     def tokens(self, text: str, *, query: bool = False) -> list[str]:
+        """The terms of ``text``, in order (repeats kept: they are the term frequencies); remembered
+        for recent texts (:data:`swr.core.rules.serving.ServingRules.token_cache_texts`)."""
+        return list(self._cached(text, query, query and self.query_precise))
+
+    def _tokens(self, text: str, query: bool, precise: bool) -> tuple[str, ...]:
+        return tuple(self.tokenize(text, query=query, precise=precise))
+
+    def tokenize(self, text: str, *, query: bool = False, precise: bool | None = None) -> list[str]:
         """The terms of ``text``, in order (repeats kept: they are the term frequencies).
 
         Documents use jieba's search mode (a long word also yields its sub-words, so "水壶" in a
@@ -100,7 +112,8 @@ class JiebaBm25:
             if m.group("cjk"):
                 # HMM off: dictionary words only (its guessed words, like "前要", match nothing)
                 run = m.group("cjk")
-                words = self._jieba.cut(run, HMM=False) if query and self.query_precise \
+                precise = self.query_precise if precise is None else precise
+                words = self._jieba.cut(run, HMM=False) if query and precise \
                     else self._jieba.cut_for_search(run, HMM=False)
                 out.extend(t for t in words if t not in ZH_STOP)
                 continue
@@ -120,7 +133,7 @@ class JiebaBm25:
         return out
 
     def embed_document(self, text: str) -> SparseVec:
-        tf = Counter(self.tokens(text))
+        tf = Counter(self.tokenize(text))  # not remembered: a document's sentences are indexed once
         n = sum(tf.values())
         norm = K1 * (1 - B + B * n / self.avg_len)
         return _vec({t: c * (K1 + 1) / (c + norm) for t, c in tf.items()})

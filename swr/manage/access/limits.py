@@ -1,18 +1,30 @@
 """Per-user limits: questions per minute and megabytes uploaded per hour (sliding windows, kept
 under ``SWR_HOME/auth/limits.json``: a restart keeps them). ``0`` turns a limit off.
 
+``shared=True`` (the users' limits; the API keys', in ``auth/key_limits/<key id>.json``) makes every
+process on one ``SWR_HOME`` count into the same windows: each count takes the file's lock
+(``flock``, a ``.lock`` file beside it), reads the file, counts and writes it back. Only on one
+machine's disk (several machines behind one ``QDRANT_URL`` count apart: docs/deploy.md).
+
 What counts as a question (:class:`swr.manage.access.GuardedEngine` decides): every answer (chat, preset
 questions, Compare), every search of a question not searched in the last minute (re-searching the
 same question with other knobs is free), and a whole batch run (a Tune sweep, a Verify run, a
 Compare of two configurations) as one."""
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import threading
 import time
 from collections import defaultdict, deque
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: one process per SWR_HOME counts on its own
+    fcntl = None
 
 from swr.core.errors import BadRequest
 from swr.core.files import write_json_atomic
@@ -29,23 +41,38 @@ class LimitReached(BadRequest):
 
 class Limits:
     def __init__(self, questions_per_min: int = 0, upload_mb_per_hour: float = 0.0, clock=time.time,
-                 path: Path | None = None) -> None:
+                 path: Path | None = None, shared: bool = False) -> None:
         self.questions_per_min = int(questions_per_min or 0)
         self.upload_mb_per_hour = float(upload_mb_per_hour or 0)
         self._clock, self._path = clock, path
-        kept = _read(path) if path else {}
+        self._shared = bool(shared and path is not None)  # re-read under the file's lock at each count
+        self._load(_read(path) if path else {})
+        self._lock = threading.Lock()
+
+    def _load(self, kept: dict) -> None:
         self._questions: dict[str, deque] = defaultdict(deque, {u: deque(v) for u, v in
                                                                 kept.get("questions", {}).items()})
         # user -> question -> when it was last searched
         self._searched: dict[str, dict[str, float]] = defaultdict(dict, kept.get("searched", {}))
         self._uploads: dict[str, deque] = defaultdict(deque, {u: deque(tuple(x) for x in v) for u, v in
                                                               kept.get("uploads", {}).items()})
-        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def _turn(self):
+        """This process's lock; shared, also the file's lock, with the counts re-read from the file
+        (another process may have counted since)."""
+        with self._lock:
+            if not self._shared:
+                yield
+                return
+            with _file_lock(self._path):
+                self._load(_read(self._path))
+                yield
 
     @classmethod
     def for_settings(cls, settings) -> "Limits":
         return cls(settings.user_questions_per_min, settings.user_upload_mb_per_hour,
-                   path=settings.home / "auth" / "limits.json")
+                   path=settings.home / "auth" / "limits.json", shared=True)
 
     def _save(self) -> None:
         if self._path is not None:
@@ -60,7 +87,7 @@ class Limits:
             return False
         now = self._clock()
         key = " ".join(key.split()).casefold() if key else None
-        with self._lock:
+        with self._turn():
             seen = self._searched[user]
             for k in [k for k, t in seen.items() if now - t >= 60]:
                 del seen[k]
@@ -88,7 +115,7 @@ class Limits:
             return
         now = self._clock()
         cap = self.upload_mb_per_hour * 1024 * 1024
-        with self._lock:
+        with self._turn():
             q = self._uploads[user]
             while q and now - q[0][0] >= 3600:
                 q.popleft()
@@ -171,6 +198,30 @@ class SignInThrottle:
         """The refusal while a name is throttled (the same for every name)."""
         return (f"Too many failed sign-ins with this user name: try again in {wait_s} s "
                 f"(after {self.max_failures} failures within {self.window_s / 60:g} minutes).")
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path):
+    """An exclusive ``flock`` on ``<path>.lock`` (mode 0600) for every process on this machine; none
+    where ``fcntl`` is missing or the file cannot be opened (counted in this process only, logged)."""
+    lock = Path(path).with_name(Path(path).name + ".lock")
+    fd = None
+    if fcntl is not None:
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            log.warning("limits counted in this process only: %s", exc)
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
 
 def _read(path: Path | None) -> dict:

