@@ -404,6 +404,10 @@ def test_team_lead_slips_cost_nothing_in_chromium(team_server, tmp_path):
             other.get_by_role("button", name="Delete document…").click()
             other.get_by_role("button", name="Delete blender.txt").click()
             other.get_by_text("Moved blender.txt").wait_for(timeout=60_000)
+            # the rerun that shows the message redraws the tabs: read the selection once they settle
+            other.wait_for_function("() => [...document.querySelectorAll('[role=tab]')].some(t => "
+                                    "t.textContent.includes('Documents') && t.getAttribute('aria-selected') === 'true')",
+                                    timeout=15_000)
             assert other.get_by_role("tab", name="Documents").get_attribute("aria-selected") == "true"
             other.screenshot(path=str(ARTIFACTS / "7-doc-deleted.png"))
 
