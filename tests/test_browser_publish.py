@@ -5,6 +5,7 @@ the command line (through the running app) answer with it too; restoring an earl
 the same. Skipped, or failed under CI, like tests/test_browser.py when Chromium is missing."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -70,10 +71,12 @@ def _publish(page, label: str = "Publish these settings") -> None:
     button.click()
 
 
-def test_an_editor_publishes_and_another_agents_chat_and_the_api_use_that_version(publish_server):
+@contextlib.contextmanager
+def _editor_and_agent(url: str, failure: str):
+    """The editor's and the agent's pages, each signed in and at the chat (screenshots
+    ``failure-<failure>-<name>.png`` when the block fails)."""
     from playwright.sync_api import sync_playwright
 
-    url = publish_server["url"]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -84,32 +87,38 @@ def test_an_editor_publishes_and_another_agents_chat_and_the_api_use_that_versio
             sign_in(agent, url, *AGENT)
             for page in (editor, agent):
                 page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=START_TIMEOUT_S * 1000)
-            _ask(agent, None)  # nothing published yet
-            assert agent.get_by_role("button", name="Publish these settings").count() == 0  # agents may not
-            _publish(editor)
-            editor.get_by_text("Published version 1").first.wait_for(timeout=60_000)
-            _publish(editor)  # version 2
-            editor.get_by_text("Published version 2").first.wait_for(timeout=60_000)
-            _ask(agent, "published v2")
-            _publish(editor, "Restore")  # the older version (1) again, as version 3
-            editor.get_by_text("restored as version 3").first.wait_for(timeout=60_000)
-            _ask(agent, "published v3")
-            req = urllib.request.Request(url + "/api/v1/retrieve", method="POST",
-                                         data=json.dumps({"question": QUESTION, "knowledge_base": "alpha"}).encode(),
-                                         headers={"Authorization": f"Bearer {publish_server['key']}",
-                                                  "Content-Type": "application/json"})
-            with urllib.request.urlopen(req, timeout=120) as r:
-                assert json.loads(r.read())["published_version"] == 3
-            audit = [json.loads(x) for x in (publish_server["log"].parent / "home" / "audit.jsonl")
-                     .read_text().splitlines()]
-            assert [e["object"] for e in audit if e["action"] == "publish"] == ["v1", "v2", "v3"]
-            agent.screenshot(path=str(ARTIFACTS / "publish-agent.png"))
+            yield editor, agent
         except Exception:
             for name, page in (("editor", editor), ("agent", agent)):
-                page.screenshot(path=str(ARTIFACTS / f"failure-publish-{name}.png"))
+                page.screenshot(path=str(ARTIFACTS / f"failure-{failure}-{name}.png"))
             raise
         finally:
             browser.close()
+
+
+def test_an_editor_publishes_and_another_agents_chat_and_the_api_use_that_version(publish_server):
+    url = publish_server["url"]
+    with _editor_and_agent(url, "publish") as (editor, agent):
+        _ask(agent, None)  # nothing published yet
+        assert agent.get_by_role("button", name="Publish these settings").count() == 0  # agents may not
+        _publish(editor)
+        editor.get_by_text("Published version 1").first.wait_for(timeout=60_000)
+        _publish(editor)  # version 2
+        editor.get_by_text("Published version 2").first.wait_for(timeout=60_000)
+        _ask(agent, "published v2")
+        _publish(editor, "Restore")  # the older version (1) again, as version 3
+        editor.get_by_text("restored as version 3").first.wait_for(timeout=60_000)
+        _ask(agent, "published v3")
+        req = urllib.request.Request(url + "/api/v1/retrieve", method="POST",
+                                     data=json.dumps({"question": QUESTION, "knowledge_base": "alpha"}).encode(),
+                                     headers={"Authorization": f"Bearer {publish_server['key']}",
+                                              "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=120) as r:
+            assert json.loads(r.read())["published_version"] == 3
+        audit = [json.loads(x) for x in (publish_server["log"].parent / "home" / "audit.jsonl")
+                 .read_text().splitlines()]
+        assert [e["object"] for e in audit if e["action"] == "publish"] == ["v1", "v2", "v3"]
+        agent.screenshot(path=str(ARTIFACTS / "publish-agent.png"))
 
 
 def _api_version(server) -> int | None:
@@ -135,54 +144,37 @@ def _cli(server) -> dict:
 
 
 def test_an_editor_publishes_from_tune_and_every_consumer_uses_that_version(publish_server):
-    from playwright.sync_api import sync_playwright
-
     from swr.manage.published import PublishedStore
 
     url = publish_server["url"]
     store = PublishedStore(publish_server["home"] / "published.json")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        editor = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-        agent = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-        try:
-            sign_in(editor, url, *EDITOR)
-            sign_in(agent, url, *AGENT)
-            for page in (editor, agent):
-                page.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=START_TIMEOUT_S * 1000)
-            editor.get_by_role("link", name="Tune").click()
-            editor.get_by_role("button", name="Run sweep").first.click()
-            publish = editor.get_by_role("button", name="Publish for this knowledge base")
-            publish.wait_for(state="visible", timeout=300_000)
-            assert editor.get_by_role("button", name="Apply to chat").is_visible()  # beside it
-            publish.click()
-            editor.get_by_text("Published version 1").first.wait_for(timeout=60_000)
-            v1 = store.current("alpha")
-            assert v1.version == 1 and v1.origin == "tune" and v1.by == EDITOR[0] and v1.evidence
-            _ask(agent, "published v1")
-            assert _api_version(publish_server) == 1
-            assert _cli(publish_server)["published"] == {"version": 1, "overrides": []}
-            agent.get_by_role("link", name="Tune").click()  # agents may run Tune but not publish
-            agent.get_by_role("button", name="Run sweep").first.click()
-            agent.get_by_role("button", name="Apply to chat").wait_for(state="visible", timeout=300_000)
-            assert agent.get_by_role("button", name="Publish for this knowledge base").count() == 0
-            agent.get_by_role("link", name="Chat").click()
-            agent.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=60_000)
-            publish.click()  # version 2
-            editor.get_by_text("Published version 2").first.wait_for(timeout=60_000)
-            editor.get_by_role("link", name="Chat").click()  # the chat's sidebar lists the versions
-            editor.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=60_000)
-            _publish(editor, "Restore")  # version 1 again, from the sidebar, as version 3
-            editor.get_by_text("restored as version 3").first.wait_for(timeout=60_000)
-            assert store.current("alpha").params == v1.params
-            _ask(agent, "published v3")
-            assert _api_version(publish_server) == 3
-            assert _cli(publish_server)["published"] == {"version": 3, "overrides": []}
-            editor.screenshot(path=str(ARTIFACTS / "publish-tune-editor.png"))
-        except Exception:
-            for name, page in (("editor", editor), ("agent", agent)):
-                page.screenshot(path=str(ARTIFACTS / f"failure-publish-tune-{name}.png"))
-            raise
-        finally:
-            browser.close()
+    with _editor_and_agent(url, "publish-tune") as (editor, agent):
+        editor.get_by_role("link", name="Tune").click()
+        editor.get_by_role("button", name="Run sweep").first.click()
+        publish = editor.get_by_role("button", name="Publish for this knowledge base")
+        publish.wait_for(state="visible", timeout=300_000)
+        assert editor.get_by_role("button", name="Apply to chat").is_visible()  # beside it
+        publish.click()
+        editor.get_by_text("Published version 1").first.wait_for(timeout=60_000)
+        v1 = store.current("alpha")
+        assert v1.version == 1 and v1.origin == "tune" and v1.by == EDITOR[0] and v1.evidence
+        _ask(agent, "published v1")
+        assert _api_version(publish_server) == 1
+        assert _cli(publish_server)["published"] == {"version": 1, "overrides": []}
+        agent.get_by_role("link", name="Tune").click()  # agents may run Tune but not publish
+        agent.get_by_role("button", name="Run sweep").first.click()
+        agent.get_by_role("button", name="Apply to chat").wait_for(state="visible", timeout=300_000)
+        assert agent.get_by_role("button", name="Publish for this knowledge base").count() == 0
+        agent.get_by_role("link", name="Chat").click()
+        agent.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=60_000)
+        publish.click()  # version 2
+        editor.get_by_text("Published version 2").first.wait_for(timeout=60_000)
+        editor.get_by_role("link", name="Chat").click()  # the chat's sidebar lists the versions
+        editor.locator('[data-testid="stChatInputTextArea"]').wait_for(timeout=60_000)
+        _publish(editor, "Restore")  # version 1 again, from the sidebar, as version 3
+        editor.get_by_text("restored as version 3").first.wait_for(timeout=60_000)
+        assert store.current("alpha").params == v1.params
+        _ask(agent, "published v3")
+        assert _api_version(publish_server) == 3
+        assert _cli(publish_server)["published"] == {"version": 3, "overrides": []}
+        editor.screenshot(path=str(ARTIFACTS / "publish-tune-editor.png"))
