@@ -57,10 +57,10 @@ from swr.answer.answerable_terms import (
     translated_names,
     unknown_terms,
 )
-from swr.answer.evidence import weigh
+from swr.answer.evidence import standout, weigh
 from swr.answer.substantive import substantive_text
 from swr.core.ids import sentence_id
-from swr.core.lang import has_han
+from swr.core.lang import detect_lang, has_han
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules, AnswerThresholds
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
@@ -329,7 +329,7 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
 
 def assess(engine, question: str, kb: str, hits, passages: list[Passage], filters: dict | None = None,
            pool: list | None = None, named=frozenset(), foreign=frozenset(),
-           translations: dict | None = None) -> Answerability:
+           translations: dict | None = None, cosines: dict | None = None) -> Answerability:
     """Decide whether ``passages`` (retrieved for ``question`` from ``kb`` with ``filters``:
     the retrieval's params) answer it; ``pool``, ``named``, ``foreign``: the retrieval's dense
     candidates and the documents its question names or not, ``translations`` the question's
@@ -376,8 +376,9 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                "subject": None if subject is None else round(subject, 4),
                "translated": None if other is None else [round(x, 4) for x in other],
                "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names)}
+    signals["standout"] = standout(cosines, detect_lang(question), rules.evidence.standout_depth)
     if not ok and rule in (Rule.BELOW, Rule.NO_TERM) and t is rules.e5:  # the bars refused: the score's turn
-        said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals)
+        said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages)
         if said:
             ok, why, rule = True, Reason(said, Rule.EVIDENCE), Rule.EVIDENCE
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),

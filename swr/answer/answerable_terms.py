@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from swr.core.lang import HAN_BMP, has_han
+from swr.core.lang import HAN_BMP, HAN_BMP_RE, has_han
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
@@ -176,3 +176,29 @@ def translated_evidence(question: str, hits, passages: list[Passage], translatio
     except Exception:  # noqa: BLE001  (a failure reads as no evidence)
         return None
     return Translated(cos, cover, len(terms), n_unknown)
+
+
+def gloss_cover(question: str, passages: list[Passage]) -> float | None:
+    """The share of the question's content terms the other language's passages say, read through
+    the dictionary's every sense (CC-CEDICT): an English question's terms among the glosses of the
+    Chinese passages' words; a Chinese question's term when a content word of one of its glosses is
+    in the English passages. None: no passage in the other language, or no term."""
+    from swr.text.glossary import glossary
+
+    zh = has_han(question)
+    other = "\n".join(p.text for p in passages if has_han(p.text) != zh)
+    terms = question_terms(question)
+    if not other or not terms:
+        return None
+    g = glossary()
+    if not zh:
+        bag = " ".join(" ".join(g.zh_en.get(w, ())) for w in set(g.segment(other)) if HAN_BMP_RE.search(w))
+        return len(cl.contained(terms, bag)) / len(terms)
+    found = 0
+    for t in terms:
+        words = [t] if t in g.zh_en else [w for w in g.segment(t) if w in g.zh_en]
+        glosses = " ".join(" ".join(g.zh_en[w]) for w in words)
+        gl = [x for x in cl.content_terms(glosses) if not HAN_BMP_RE.search(x)]
+        if gl and cl.contained(gl, other):
+            found += 1
+    return found / len(terms)

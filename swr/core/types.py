@@ -108,6 +108,8 @@ class Hits(list):
         # the question's translations searched, by language (swr.retrieve.crosslingual; answerability
         # finds their names in the other language's passages: swr.answer.answerable)
         self.translations: dict[str, str] = {}
+        # each searched list's dense cosines, best first (swr.retrieve.crosslingual.Plan.cosines)
+        self.cosines: dict[str, list[float]] = {}
 
     @classmethod
     def of(cls, hits) -> "Hits":

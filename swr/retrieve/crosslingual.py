@@ -75,6 +75,10 @@ class Plan:
     # the documents about another product than the named ones (fuse's ``foreign``; answerability
     # reads no cosine in them: swr/answer/answerable.py)
     foreign: set[str] = field(default_factory=set)
+    # each list's dense cosines, best first, by ``"own:<lang>"`` (the question's vector; the question
+    # language's list spans every language) and ``"translation:<lang>"``: how far the best stands
+    # out of its list (answerability's evidence: swr/answer/evidence.py)
+    cosines: dict[str, list[float]] = field(default_factory=dict)
 
 
 def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
@@ -120,6 +124,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
                                  for lang in tlangs])
     plan.searches += len(found)
     own_of, translated_of = dict(zip(langs, found)), dict(zip(tlangs, found[len(langs):]))
+    plan.cosines = xl_fuse.list_cosines(own_of, translated_of)
     for lang in langs:
         if lang == qlang:
             lists.append((None, own_of[lang]))
@@ -351,6 +356,7 @@ class CrossLingual:
         # with the hits, not read from self.last (another thread's search may replace it)
         out.named, out.foreign = frozenset(plan.subjects), frozenset(plan.foreign)
         out.translations = dict(plan.translations)
+        out.cosines = dict(plan.cosines)
         return out
 
     def subject_version(self, kb: str):

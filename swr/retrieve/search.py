@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
+from swr.core.lang import detect_lang
 from swr.core.params import MAX_TOP_K, RetrievalParams
 from swr.core.types import Hit, Hits, Passage
 from swr.retrieve import expand, rerank
@@ -28,6 +29,7 @@ class Retrieval:
     named: frozenset = frozenset()  # the documents the question names (Hits.named)
     foreign: frozenset = frozenset()  # another product's documents than the question names (Hits.foreign)
     translations: dict = field(default_factory=dict)  # the question's translations searched, by language (Hits)
+    cosines: dict = field(default_factory=dict)  # each searched list's dense cosines, best first (Hits)
 
     @property
     def answer_pool(self) -> list:
@@ -39,7 +41,7 @@ class Retrieval:
         list is a prefix of the top-K list)."""
         req = self.request.with_(top_k=k) if self.request is not None else None
         return replace(self, hits=self.hits[:k], params={**self.params, "top_k": k}, timings=dict(self.timings),
-                       request=req, translations=dict(self.translations))
+                       request=req, translations=dict(self.translations), cosines=dict(self.cosines))
 
 
 def rerank_pool(rp: RetrievalParams) -> int | None:
@@ -91,7 +93,14 @@ def search(question: str, kb: str, rp: RetrievalParams, *, store, embedder, spar
                      timings={"embed_ms": round((t1 - t0) * 1000, 2), "search_ms": round((t2 - t1) * 1000, 2)},
                      request=rp, query_vector=dense, query_tokens=terms, dense_pool=list(found.dense_pool),
                      translated_pool=list(found.translated_pool), named=frozenset(found.named),
-                     foreign=frozenset(found.foreign), translations=dict(found.translations))
+                     foreign=frozenset(found.foreign), translations=dict(found.translations),
+                     cosines=dict(found.cosines) or _own_cosines(question, found))
+
+
+def _own_cosines(question: str, found: Hits) -> dict:
+    """A plain (not cross-lingual) search's one list of dense cosines, best first, keyed as
+    :attr:`swr.core.types.Hits.cosines` keys the cross-lingual lists."""
+    return {f"own:{detect_lang(question)}": sorted((c for _, c in found.dense_pool), reverse=True)}
 
 
 def windows(retrieval: Retrieval, rp: RetrievalParams, *, fetch, fetch_vectors, encode_query,

@@ -188,3 +188,10 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
         h.rank, h.via, h.score, h.trace = r, via, round(score, 6), trace
         out.append(h)
     return out
+
+
+def list_cosines(own_of: dict, translated_of: dict) -> dict[str, list[float]]:
+    """Each list's dense cosines, best first (:attr:`Plan.cosines`), from the store's hits by
+    language of the question's own vector and of its translations'."""
+    return {f"{kind}:{lang}": sorted((c for _, c in getattr(hits, "dense_pool", ())), reverse=True)
+            for kind, of in (("own", own_of), ("translation", translated_of)) for lang, hits in of.items()}
