@@ -50,6 +50,19 @@ def test_the_unknown_terms_share_is_a_rule():
     assert not ok and why.rule == Rule.UNKNOWN_TERMS
 
 
+def test_in_a_knowledge_base_of_both_languages_the_translation_speaks_for_unknown_terms():
+    """Real (XQuAD mixed): "乐器画廊是在哪一年关闭的？", its answer in an English paragraph, 3 of its 4
+    Chinese terms in no document: refused as unknown before; its translation's terms are known, so
+    it is about what the English documents say. A translation mostly unknown too still refuses."""
+    args = dict(has_terms=True, unknown=("乐器", "哪一年", "关闭"), n_terms=4)
+    ok, why = decide(0.9, 0.5, False, E5, translated=(0.85, 0.5, 4, 1), **args)
+    assert ok, why
+    ok, why = decide(0.9, 0.5, False, E5, translated=(0.85, 0.5, 4, 3), **args)
+    assert not ok and why.rule == Rule.UNKNOWN_TERMS
+    ok, why = decide(0.9, 0.5, False, E5, **args)  # one language: no translation
+    assert not ok and why.rule == Rule.UNKNOWN_TERMS
+
+
 def test_the_other_languages_passages_answer_by_their_cosine_and_the_translations_terms():
     """A question whose closest sentence by its own vector is another document of its language
     (below the bars) but whose passages of the other language score high by its translation and
