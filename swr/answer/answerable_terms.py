@@ -178,11 +178,13 @@ def translated_evidence(question: str, hits, passages: list[Passage], translatio
     return Translated(cos, cover, len(terms), n_unknown)
 
 
-def gloss_cover(question: str, passages: list[Passage]) -> float | None:
+def gloss_cover(question: str, passages: list[Passage], senses: int) -> float | None:
     """The share of the question's content terms the other language's passages say, read through
-    the dictionary's every sense (CC-CEDICT): an English question's terms among the glosses of the
-    Chinese passages' words; a Chinese question's term when a content word of one of its glosses is
-    in the English passages. None: no passage in the other language, or no term."""
+    the dictionary (CC-CEDICT, each word's first ``senses`` glosses: a word's later senses are rare
+    meanings that match common question words by chance, "light" and "speed" in an appliance
+    manual): an English question's terms among the glosses of the Chinese passages' words; a
+    Chinese question's term when a content word of one of its glosses is in the English passages.
+    None: no passage in the other language, or no term."""
     from swr.text.glossary import glossary
 
     zh = has_han(question)
@@ -192,12 +194,12 @@ def gloss_cover(question: str, passages: list[Passage]) -> float | None:
         return None
     g = glossary()
     if not zh:
-        bag = " ".join(" ".join(g.zh_en.get(w, ())) for w in set(g.segment(other)) if HAN_BMP_RE.search(w))
+        bag = " ".join(" ".join(g.zh_en.get(w, [])[:senses]) for w in set(g.segment(other)) if HAN_BMP_RE.search(w))
         return len(cl.contained(terms, bag)) / len(terms)
     found = 0
     for t in terms:
         words = [t] if t in g.zh_en else [w for w in g.segment(t) if w in g.zh_en]
-        glosses = " ".join(" ".join(g.zh_en[w]) for w in words)
+        glosses = " ".join(" ".join(g.zh_en[w][:senses]) for w in words)
         gl = [x for x in cl.content_terms(glosses) if not HAN_BMP_RE.search(x)]
         if gl and cl.contained(gl, other):
             found += 1

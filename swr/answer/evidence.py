@@ -65,7 +65,7 @@ def weigh(engine, question: str, kb: str, cos: float, cover: float, cross: bool,
     if len(terms) < model.min_terms:
         return None
     unknown = unknown_terms(engine, question, kb)
-    gcover = gloss_cover(question, passages or []) or 0.0
+    gcover = gloss_cover(question, passages or [], model.gloss_senses) or 0.0
     signals.update(unknown=len(unknown), gcover=round(gcover, 4))
     # across languages the translation's terms (or the dictionary's reading of the other language's
     # passages) are the ones the other language's passages can hold
