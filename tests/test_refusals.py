@@ -69,14 +69,17 @@ def test_the_other_languages_passages_answer_by_their_cosine_and_the_translation
     write its translation's terms is answered (BiPaR / XQuAD cross-language answers were refused
     70 % / 83 % of the time); a low cosine or no shared term is not enough."""
     t = DEFAULT_ANSWER
-    ok, why = decide(0.80, 0.0, False, E5, translated=(t.translated_cos + 0.01, t.translated_cover))
+    n = t.translated_min_terms
+    ok, why = decide(0.80, 0.0, False, E5, translated=(t.translated_cos + 0.01, t.translated_cover, n, 0))
     assert ok and why.rule == Rule.TRANSLATED, why
-    assert not decide(0.80, 0.0, False, E5, translated=(t.translated_cos - 0.01, 1.0))[0]
-    assert not decide(0.80, 0.0, False, E5, translated=(0.95, t.translated_cover - 0.01))[0]
+    assert not decide(0.80, 0.0, False, E5, translated=(t.translated_cos - 0.01, 1.0, n, 0))[0]
+    assert not decide(0.80, 0.0, False, E5, translated=(0.95, t.translated_cover - 0.01, n, 0))[0]
     # a question without content terms ("What is 24 hours in minutes?"): its translation vouches for nothing
-    assert not decide(0.80, 0.0, False, E5, has_terms=False, translated=(0.95, 1.0))[0]
+    assert not decide(0.80, 0.0, False, E5, has_terms=False, translated=(0.95, 1.0, n, 0))[0]
+    # nor does a translation of one word ("What is the power of the sun?" -> 功率, in the sample manuals)
+    assert not decide(0.80, 0.0, False, E5, translated=(0.95, 1.0, n - 1, 0))[0]
     # the refusing rules still come first: a code no passage writes
-    assert not decide(0.80, 0.0, False, E5, missing=("E9",), translated=(0.95, 1.0))[0]
+    assert not decide(0.80, 0.0, False, E5, missing=("E9",), translated=(0.95, 1.0, n, 0))[0]
 
 
 def test_translated_evidence_reads_only_the_other_languages_passages_and_grounded_hits():

@@ -324,7 +324,7 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     # minutes?" finds the rice cooker's "24 小时" by its translation, which vouches for nothing asked
     tr = Translated(*translated) if translated else None
     if has_terms and tr and tr.cos >= rules.translated_cos and tr.cover >= rules.translated_cover \
-            and tr.unknown <= rules.unknown_share * tr.terms:
+            and tr.terms >= rules.translated_min_terms and tr.unknown <= rules.unknown_share * tr.terms:
         return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_cos:g} "
                             f"and {translated[1]:.0%} of the question's translated terms found", Rule.TRANSLATED)
     bar = t.cross if cross else t.high
