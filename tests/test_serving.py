@@ -204,3 +204,24 @@ def test_a_sentence_read_during_a_delete_is_not_served_after_it(fake_engine):
     eng.store.delete_doc("a", doc.doc_id)
     edge.update = inner
     assert eng.store.get(ids) == []
+
+
+def test_changed_knobs_and_the_stamp_are_those_of_the_dicts():
+    from swr.core.rules.crosslingual import CrossLingualRules
+    from swr.manage.published import overrides
+    from swr.retrieve.search import request_stamp
+
+    base = RetrievalParams()
+    others = [base, RetrievalParams(), base.with_(top_k=3, sources=("x.md",)), base.with_(min_score=0.2),
+              base.with_(crosslingual=CrossLingualRules(other_product_last=False)), base.with_(window_size=4, lang="en")]
+    for a in others:
+        for b in others:
+            da, db = a.to_dict(), b.to_dict()
+            assert a.changed_from(b) == [k for k in da if da[k] != db[k]]
+            assert overrides(a, b) == sorted(k for k in da if k not in ("sources", "tags", "lang") and da[k] != db[k])
+        want = a.to_dict()
+        want.pop("window_size")
+        for name in ("crosslingual", "condense", "extractive"):
+            if want[name] == base.to_dict()[name]:
+                want.pop(name)
+        assert request_stamp(a) == want and list(request_stamp(a)) == list(want)

@@ -163,13 +163,19 @@ class RetrievalParams:
             raise BadRequest(f"Unknown stage(s) {', '.join(bad)}: use {', '.join(STAGES)}.")
         return self
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every knob as plain values, as ``asdict`` gives them (the caller's own copy); a rules
-        object's dict is built once per (frozen, shared) object: ``asdict`` deep-copied every rule
-        object, twice per answer."""
-        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
-        d["sources"], d["tags"], d["stages"] = list(self.sources), list(self.tags), list(self.stages)
+    def to_dict(self, skip: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+        """Every knob (but those in ``skip``) as plain values, as ``asdict`` gives them (the caller's
+        own copy); a rules object's dict is built once per (frozen, shared) object: ``asdict``
+        deep-copied every rule object, twice per answer."""
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in skip}
+        for name in ("sources", "tags", "stages"):
+            if name in d:
+                d[name] = list(getattr(self, name))
         return d
+
+    def changed_from(self, other: "RetrievalParams") -> list[str]:
+        """The knobs whose :meth:`to_dict` values differ from ``other``'s, compared without copying."""
+        return [f.name for f in fields(self) if _view(getattr(self, f.name)) != _view(getattr(other, f.name))]
 
     @classmethod
     def from_dict(cls, d: dict) -> "RetrievalParams":
@@ -177,15 +183,20 @@ class RetrievalParams:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-def _plain(value):
-    """``asdict``'s value of a field: a frozen rules object's dict built once and copied."""
+def _view(value):
+    """``asdict``'s value of a field, not copied: a frozen rules object's dict built once."""
     if hasattr(value, "__dataclass_fields__"):
         d = value.__dict__.get("_as_dict")
         if d is None:
             d = asdict(value)
             object.__setattr__(value, "_as_dict", d)
-        return _fresh(d)
-    return _fresh(value)
+        return d
+    return value
+
+
+def _plain(value):
+    """``asdict``'s value of a field: a frozen rules object's dict built once and copied."""
+    return _fresh(_view(value))
 
 
 def _fresh(value):

@@ -12,9 +12,8 @@ import copy
 import threading
 from collections.abc import Callable, Hashable
 
-from swr.core.types import Sentence
-
 from swr.core.rules.serving import DEFAULT_SERVING, ServingRules
+from swr.core.types import Sentence
 
 
 class RecordCache:

