@@ -225,3 +225,15 @@ def test_changed_knobs_and_the_stamp_are_those_of_the_dicts():
             if want[name] == base.to_dict()[name]:
                 want.pop(name)
         assert request_stamp(a) == want and list(request_stamp(a)) == list(want)
+
+
+def test_default_rules_are_one_shared_object_whatever_built_them():
+    from dataclasses import asdict as as_dict
+
+    from swr.core.rules.crosslingual import CrossLingualRules
+
+    a, b = RetrievalParams(), RetrievalParams.from_dict(RetrievalParams().to_dict())
+    assert a.crosslingual is b.crosslingual and a.answerable is b.answerable  # their dicts built once
+    changed = RetrievalParams(crosslingual={"other_product_last": False})
+    assert changed.crosslingual is not a.crosslingual and changed.crosslingual == CrossLingualRules(other_product_last=False)
+    assert changed.to_dict()["crosslingual"] == as_dict(changed.crosslingual)

@@ -116,10 +116,8 @@ class RetrievalParams:
     answerable: AnswerRules = field(default_factory=AnswerRules)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "crosslingual", CrossLingualRules.from_dict(self.crosslingual))
-        object.__setattr__(self, "condense", CondenseRules.from_dict(self.condense))
-        object.__setattr__(self, "extractive", ExtractiveRules.from_dict(self.extractive))
-        object.__setattr__(self, "answerable", AnswerRules.from_dict(self.answerable))
+        for name, cls in _RULES.items():
+            object.__setattr__(self, name, _shared(cls.from_dict(getattr(self, name))))
         object.__setattr__(self, "sources", _tuple(self.sources))
         object.__setattr__(self, "tags", _tuple(self.tags))
         if self.stages is None:
@@ -174,13 +172,31 @@ class RetrievalParams:
         return d
 
     def changed_from(self, other: "RetrievalParams") -> list[str]:
-        """The knobs whose :meth:`to_dict` values differ from ``other``'s, compared without copying."""
-        return [f.name for f in fields(self) if _view(getattr(self, f.name)) != _view(getattr(other, f.name))]
+        """The knobs whose :meth:`to_dict` values differ from ``other``'s, compared without copying
+        (equal rules objects have equal dicts: only unequal ones are compared as dicts)."""
+        return [f.name for f in fields(self) if not _same(getattr(self, f.name), getattr(other, f.name))]
 
     @classmethod
     def from_dict(cls, d: dict) -> "RetrievalParams":
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})
+
+
+_RULES = {"crosslingual": CrossLingualRules, "condense": CondenseRules, "extractive": ExtractiveRules,
+          "answerable": AnswerRules}
+_DEFAULT_RULES = {cls: cls() for cls in _RULES.values()}
+
+
+def _shared(rules):
+    """The one shared default rules object when ``rules`` equals it (frozen: its dict is built once
+    for every question, not once per params object), else ``rules``."""
+    default = _DEFAULT_RULES.get(type(rules))
+    return default if default is not None and (rules is default or rules == default) else rules
+
+
+def _same(a, b) -> bool:
+    """Whether two field values have equal :func:`_plain` values."""
+    return a is b or a == b or _view(a) == _view(b)
 
 
 def _view(value):
