@@ -237,3 +237,37 @@ def test_default_rules_are_one_shared_object_whatever_built_them():
     changed = RetrievalParams(crosslingual={"other_product_last": False})
     assert changed.crosslingual is not a.crosslingual and changed.crosslingual == CrossLingualRules(other_product_last=False)
     assert changed.to_dict()["crosslingual"] == as_dict(changed.crosslingual)
+
+
+def test_point_id_strings_and_sentence_payload_are_what_str_and_asdict_give():
+    import uuid
+    from dataclasses import asdict as as_dict
+
+    from swr.core.types import Sentence
+    from swr.store.records import PointIdStrings
+
+    ids = PointIdStrings()
+    u = uuid.uuid5(uuid.NAMESPACE_URL, "x")
+    assert ids(u) == str(u) and ids(uuid.UUID(str(u))) == str(u) and ids(7) == "7"
+    s = Sentence(kb="a", doc_id="d", source="x.md", i=1, n=2, start=0, end=3, text="abc", tags=["t"], heading="h")
+    assert s.payload() == as_dict(s) and list(s.payload()) == list(as_dict(s))
+    s.payload()["tags"].append("changed")  # the caller's own list
+    assert s.tags == ["t"]
+
+
+def test_named_documents_remembered_per_version_and_the_callers_own(fake_engine):
+    from swr.retrieve.aliases import Subjects
+
+    eng = fake_engine
+    eng.index_files("a", [("kettle.md", b"# KX-2000 Kettle\n\nThe KX-2000 kettle boils water."),
+                          ("fryer.md", b"# AF-360 Air Fryer\n\nThe AF-360 air fryer fries.")])
+    subjects = Subjects(eng.store)
+    calls = []
+    inner = subjects.match
+    subjects.match = lambda *a, **kw: calls.append(a) or inner(*a, **kw)
+    first = subjects.named("a", "Descale the KX-2000 kettle.", version=1)
+    assert first == {"kettle.md"} and len(calls) == 1
+    first.add("changed")
+    assert subjects.named("a", "Descale the KX-2000 kettle.", version=1) == {"kettle.md"} and len(calls) == 1
+    assert subjects.named("a", "Descale the KX-2000 kettle.", version=2) == {"kettle.md"} and len(calls) == 2
+    assert subjects.named("a", "Descale the KX-2000 kettle.") == {"kettle.md"} and len(calls) == 3  # no version

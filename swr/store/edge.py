@@ -37,7 +37,7 @@ from swr.store.base import (
 from swr.store.edge_build import Builder, LiveShard, live_folder, remove_stale
 from swr.store.edge_query import match_filter
 from swr.store.edge_schedule import BuildScheduling
-from swr.store.records import RecordCache, SentenceCache
+from swr.store.records import PointIdStrings, RecordCache, SentenceCache
 from swr.text.sparse import SparseVec
 
 log = logging.getLogger("swr.store.edge")
@@ -66,6 +66,7 @@ class EdgeStore(BuildScheduling, Store):
         self._build_started_with = 0
         self._points = 0  # points at the last count (open, or the last upsert): sets hnsw_ef
         self._records = RecordCache()  # kbs() and docs() until the next write (this process holds the folder)
+        self._id_str = PointIdStrings()  # str() of the point ids Edge gives (uuid.UUID)
         self._sentences = SentenceCache(self.generation)  # sentences until their kb's next write (the same)
         self._lockfd = self._acquire_folder_lock()
         self._builder = Builder(self.root, self._open_shard)
@@ -366,7 +367,7 @@ class EdgeStore(BuildScheduling, Store):
         results = iter(self._edge.query_batch(q.QueryBatchRequest(flat)) if flat else [])
         lists = []
         for req, (names, _) in zip(reqs, plans):
-            got = {n: [(str(p.id), p.score) for p in next(results)] for n in names}
+            got = {n: [(self._id_str(p.id), p.score) for p in next(results)] for n in names}
             if req.mode == "hybrid" and "dense" in got and "sparse" in got:
                 # one search per list: the fused list is computed from the two lists the ranks come
                 # from, exactly as Qdrant's prefetch + fusion would (swr/store/fusion.py, tested)

@@ -73,3 +73,23 @@ class SentenceCache:
                 self._entries.clear()
             for pid, s in sentences.items():
                 self._entries[pid] = (gens(s.kb), s)
+
+
+class PointIdStrings:
+    """``str(pid)`` of a point id, remembered by its number when it is a ``uuid.UUID`` (Qdrant
+    Edge's results give each id as one; ``str()`` of it was half a candidate's cost)."""
+
+    def __init__(self, rules: ServingRules = DEFAULT_SERVING) -> None:
+        self._strs: dict[int, str] = {}
+        self._size = rules.point_id_strings
+
+    def __call__(self, pid) -> str:
+        key = getattr(pid, "int", None)
+        if key is None:
+            return str(pid)
+        s = self._strs.get(key)
+        if s is None:
+            if len(self._strs) >= self._size:
+                self._strs.clear()
+            s = self._strs[key] = str(pid)
+        return s

