@@ -271,3 +271,20 @@ def test_named_documents_remembered_per_version_and_the_callers_own(fake_engine)
     assert subjects.named("a", "Descale the KX-2000 kettle.", version=1) == {"kettle.md"} and len(calls) == 1
     assert subjects.named("a", "Descale the KX-2000 kettle.", version=2) == {"kettle.md"} and len(calls) == 2
     assert subjects.named("a", "Descale the KX-2000 kettle.") == {"kettle.md"} and len(calls) == 3  # no version
+
+
+def test_what_is_alive_after_the_first_questions_is_frozen_out_of_the_collector(monkeypatch):
+    import gc
+
+    from swr.core import memory
+    from swr.core.rules.serving import ServingRules
+
+    monkeypatch.setattr(memory, "_answered", 0)
+    gc.unfreeze()
+    rules = ServingRules(freeze_after_questions=2)
+    assert memory.answered(rules) is False and gc.get_freeze_count() == 0
+    assert memory.answered(rules) is True and gc.get_freeze_count() > 0
+    assert memory.answered(rules) is False  # once per process
+    gc.unfreeze()
+    monkeypatch.setattr(memory, "_answered", 0)
+    assert memory.answered(ServingRules(freeze_after_questions=0)) is False and gc.get_freeze_count() == 0

