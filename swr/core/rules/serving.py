@@ -14,8 +14,9 @@ class ServingRules:
     # texts whose BM25 terms are remembered (swr.text.sparse.JiebaBm25.tokens: questions and the hit
     # sentences whose matched terms are shown); about 40 terms each, a few MB at most
     token_cache_texts: int = 8192
-    # texts whose stemmed word sets are remembered (swr.text.claims.contained: answerability's
-    # coverage and the extractive answer test the same windows again and again)
+    # texts whose stemmed word sets, key terms and quantities are remembered (swr.text.claims:
+    # answerability's coverage and the extractive answer test the same windows and sentences again
+    # and again, and a question's own terms were computed about five times)
     stem_cache_texts: int = 8192
     # distinct record reads (the knowledge-base list, a knowledge base's documents) the embedded
     # store remembers until its next write (swr.store.records); a guarded question read the
