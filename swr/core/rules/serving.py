@@ -1,7 +1,8 @@
 """The numbers of serving many questions at once on few cores (the API, the app's sessions): the
-caches of pure per-question and per-text work and the store's record cache. None decides an
-answer: each only decides what is remembered instead of recomputed, so a cached value is always
-the value the computation would give (bench/api_load.py measures the effect)."""
+caches of pure per-question and per-text work, the store's record and sentence caches, the upload's
+priority, query batching and when the garbage collector stops walking the long-lived objects. None
+decides an answer: a cache only decides what is remembered instead of recomputed, so a cached value
+is always the value the computation would give (bench/api_load.py measures the effect)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +10,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ServingRules:
-    """Cache sizes of the query path (memory bounds only: a miss recomputes the same value)."""
+    """Cache sizes of the query path (memory bounds only: a miss recomputes the same value) and the
+    other serving numbers."""
 
     # texts whose BM25 terms are remembered (swr.text.sparse.JiebaBm25.tokens: questions and the hit
     # sentences whose matched terms are shown); about 40 terms each, a few MB at most
