@@ -25,8 +25,8 @@ class ServingRules:
     # knowledge-base list three times and the document list once, each a store scroll
     record_cache_entries: int = 1024
     # stored sentences the embedded store remembers by point id until their knowledge base's next
-    # write (swr.store.records.SentenceCache): a question of the sample read 110 payloads in 4 store
-    # calls, each converted again; about 1 KB each, so 65 536 hold a 64 MB knowledge base's hot part
+    # write (swr.store.records.SentenceCache): a question of the sample read about 110 payloads in 4 store
+    # calls, each converted again; about 1 KB each: 65 536 take about 64 MB at most
     sentence_cache_points: int = 65536
     # sentence point ids remembered (swr.core.ids.sentence_id, a uuid5 of the knowledge base, the
     # document and the number): a question of the sample computed about 60, most of them again
