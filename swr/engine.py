@@ -13,6 +13,7 @@ from pathlib import Path
 import swr.answer.respond as respond
 from swr.answer.llm import Answerer, LLMConfig
 from swr.answer.result import AskResult
+from swr.core import memory
 from swr.core.errors import BadRequest, NotFound
 from swr.core.params import RetrievalParams, clean_question, kb_name
 from swr.core.settings import Settings
@@ -355,7 +356,9 @@ class Engine:
         result = respond.evidence(retrieval, kb, passages, stamp, timings, cond, use_llm)
         result.window_sentences = seen
         result.settings["published"] = self.published_stamp(kb, rp)
-        return result, respond.answer(self, result, retrieval, question, use_llm)
+        stream = respond.answer(self, result, retrieval, question, use_llm)
+        memory.answered()  # the first questions' lazy loads done: out of the collector's walks
+        return result, stream
 
     def finish(self, result: AskResult, stream: Iterator[str], on_delta: Callable[[str], None] | None = None) -> str:
         """Drain an answer stream into ``result``; fall back to extractive on LLM failure."""

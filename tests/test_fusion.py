@@ -84,3 +84,47 @@ def test_dbsf_is_the_default_fusion_of_the_engine(fake_engine):
     explicit = [(h.sentence.i, h.score) for h in fake_engine.retrieve(QUESTION, "kb", fusion="dbsf").hits]
     rrf = [(h.sentence.i, h.score) for h in fake_engine.retrieve(QUESTION, "kb", fusion="rrf").hits]
     assert default == explicit and default != rrf and len(default) >= 3
+
+
+def _one_by_one(lists, fusion, k, weights):
+    """The fusion computed one score at a time in float32 scalars (the arithmetic Qdrant's source spells out)."""
+    f, total = np.float32, {}
+    for n, ranked in enumerate(lists):
+        if fusion == "dbsf":
+            scores = [f(s) for _, s in ranked]
+            if len(scores) < 2:
+                scores = [0.5] * len(scores)
+            else:
+                mean, agg = f(0.0), f(0.0)
+                for j, s in enumerate(scores, start=1):
+                    old = f(s - mean)
+                    mean = f(mean + f(old / f(j)))
+                    agg = f(agg + f(old * f(s - mean)))
+                std = f(np.sqrt(f(agg / f(len(scores) - 1))))
+                lo, hi = f(mean - f(3.0) * std), f(mean + f(3.0) * std)
+                scores = [0.5] * len(scores) if lo == hi else [float(f((s - lo) / (hi - lo))) for s in scores]
+        else:
+            w = weights[n] if fusion == "weighted" else None
+            scores = [float(f(1.0) / (f(r) + f(k))) if w is None else 0.0 if w <= 0 else
+                      float(f(1.0) / (f(r + 1) / f(w) + f(k) - f(1.0))) for r in range(len(ranked))]
+        for (pid, _), s in zip(ranked, scores):
+            total[pid] = f(total.get(pid, f(0.0)) + f(s))
+    return sorted(((pid, float(s)) for pid, s in total.items()), key=lambda x: -x[1])
+
+
+@pytest.mark.parametrize("fusion", ["dbsf", "rrf", "weighted"])
+def test_fused_scores_are_the_one_by_one_float32_arithmetic(fusion):
+    from swr.store.fusion import fuse
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        ids = [f"p{i}" for i in range(60)]
+        lists = []
+        for scale in (1.0, 30.0):
+            n = int(rng.integers(0, 50))
+            picked = rng.choice(ids, size=n, replace=False)
+            scores = np.sort(rng.normal(scale / 2, scale / 4, size=n))[::-1]
+            lists.append([(str(p), float(s)) for p, s in zip(picked, scores)])
+        lists[1] = lists[1] if rng.random() > 0.1 else [(p, 7.5) for p, _ in lists[1]]  # equal scores
+        w = float(rng.choice([0.0, 0.3, 1.0]))
+        assert fuse(lists, fusion, k=RRF_K, weights=[w, 1 - w]) == _one_by_one(lists, fusion, RRF_K, [w, 1 - w])

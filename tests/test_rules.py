@@ -39,9 +39,9 @@ ALLOWED = {
     ("swr/retrieve/aliases.py", "Subjects.match", 2): "one document tells none apart",
     ("swr/retrieve/subjects.py", "build", 2): "with two subjects, no name term is generic",
     ("swr/retrieve/subjects.py", "for_kb", 64): "a cache's size: knowledge bases kept",
-    ("swr/text/claims.py", "key_terms", 2): "a Chinese word is two characters or more (one is a particle); "
+    ("swr/text/claims.py", "_key_terms", 2): "a Chinese word is two characters or more (one is a particle); "
                                             "an English word of one letter is no term",
-    ("swr/text/claims.py", "quantities", 2): "the two characters before a number: a code's letter and hyphen",
+    ("swr/text/claims.py", "_quantities", 2): "the two characters before a number: a code's letter and hyphen",
     ("swr/text/claims.py", "codes", 2): "a decade is written with two digits (30s)",
     ("swr/text/claims.py", "codes", 4): "... or four (1930s)",
     ("swr/text/claims.py", "Quantity.same", 1e-6): "float rounding of a unit conversion (relative)",

@@ -116,10 +116,8 @@ class RetrievalParams:
     answerable: AnswerRules = field(default_factory=AnswerRules)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "crosslingual", CrossLingualRules.from_dict(self.crosslingual))
-        object.__setattr__(self, "condense", CondenseRules.from_dict(self.condense))
-        object.__setattr__(self, "extractive", ExtractiveRules.from_dict(self.extractive))
-        object.__setattr__(self, "answerable", AnswerRules.from_dict(self.answerable))
+        for name, cls in _RULES.items():
+            object.__setattr__(self, name, _shared(cls.from_dict(getattr(self, name))))
         object.__setattr__(self, "sources", _tuple(self.sources))
         object.__setattr__(self, "tags", _tuple(self.tags))
         if self.stages is None:
@@ -163,13 +161,20 @@ class RetrievalParams:
             raise BadRequest(f"Unknown stage(s) {', '.join(bad)}: use {', '.join(STAGES)}.")
         return self
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every knob as plain values, as ``asdict`` gives them (the caller's own copy); a rules
-        object's dict is built once per (frozen, shared) object: ``asdict`` deep-copied every rule
-        object, twice per answer."""
-        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
-        d["sources"], d["tags"], d["stages"] = list(self.sources), list(self.tags), list(self.stages)
+    def to_dict(self, skip: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+        """Every knob (but those in ``skip``) as plain values, as ``asdict`` gives them (the caller's
+        own copy); a rules object's dict is built once per (frozen, shared) object: ``asdict``
+        deep-copied every rule object, twice per answer."""
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in skip}
+        for name in ("sources", "tags", "stages"):
+            if name in d:
+                d[name] = list(getattr(self, name))
         return d
+
+    def changed_from(self, other: "RetrievalParams") -> list[str]:
+        """The knobs whose :meth:`to_dict` values differ from ``other``'s, compared without copying
+        (equal rules objects have equal dicts: only unequal ones are compared as dicts)."""
+        return [f.name for f in fields(self) if not _same(getattr(self, f.name), getattr(other, f.name))]
 
     @classmethod
     def from_dict(cls, d: dict) -> "RetrievalParams":
@@ -177,15 +182,37 @@ class RetrievalParams:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-def _plain(value):
-    """``asdict``'s value of a field: a frozen rules object's dict built once and copied."""
+_RULES = {"crosslingual": CrossLingualRules, "condense": CondenseRules, "extractive": ExtractiveRules,
+          "answerable": AnswerRules}
+_DEFAULT_RULES = {cls: cls() for cls in _RULES.values()}
+
+
+def _shared(rules):
+    """The one shared default rules object when ``rules`` equals it (frozen: its dict is built once
+    for every question, not once per params object), else ``rules``."""
+    default = _DEFAULT_RULES.get(type(rules))
+    return default if default is not None and (rules is default or rules == default) else rules
+
+
+def _same(a, b) -> bool:
+    """Whether two field values have equal :func:`_plain` values."""
+    return a is b or a == b or _view(a) == _view(b)
+
+
+def _view(value):
+    """``asdict``'s value of a field, not copied: a frozen rules object's dict built once."""
     if hasattr(value, "__dataclass_fields__"):
         d = value.__dict__.get("_as_dict")
         if d is None:
             d = asdict(value)
             object.__setattr__(value, "_as_dict", d)
-        return _fresh(d)
-    return _fresh(value)
+        return d
+    return value
+
+
+def _plain(value):
+    """``asdict``'s value of a field: a frozen rules object's dict built once and copied."""
+    return _fresh(_view(value))
 
 
 def _fresh(value):

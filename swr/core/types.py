@@ -60,7 +60,14 @@ class Sentence:
     section_last: int | None = None
 
     def payload(self) -> dict[str, Any]:
-        return asdict(self)
+        """``asdict(self)``: every field, the tags a new list (built directly: an upload's
+        thousands of sentences held the GIL in ``asdict``'s deep copy)."""
+        d = {name: getattr(self, name) for name in _SENTENCE_FIELDS}
+        d["tags"] = list(self.tags)
+        return d
+
+
+_SENTENCE_FIELDS = tuple(Sentence.__dataclass_fields__)  # in field order (Sentence.payload)
 
 
 @dataclass

@@ -60,8 +60,7 @@ def publishable(params: RetrievalParams) -> dict:
 
 def overrides(params: RetrievalParams, published: RetrievalParams) -> list[str]:
     """The knobs of ``params`` that differ from ``published`` (filters aside): what a request changed."""
-    a, b = params.to_dict(), published.to_dict()
-    return sorted(k for k in a if k not in QUESTION_SCOPED and a[k] != b.get(k))
+    return sorted(k for k in params.changed_from(published) if k not in QUESTION_SCOPED)
 
 
 def _now() -> str:

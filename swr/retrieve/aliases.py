@@ -27,6 +27,7 @@ from pathlib import PurePath
 from swr.core.ids import sentence_id
 from swr.core.lang import detect_lang
 from swr.core.rules.answerable import DEFAULT_SUBJECTS, SubjectRules
+from swr.core.rules.serving import DEFAULT_SERVING
 from swr.retrieve.subjects import name_terms
 from swr.text.sparse import JiebaBm25
 
@@ -56,6 +57,7 @@ class Subjects:
         self.translate = translate  # (text, lang) -> text; None: no cross-language terms
         self._tok = JiebaBm25()
         self._cache: dict[str, tuple[int, dict[str, set[str]], dict[str, float]]] = {}
+        self._named: dict[tuple, frozenset[str]] = {}  # (kb, version, text) -> named sources (named())
         self._lock = threading.Lock()
 
     def terms(self, text: str) -> set[str]:
@@ -127,8 +129,22 @@ class Subjects:
         return self.match(kb, texts)[0]
 
     def named(self, kb: str, text: str, version=None) -> set[str]:
-        """The sources of the documents ``text`` names (the documents of :meth:`match`)."""
-        return set(self.match(kb, [text], version=version)[0]) if text else set()
+        """The sources of the documents ``text`` names (the documents of :meth:`match`); with a
+        ``version``, remembered per (knowledge base, version, text): the fusion asks it of every
+        candidate sentence, question after question."""
+        if not text:
+            return set()
+        if version is None:
+            return set(self.match(kb, [text])[0])
+        key = (kb, version, text)
+        hit = self._named.get(key)
+        if hit is None:
+            hit = frozenset(self.match(kb, [text], version=version)[0])
+            with self._lock:
+                if len(self._named) >= DEFAULT_SERVING.named_cache_texts:
+                    self._named.clear()
+                self._named[key] = hit
+        return set(hit)
 
     def match(self, kb: str, texts: list[str], version=None) -> tuple[dict[str, float], set[str]]:
         """(source -> weight in (0, 1], the question's terms that named them).

@@ -52,12 +52,10 @@ def rerank_pool(rp: RetrievalParams) -> int | None:
 def request_stamp(rp: RetrievalParams) -> dict:
     """The settings an answer records of its request: every knob but ``window_size`` (the windows'),
     and the cross-lingual rules only when the request changed them."""
-    stamp = rp.to_dict()
-    stamp.pop("window_size")
-    for name in ("crosslingual", "condense", "extractive"):
-        if getattr(rp, name) == getattr(RetrievalParams(), name):
-            stamp.pop(name)  # the defaults: a stamp names what a request changed
-    return stamp
+    defaults = RetrievalParams()
+    # the defaults: a stamp names what a request changed
+    same = {name for name in ("crosslingual", "condense", "extractive") if getattr(rp, name) == getattr(defaults, name)}
+    return rp.to_dict(skip={"window_size", *same})
 
 
 def search(question: str, kb: str, rp: RetrievalParams, *, store, embedder, sparse, crosslingual,

@@ -112,24 +112,24 @@ def search_conditions(req: SearchRequest) -> dict:
 
 
 def assemble_hits(req: SearchRequest, lists: dict[str, list[tuple[str, float]]],
-                  payloads: Callable[[list[str]], dict[str, dict | None]]) -> Hits:
+                  sentences: Callable[[list[str]], dict[str, Sentence | None]]) -> Hits:
     """The hits of one search from its result lists (``"dense"``, ``"sparse"``, ``"hybrid"``:
     ``(point id, score)`` best first), the same way in both backends.
 
     The list of the request's mode ranks (dense when the mode's list is missing, else sparse);
-    a sparse or fused score of 0 means no shared term and is no hit. ``payloads(ids)`` gives the
-    top hits' payloads (a point deleted meanwhile has none and is skipped); every hit is annotated
+    a sparse or fused score of 0 means no shared term and is no hit. ``sentences(ids)`` gives the
+    top hits' stored sentences (a point deleted meanwhile has none and is skipped); every hit is annotated
     with its dense and sparse ranks and scores; the dense list rides along as ``dense_pool``.
     """
     if not lists:
         return Hits()
     top = _top(req, lists)
-    found = payloads([pid for pid, _ in top]) if top else {}
+    found = sentences([pid for pid, _ in top]) if top else {}
     hits, ids = [], []
     for pid, score in top:
         if found.get(pid) is None:  # deleted between the search and the fetch
             continue
-        hits.append(Hit(sentence=sentence_from_payload(found[pid]), score=float(score)))
+        hits.append(Hit(sentence=found[pid], score=float(score)))
         ids.append(pid)
     merge_ranks(hits, lists.get("dense", []), lists.get("sparse", []), ids)
     return Hits(hits, lists.get("dense", []))
@@ -142,7 +142,7 @@ def _top(req: SearchRequest, lists: dict[str, list[tuple[str, float]]]) -> list[
 
 
 def top_ids(req: SearchRequest, lists: dict[str, list[tuple[str, float]]]) -> list[str]:
-    """The point ids :func:`assemble_hits` will ask payloads of (a backend batching several
+    """The point ids :func:`assemble_hits` will ask sentences of (a backend batching several
     searches fetches them all at once)."""
     return [pid for pid, _ in _top(req, lists)] if lists else []
 
@@ -175,6 +175,11 @@ class Store(ABC):
         asking the store per question (swr/retrieve/crosslingual.py). Another process's writes to a shared
         server are not seen, so such caches also expire."""
         return self.__dict__.get("_generations", {}).get(kb, 0)
+
+    def generations(self) -> dict[str, int]:
+        """Every knowledge base's :meth:`generation` now (a copy): read before a fetch, so what the
+        fetch returns is remembered under the generations it may predate."""
+        return dict(self.__dict__.get("_generations", {}))
 
     def wrote(self, kb: str) -> None:
         """Record a write to ``kb`` (the backends call it from every write method)."""

@@ -37,7 +37,7 @@ from swr.store.base import (
 from swr.store.edge_build import Builder, LiveShard, live_folder, remove_stale
 from swr.store.edge_query import match_filter
 from swr.store.edge_schedule import BuildScheduling
-from swr.store.records import RecordCache
+from swr.store.records import PointIdStrings, RecordCache, SentenceCache
 from swr.text.sparse import SparseVec
 
 log = logging.getLogger("swr.store.edge")
@@ -66,6 +66,8 @@ class EdgeStore(BuildScheduling, Store):
         self._build_started_with = 0
         self._points = 0  # points at the last count (open, or the last upsert): sets hnsw_ef
         self._records = RecordCache()  # kbs() and docs() until the next write (this process holds the folder)
+        self._id_str = PointIdStrings()  # str() of the point ids Edge gives (uuid.UUID)
+        self._sentences = SentenceCache(self.generation)  # sentences until their kb's next write (the same)
         self._lockfd = self._acquire_folder_lock()
         self._builder = Builder(self.root, self._open_shard)
         self._builder.on_done = self._built
@@ -202,6 +204,7 @@ class EdgeStore(BuildScheduling, Store):
         self.wrote(kb)
         n = self.count(kb)
         self._edge.update(q.UpdateOperation.delete_points_by_filter(match_filter(kb=kb)))
+        self.wrote(kb)  # after the write too: a sentence read meanwhile is never served again
         self.flush()
         return n
 
@@ -211,6 +214,7 @@ class EdgeStore(BuildScheduling, Store):
         self.wrote(kb)
         n = self._edge.count(q.CountRequest(filter=match_filter(type="s", kb=kb, doc_id=doc_id), exact=True))
         self._edge.update(q.UpdateOperation.delete_points_by_filter(match_filter(kb=kb, doc_id=doc_id)))
+        self.wrote(kb)  # after the write too: a sentence read meanwhile is never served again
         self.flush()
         return n
 
@@ -237,8 +241,20 @@ class EdgeStore(BuildScheduling, Store):
     def get(self, ids: list[str]) -> list[Sentence]:
         if self._edge is None or not ids:
             return []
-        recs = self._edge.retrieve(ids, with_payload=True, with_vector=False)
-        return [sentence_from_payload(r.payload) for r in recs]
+        found = self._sentences_of(ids)
+        return [found[pid] for pid in ids if pid in found]
+
+    def _sentences_of(self, ids: list[str]) -> dict[str, Sentence]:
+        """The stored sentences of ``ids`` by point id (missing ones absent): remembered ones, and
+        the rest in one ``retrieve``."""
+        found, missing = self._sentences.lookup(ids)
+        if missing:
+            gens = self.generations()  # before the fetch: a write meanwhile makes what it returns stale
+            got = {str(r.id): sentence_from_payload(r.payload)
+                   for r in self._edge.retrieve(missing, with_payload=True, with_vector=False)}
+            self._sentences.keep(lambda kb: gens.get(kb, 0), got)
+            found.update(got)
+        return found
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         if self._edge is None or not ids:
@@ -351,7 +367,7 @@ class EdgeStore(BuildScheduling, Store):
         results = iter(self._edge.query_batch(q.QueryBatchRequest(flat)) if flat else [])
         lists = []
         for req, (names, _) in zip(reqs, plans):
-            got = {n: [(str(p.id), p.score) for p in next(results)] for n in names}
+            got = {n: [(self._id_str(p.id), p.score) for p in next(results)] for n in names}
             if req.mode == "hybrid" and "dense" in got and "sparse" in got:
                 # one search per list: the fused list is computed from the two lists the ranks come
                 # from, exactly as Qdrant's prefetch + fusion would (swr/store/fusion.py, tested)
@@ -360,8 +376,7 @@ class EdgeStore(BuildScheduling, Store):
             lists.append(got)
         # fetching 50 payloads per list cost 2.7 ms at 100k points: only the top_k hits', all at once
         wanted = list(dict.fromkeys(pid for req, got in zip(reqs, lists) for pid in top_ids(req, got)))
-        found = {str(r.id): r.payload for r in self._edge.retrieve(wanted, with_payload=True, with_vector=False)} \
-            if wanted else {}
+        found = self._sentences_of(wanted) if wanted else {}
         return [assemble_hits(req, got, lambda ids: {pid: found.get(pid) for pid in ids})
                 for req, got in zip(reqs, lists)]
 

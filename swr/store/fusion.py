@@ -14,7 +14,11 @@ fused query on real stores, for every fusion:
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+
+from swr.core.rules.serving import DEFAULT_SERVING
 
 Ranked = list[tuple[str, float]]
 
@@ -25,17 +29,23 @@ def dbsf_norm(scores: list[float]) -> list[float]:
     if len(scores) < 2:
         return [0.5] * len(scores)
     f = np.float32
+    arr = np.asarray(scores, dtype=f)
     mean, agg = f(0.0), f(0.0)
-    for k, s in enumerate(scores, start=1):
-        s = f(s)
+    for s, k in zip(arr, np.arange(1, len(arr) + 1, dtype=f)):  # float32 scalars: each step in float32
         old = s - mean
-        mean = f(mean + old / f(k))
-        agg = f(agg + old * (s - mean))
+        mean = mean + old / k
+        agg = agg + old * (s - mean)
     std = f(np.sqrt(f(agg / f(len(scores) - 1))))
     lo, hi = f(mean - f(3.0) * std), f(mean + f(3.0) * std)
     if lo == hi:
         return [0.5] * len(scores)
-    return [float(f((f(s) - lo) / (hi - lo))) for s in scores]
+    return ((arr - lo) / (hi - lo)).tolist()  # elementwise float32, as one by one
+
+
+@lru_cache(maxsize=DEFAULT_SERVING.rrf_score_lists)
+def _rrf_scores(n: int, k: int, weight: float | None) -> tuple[float, ...]:
+    """The RRF scores of ranks 0..n-1 (a pure function: remembered per list length)."""
+    return tuple(_rrf_score(r, k, weight) for r in range(n))
 
 
 def _rrf_score(rank0: int, k: int, weight: float | None) -> float:
@@ -49,14 +59,16 @@ def _rrf_score(rank0: int, k: int, weight: float | None) -> float:
 def fuse(lists: list[Ranked], fusion: str, *, k: int = 60, weights: list[float] | None = None,
          limit: int | None = None) -> Ranked:
     """The fused ``(id, score)`` list, best first (ties in first-seen order)."""
-    total: dict[str, np.float32] = {}
+    slot: dict[str, int] = {}  # each point's place in ``total``, in first-seen order
+    total = np.zeros(sum(len(r) for r in lists), dtype=np.float32)
     for n, ranked in enumerate(lists):
         if fusion == "dbsf":
             scores = dbsf_norm([s for _, s in ranked])
         else:
             w = weights[n] if fusion == "weighted" and weights else None
-            scores = [_rrf_score(r, k, w) for r in range(len(ranked))]
-        for (pid, _), s in zip(ranked, scores):
-            total[pid] = np.float32(total.get(pid, np.float32(0.0)) + np.float32(s))
-    out = sorted(((pid, float(s)) for pid, s in total.items()), key=lambda x: -x[1])
+            scores = _rrf_scores(len(ranked), k, w)
+        at = [slot.setdefault(pid, len(slot)) for pid, _ in ranked]
+        # float32 sums in list order, each point's as it was added one by one (np.add.at: unbuffered)
+        np.add.at(total, at, np.asarray(scores, dtype=np.float32))
+    out = sorted(zip(slot, total[:len(slot)].tolist()), key=lambda x: -x[1])
     return out[:limit] if limit is not None else out

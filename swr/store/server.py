@@ -395,5 +395,6 @@ class ServerStore(Store):
             results = {n: next(responses).points for n in names}
             lists = {n: [(str(p.id), p.score) for p in pts] for n, pts in results.items()}
             payload_of = {str(p.id): p.payload for pts in results.values() for p in pts}  # every list has them
-            out.append(assemble_hits(req, lists, lambda ids, po=payload_of: {pid: po.get(pid) for pid in ids}))
+            out.append(assemble_hits(req, lists, lambda ids, po=payload_of: {
+                pid: sentence_from_payload(po[pid]) if po.get(pid) is not None else None for pid in ids}))
         return out

@@ -54,7 +54,13 @@ def _jieba_cut(text: str) -> list[str]:
 
 def key_terms(claim: str) -> list[str]:
     """The claim's key terms, in order, once each: English content words, numbers and codes
-    (``kx-2000``) lower-cased; Chinese words of two or more characters (jieba)."""
+    (``kx-2000``) lower-cased; Chinese words of two or more characters (jieba). The caller's own
+    list (remembered per text: a question's terms were computed five times over)."""
+    return list(_key_terms(claim))
+
+
+@lru_cache(maxsize=DEFAULT_SERVING.stem_cache_texts)
+def _key_terms(claim: str) -> tuple[str, ...]:
     en_stop, zh_stop = _stops()
     out: list[str] = []
     for m in _TERM.finditer(norm(claim)):
@@ -67,7 +73,7 @@ def key_terms(claim: str) -> list[str]:
         if word in en_stop or (len(word) < 2 and not word.isdigit()):
             continue
         out.append(word)
-    return list(dict.fromkeys(out))
+    return tuple(dict.fromkeys(out))
 
 
 def content_terms(claim: str) -> list[str]:
@@ -286,7 +292,13 @@ _BAND = re.compile(r"(\d(?:\.\d)?)\s*g(?=\s*(?:的\s*)?(?:wi-?fi|wlan|无线|网
 def quantities(text: str) -> list[Quantity]:
     """The numbers of ``text`` with their units, in order. A Chinese numeral counts only with a
     unit (``一年``, not ``一下``); an English number word likewise (``two years``, not ``one of``);
-    both ends of a range get its unit."""
+    both ends of a range get its unit. The caller's own list (remembered per text: the extractive
+    answer reads every candidate sentence's, the same sentences question after question)."""
+    return list(_quantities(text))
+
+
+@lru_cache(maxsize=DEFAULT_SERVING.stem_cache_texts)
+def _quantities(text: str) -> tuple[Quantity, ...]:
     low = _BAND.sub(r"\1ghz", norm(text))
     out: list[Quantity] = []
     for m in _QTY.finditer(low):
@@ -309,7 +321,7 @@ def quantities(text: str) -> list[Quantity]:
                 out.append(Quantity(v, canon, dim, v * factor, m.group(0).strip()))
             else:
                 out.append(Quantity(v, None, None, v, s))
-    return out
+    return tuple(out)
 
 
 # -- codes -------------------------------------------------------------------------------------------
