@@ -5,10 +5,12 @@ on them)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from swr.core.lang import HAN_BMP, HAN_BMP_RE, has_han
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules
+from swr.core.rules.serving import DEFAULT_SERVING
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
 from swr.text import claims as cl
@@ -16,7 +18,14 @@ from swr.text.stopwords import ASK_WORDS
 
 
 def question_terms(question: str) -> list[str]:
-    return [t for t in cl.content_terms(question) if t not in ASK_WORDS and cl.stem(t) not in ASK_WORDS]
+    """The question's content terms without question words (the caller's own list)."""
+    return list(_question_terms(question))
+
+
+@lru_cache(maxsize=DEFAULT_SERVING.stem_cache_texts)
+def _question_terms(question: str) -> tuple[str, ...]:
+    # remembered per text: answerability read a question's terms five times over
+    return tuple(t for t in cl.content_terms(question) if t not in ASK_WORDS and cl.stem(t) not in ASK_WORDS)
 
 
 def code_evidence(engine, question: str, kb: str, passages: list[Passage],
@@ -93,11 +102,9 @@ def question_names(question: str) -> tuple[str, ...]:
     brand: a noun) is none: the rule reads only the names a passage about them must write."""
     if not has_han(question):
         return ()
-    import jieba
     import jieba.posseg as pseg
 
-    jieba.setLogLevel(60)
-    known = jieba.dt.FREQ
+    known = cl.jieba_module().dt.FREQ  # jieba with its log level set once
     out = [w.word for w in pseg.cut(cl.norm(question)) if w.flag in _NAME_TAGS and len(w.word) >= NAME_CHARS
            and not known.get(w.word) and _ALL_CJK.fullmatch(w.word)]
     return tuple(dict.fromkeys(out))

@@ -48,6 +48,9 @@ def _jieba():
     return jieba
 
 
+jieba_module = _jieba  # the public name: jieba, its log level set once
+
+
 def _jieba_cut(text: str) -> list[str]:
     return list(_jieba().cut(text))
 
