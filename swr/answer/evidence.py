@@ -6,7 +6,11 @@ of terms); on real content they refused a fifth of the questions whose answer wa
 (bench/real_kbs.py: novels, Wikipedia, device manuals), mostly at cosines just under the bar with
 every word of the question in the passages. The score weighs the figures together, as a logistic
 model fitted on those sets, and answers only what the bars refused, never against a refusing rule
-(a missing code, an absent name, unknown terms).
+(a missing code, an absent name, unknown terms). Besides the figures the bars read, it reads how far
+each searched list's best cosine stands out of its list (:func:`standout`) and how many of the
+question's terms the other language's passages say through the dictionary
+(:func:`swr.answer.answerable_terms.gloss_cover`): across languages the question's own words are in
+none of those passages.
 """
 from __future__ import annotations
 
@@ -34,12 +38,12 @@ def standout(cosines: dict | None, qlang: str, depth: int) -> dict[str, float]:
 
 
 def evidence_score(cos: float, cover: float, cross: bool, unknown_share: float, translated: Translated | None,
-                   model: EvidenceModel, standout: dict | None = None, gcover: float = 0.0) -> float:
+                   model: EvidenceModel, standouts: dict | None = None, gcover: float = 0.0) -> float:
     """The :class:`swr.core.rules.answerable.EvidenceModel` score (0-1) of the figures
     :func:`assess` reads: the question's own best cosine, its terms in the passages and known to
     the knowledge base, the other language's evidence (:func:`translated_evidence`: cosine,
     cover, terms, unknown terms), how far each list's best cosine stands out of its list
-    (``standout``: :func:`standout`, by list) and the share of the question's
+    (``standouts``: :func:`standout`'s, by list) and the share of the question's
     terms the other language's passages say through the dictionary (``gcover``:
     :func:`swr.answer.answerable_terms.gloss_cover`). 0 when neither cosine reaches the model's floor."""
     tcos, tcover, tknown = 0.0, 0.0, 0.0
@@ -47,7 +51,7 @@ def evidence_score(cos: float, cover: float, cross: bool, unknown_share: float, 
         tcos, tcover, tknown = translated.cos, translated.cover, 1 - translated.unknown / translated.terms
     if max(cos, tcos) < model.floor:
         return 0.0
-    out = standout or {}
+    out = standouts or {}
     z = (model.bias + model.cos * cos + model.cover * cover + model.known * (1 - unknown_share)
          + model.cross * float(cross) + model.tcos * tcos + model.tcover * tcover + model.tknown * tknown
          + model.psame * out.get("own_same", 0.0) + model.pother * out.get("own_other", 0.0)
