@@ -5,12 +5,10 @@ on them)."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
 from swr.core.lang import HAN_BMP, HAN_BMP_RE, has_han
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules
-from swr.core.rules.serving import DEFAULT_SERVING
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
 from swr.text import claims as cl
@@ -18,14 +16,9 @@ from swr.text.stopwords import ASK_WORDS
 
 
 def question_terms(question: str) -> list[str]:
-    """The question's content terms without question words (the caller's own list)."""
-    return list(_question_terms(question))
-
-
-@lru_cache(maxsize=DEFAULT_SERVING.stem_cache_texts)
-def _question_terms(question: str) -> tuple[str, ...]:
-    # remembered per text: answerability read a question's terms five times over
-    return tuple(t for t in cl.content_terms(question) if t not in ASK_WORDS and cl.stem(t) not in ASK_WORDS)
+    """The question's content terms without question words (its key terms are remembered per text:
+    :func:`swr.text.claims.key_terms`)."""
+    return [t for t in cl.content_terms(question) if t not in ASK_WORDS and cl.stem(t) not in ASK_WORDS]
 
 
 def code_evidence(engine, question: str, kb: str, passages: list[Passage],

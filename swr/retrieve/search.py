@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from swr.core.lang import detect_lang
 from swr.core.params import MAX_TOP_K, RetrievalParams
 from swr.core.types import Hit, Hits, Passage
-from swr.retrieve import expand, rerank
+from swr.retrieve import expand, rerank, xl_fuse
 from swr.store import SearchRequest
 
 
@@ -49,12 +49,15 @@ def rerank_pool(rp: RetrievalParams) -> int | None:
     return min(max(rp.top_k * 3, 20), MAX_TOP_K) if "rerank" in rp.stages else None
 
 
+_DEFAULTS = RetrievalParams()  # frozen: built once, not per question
+
+
 def request_stamp(rp: RetrievalParams) -> dict:
     """The settings an answer records of its request: every knob but ``window_size`` (the windows'),
     and the cross-lingual rules only when the request changed them."""
-    defaults = RetrievalParams()
     # the defaults: a stamp names what a request changed
-    same = {name for name in ("crosslingual", "condense", "extractive") if getattr(rp, name) == getattr(defaults, name)}
+    same = {name for name in ("crosslingual", "condense", "extractive")
+            if getattr(rp, name) == getattr(_DEFAULTS, name)}
     return rp.to_dict(skip={"window_size", *same})
 
 
@@ -96,9 +99,9 @@ def search(question: str, kb: str, rp: RetrievalParams, *, store, embedder, spar
 
 
 def _own_cosines(question: str, found: Hits) -> dict:
-    """A plain (not cross-lingual) search's one list of dense cosines, best first, keyed as
-    :attr:`swr.core.types.Hits.cosines` keys the cross-lingual lists."""
-    return {f"own:{detect_lang(question)}": sorted((c for _, c in found.dense_pool), reverse=True)}
+    """A plain (not cross-lingual) search's one list of dense cosines, keyed as the cross-lingual
+    search keys its lists (:func:`swr.retrieve.xl_fuse.list_cosines`)."""
+    return xl_fuse.list_cosines({detect_lang(question): found}, {})
 
 
 def windows(retrieval: Retrieval, rp: RetrievalParams, *, fetch, fetch_vectors, encode_query,
