@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from swr.core.files import write_json_atomic, write_text_atomic
+from swr.core.files import read_json_cached, write_json_atomic, write_text_atomic
 
 
 def _mode(path) -> int:
@@ -51,3 +51,28 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path):
         write_text_atomic(path, "\ud800")  # fails while writing the temp file
     assert json.loads(path.read_text(encoding="utf-8")) == {"a": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["shared.json"]
+
+
+def test_a_cached_read_sees_every_later_write_and_a_removal(tmp_path):
+    path = tmp_path / "keys.json"
+    assert read_json_cached(path, {}) == {}
+    write_json_atomic(path, {"keys": {"a": 1}})
+    assert read_json_cached(path, {}) == {"keys": {"a": 1}}
+    assert read_json_cached(path, {}) is read_json_cached(path, {})  # parsed once while unchanged
+    write_json_atomic(path, {"keys": {"b": 2}})  # same size, new inode: seen at once
+    assert read_json_cached(path, {}) == {"keys": {"b": 2}}
+    path.unlink()
+    assert read_json_cached(path, {}) == {}
+
+
+def test_the_audit_log_appends_whole_lines_and_starts_afresh_when_removed(tmp_path):
+    from swr.manage.access import AuditLog
+
+    log = AuditLog(tmp_path / "a" / "audit.jsonl")
+    log.append("ann", "admin", "key_use", object="k1")
+    log.append("ann", "admin", "key_use", object="k2")
+    assert [e["object"] for e in log.entries()] == ["k2", "k1"]
+    log.path.unlink()  # removed (or rotated away) while the process runs
+    log.append("bob", "agent", "key_use", object="k3")
+    assert [e["object"] for e in log.entries()] == ["k3"]
+    assert log.path.stat().st_mode & 0o777 == 0o600

@@ -37,3 +37,31 @@ def write_json_atomic(path: str | Path, data, *, mode: int | None = PRIVATE, **d
     """:func:`write_text_atomic` of ``json.dumps(data, **dump)`` (``indent``, ``ensure_ascii``,
     ``default``, as :func:`json.dumps` takes them)."""
     return write_text_atomic(path, json.dumps(data, **dump), mode=mode)
+
+
+_READ_CACHE: dict[Path, tuple[tuple, object]] = {}
+_READ_LOCK = threading.Lock()
+
+
+def read_json_cached(path: str | Path, default=None):
+    """The parsed JSON of ``path`` (``default`` when it does not exist), parsed again only when the
+    file changed: the cache is keyed on the file's inode, size and modification time, which
+    :func:`write_text_atomic`'s rename always changes, so every process on one ``SWR_HOME`` sees
+    another's write on its next read. For read paths only: the value is shared, never mutate it.
+    (The users, keys and sign-ins files are read on every API request; parsing them each time was a
+    fifth of a request's CPU under load.)"""
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return default
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+    with _READ_LOCK:
+        hit = _READ_CACHE.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    value = json.loads(path.read_text(encoding="utf-8") or "null")
+    value = default if value is None else value
+    with _READ_LOCK:
+        _READ_CACHE[path] = (stamp, value)
+    return value

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swr.core.errors import BadRequest, NotFound
-from swr.core.files import write_json_atomic
+from swr.core.files import read_json_cached, write_json_atomic
 from swr.manage.access.users import ALL, WRITERS, Actor, UserStore
 
 _SECRET = re.compile(r"^swr_([0-9a-f]{12})_[A-Za-z0-9_-]{20,}$")
@@ -81,6 +81,10 @@ class KeyStore:
             return {}
         return json.loads(self.path.read_text(encoding="utf-8") or "{}").get("keys", {})
 
+    def _view(self) -> dict:
+        """The keys as last written, for reading only (parsed again only when the file changed)."""
+        return (read_json_cached(self.path, {}) or {}).get("keys", {})
+
     def _save(self, keys: dict) -> None:
         write_json_atomic(self.path, {"version": 1, "keys": keys}, indent=1, ensure_ascii=False)
 
@@ -124,7 +128,7 @@ class KeyStore:
         m = _SECRET.match((secret or "").strip())
         if not m:
             return None
-        rec = self._load().get(m.group(1))
+        rec = self._view().get(m.group(1))
         if rec is None or rec.get("revoked_at"):
             return None
         if not hmac.compare_digest(rec["hash"], _digest(secret.strip())):

@@ -31,7 +31,7 @@ from pathlib import Path
 import bcrypt
 
 from swr.core.errors import BadRequest, NotFound
-from swr.core.files import write_json_atomic
+from swr.core.files import read_json_cached, write_json_atomic
 
 ROLES = ("admin", "editor", "agent", "viewer")
 WRITERS = ("admin", "editor")
@@ -124,12 +124,16 @@ class UserStore:
         data = json.loads(self.path.read_text(encoding="utf-8") or "{}")
         return data.get("users", {})
 
+    def _view(self) -> dict:
+        """The users as last written, for reading only (parsed again only when the file changed)."""
+        return (read_json_cached(self.path, {}) or {}).get("users", {})
+
     def _save(self, users: dict) -> None:
         write_json_atomic(self.path, {"version": 1, "users": users}, indent=1, ensure_ascii=False)
 
     def configured(self) -> bool:
         """True once at least one user exists (then sign-in is required)."""
-        return bool(self._load())
+        return bool(self._view())
 
     # -- reading -----------------------------------------------------------------------------
     def list(self) -> list[dict]:
@@ -137,7 +141,7 @@ class UserStore:
         return [_public(name, rec) for name, rec in sorted(self._load().items())]
 
     def actor(self, name: str) -> Actor:
-        rec = self._load().get(name)
+        rec = self._view().get(name)
         if rec is None:
             raise NotFound(f"No user named {name!r}.")
         return _actor(name, rec)
