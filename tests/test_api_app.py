@@ -113,3 +113,13 @@ def test_swr_serve_runs_the_api_alone_and_refuses_open_mode_beyond_loopback(app_
         proc.terminate()
         proc.wait(timeout=30)
     assert not server.exists(), "a stopped server removes its server file"
+
+
+def test_building_the_mcp_server_leaves_the_root_logger_quiet(tmp_path):
+    """The SDK configures the root logger when its server is built: at WARNING, not its INFO, so the
+    server's stderr carries no library's per-request chatter (a fresh process: nothing configured before)."""
+    code = "import logging; from swr.api.mcp_server import build; build(); print(logging.getLogger().level)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "SWR_HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "30"

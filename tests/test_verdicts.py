@@ -320,6 +320,11 @@ def test_a_chinese_name_neither_the_passages_nor_their_documents_write_is_not_an
         window = Passage(doc_id=other.doc_id, source=other.source, first=0, last=0, text=other.text, hits=[],
                          score=1.0)
         assert absent_names(eng, "徐晓飞现在效力于哪个球队？", "zh", [window]) == ("徐晓飞",)
+        # beside an English passage the name's absence says nothing: English writes it its own way
+        english = Passage(doc_id="d-en", source="station.txt", first=0, last=0, hits=[], score=1.0,
+                          text="Two activists broke into the Waihopai station and closed it for days.")
+        assert absent_names(eng, "让怀胡派检测站被暂时关闭的方法是什么？", "zh", [window, english]) == ()
+        assert absent_names(eng, "徐晓飞现在效力于哪个球队？", "zh", [window, english]) == ()
     finally:
         eng.close()
 

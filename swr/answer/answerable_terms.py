@@ -109,9 +109,11 @@ def absent_names(engine, question: str, kb: str, passages: list[Passage],
     documents (the first ``rules.name_docs``) write: the passages are about someone or something else
     (bench/answerable.py: "徐晓飞现在效力于哪个球队？" against another Chinese knowledge base, cosine
     0.880 with half its terms in the passages, was answered). Only read when the other rules would
-    answer (:func:`assess`); a store failure reads as no absent name (a hint never fails an answer)."""
+    answer (:func:`assess`); a store failure reads as no absent name (a hint never fails an answer).
+    Read only when every passage is Chinese: an English passage writes a Chinese name its own way or
+    not at all ("怀胡派" is Waihopai), so the name's absence there says nothing."""
     names = question_names(question)
-    if not names or not passages:
+    if not names or not passages or not all(has_han(p.text) for p in passages):
         return ()
     text = cl.norm("\n".join(p.text for p in passages))
     absent = [n for n in names if n not in text]

@@ -33,7 +33,9 @@ def _view(ctx: Context):
 
 
 def build() -> MCPServer:
-    mcp = MCPServer("swr", instructions=INSTRUCTIONS)
+    # the SDK configures the root logger at construction (logging.basicConfig, a no-op when the process
+    # already has handlers): at its default INFO every library's chatter would reach the server's stderr
+    mcp = MCPServer("swr", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @mcp.tool(description="The knowledge bases you may read, with what each holds and its published version.")
     async def list_knowledge_bases(ctx: Context) -> dict[str, Any]:
