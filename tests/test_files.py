@@ -76,3 +76,13 @@ def test_the_audit_log_appends_whole_lines_and_starts_afresh_when_removed(tmp_pa
     log.append("bob", "agent", "key_use", object="k3")
     assert [e["object"] for e in log.entries()] == ["k3"]
     assert log.path.stat().st_mode & 0o777 == 0o600
+
+
+def test_audit_logs_of_many_homes_keep_few_descriptors_open(tmp_path):
+    from swr.manage.access import audit
+
+    logs = [audit.AuditLog(tmp_path / f"h{i}" / "audit.jsonl") for i in range(audit.KEPT_OPEN * 3)]
+    for n, log in enumerate(logs * 2):
+        log.append("ann", "admin", "key_use", object=f"k{n}")
+    assert len(audit._OPEN) <= audit.KEPT_OPEN
+    assert all(len(log.entries()) == 2 for log in logs)  # every entry written, none lost to a closed descriptor

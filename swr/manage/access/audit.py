@@ -15,9 +15,11 @@ import datetime as _dt
 import json
 import os
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
-_OPEN: dict[Path, tuple[int, int]] = {}  # path -> (descriptor, inode), under _LOCK
+_OPEN: OrderedDict[Path, tuple[int, int]] = OrderedDict()  # path -> (descriptor, inode), under _LOCK
+KEPT_OPEN = 8  # size: audit logs kept open at once (one per SWR_HOME in use; the oldest is closed)
 
 
 def _appender(path: Path) -> int:
@@ -28,11 +30,14 @@ def _appender(path: Path) -> int:
         ino = os.stat(path).st_ino
     except FileNotFoundError:
         ino = None
-    kept = _OPEN.get(path)
+    kept = _OPEN.pop(path, None)
     if kept is not None and kept[1] == ino:
+        _OPEN[path] = kept  # the most recently used last
         return kept[0]
     if kept is not None:
         os.close(kept[0])
+    while len(_OPEN) >= KEPT_OPEN:
+        os.close(_OPEN.popitem(last=False)[1][0])
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
     _OPEN[path] = (fd, os.fstat(fd).st_ino)
