@@ -222,6 +222,34 @@ def test_gloss_cover_reads_the_other_languages_passages_through_the_dictionary()
     assert gloss_cover("Who is Harvard's president?", [en], n) is None  # no passage in the other language
 
 
+def test_names_are_read_across_scripts_by_their_pinyin():
+    """swr.text.transliterate: a capitalised English run that splits wholly into pinyin is a name the
+    Chinese writes character by character, and a Chinese name is written in English when a run of
+    English words spells it; one syllable or an English word never is."""
+    from swr.text import transliterate as tr
+
+    assert tr.syllables("Xiaobao") == ("xiao", "bao") and tr.syllables("Trinket") is None
+    assert tr.syllables("Xi'an") == ("xi", "an") and tr.syllables("Haier") == ("hai", "er")
+    assert tr.latin_names("How far does Wei Xiaobao roll out?") == [(("wei", "xiaobao"), ("wei", "xiao", "bao"))]
+    assert tr.latin_names("Is the Long Island store open?") == []  # one syllable, then no pinyin
+    assert tr.latin_names("What does the Lumora app do?") == []  # "r" is no syllable on its own
+    assert tr.written_in_han(("wei", "xiao", "bao"), "韦小宝道：“是。”") and not tr.written_in_han(("kang", "xi"), "韦小宝")
+    assert tr.written_in_latin("康熙", "The Emperor Kang Xi smiled.") and tr.written_in_latin("小米", "a Xiaomi router")
+    assert not tr.written_in_latin("遇见", "He went to meet him.") and not tr.written_in_latin("康", "Kang")
+
+
+def test_gloss_cover_counts_a_name_the_other_language_spells_in_pinyin():
+    from swr.answer.answerable_terms import gloss_cover
+
+    n = DEFAULT_ANSWER.evidence.gloss_senses
+    zh = _p("韦小宝在地上打了几个滚，滚出三丈开外。")
+    assert gloss_cover("How far does Wei Xiaobao roll out?", [zh], n) >= 0.5  # wei, xiaobao
+    assert gloss_cover("How far does Trinket roll out?", [zh], n) < 0.5
+    en = _p("'I was at the meeting myself,' said Wei Xiaobao. The Emperor Kang Xi laughed.")
+    assert gloss_cover("韦小宝见到了谁？", [en], n) == 0.5  # 韦小宝 (见到 "see" is not in it)
+    assert gloss_cover("韦小宝见到了谁？", [_p("'I was at the meeting myself,' said Trinket.")], n) == 0.0
+
+
 def test_gloss_cover_reads_a_words_first_senses_only():
     """The sample rice cooker's "按功能键 ... 快煮" says "speed" (快's third sense) and "light" (按's ninth:
     "in the light of"): read with every sense, "What is the speed of light?" was answered."""

@@ -11,7 +11,7 @@ from swr.core.lang import HAN_BMP, HAN_BMP_RE, has_han
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
-from swr.text import claims as cl
+from swr.text import claims as cl, transliterate as tr
 from swr.text.stopwords import ASK_WORDS
 
 
@@ -185,8 +185,9 @@ def gloss_cover(question: str, passages: list[Passage], senses: int) -> float | 
     the dictionary (CC-CEDICT, each word's first ``senses`` glosses: a word's later senses are rare
     meanings that match common question words by chance, "light" and "speed" in an appliance
     manual): an English question's terms among the glosses of the Chinese passages' words; a
-    Chinese question's term when a content word of one of its glosses is in the English passages.
-    None: no passage in the other language, or no term."""
+    Chinese question's term when a content word of one of its glosses is in the English passages. A
+    name counts as said when the other language spells it in pinyin (:mod:`swr.text.transliterate`:
+    "Wei Xiaobao" and 韦小宝). None: no passage in the other language, or no term."""
     from swr.text.glossary import glossary
 
     zh = has_han(question)
@@ -197,12 +198,15 @@ def gloss_cover(question: str, passages: list[Passage], senses: int) -> float | 
     g = glossary()
     if not zh:
         bag = " ".join(" ".join(g.zh_en.get(w, [])[:senses]) for w in set(g.segment(other)) if HAN_BMP_RE.search(w))
-        return len(cl.contained(terms, bag)) / len(terms)
+        said = set(cl.contained(terms, bag))
+        # a name the Chinese passages write, spelt in pinyin ("Wei Xiaobao": 韦小宝)
+        said |= {w for words, syls in tr.latin_names(question) if tr.written_in_han(syls, other) for w in words}
+        return sum(t in said for t in terms) / len(terms)
     found = 0
     for t in terms:
         words = [t] if t in g.zh_en else [w for w in g.segment(t) if w in g.zh_en]
         glosses = " ".join(" ".join(g.zh_en[w][:senses]) for w in words)
         gl = [x for x in cl.content_terms(glosses) if not HAN_BMP_RE.search(x)]
-        if gl and cl.contained(gl, other):
+        if (gl and cl.contained(gl, other)) or tr.written_in_latin(t, other):  # or its pinyin: 康熙, "Kang Xi"
             found += 1
     return found / len(terms)

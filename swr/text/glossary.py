@@ -36,6 +36,7 @@ _SPACE = re.compile(r"\s+")
 _EN_SKIP = EN_STOP | {"much", "many"}
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-._/+'][A-Za-z0-9]+)*")
 _CODE = re.compile(r"\d")
+_TONE = re.compile(r"[1-5]")
 _POSSESSIVE = re.compile(r"'s?$", re.I)  # Melbourne's -> Melbourne
 # the base forms of common irregular English verbs (dictionary glosses are base forms; the
 # suffix rules of _forms cannot find "born" or "said"): hand-written, as the stop words are
@@ -80,6 +81,7 @@ class Glossary:
         jieba.initialize()
         self._freq = jieba.get_FREQ
         self.zh_en: dict[str, list[str]] = {}  # headword -> clean glosses (common-noun entries first)
+        self.readings: dict[str, frozenset[str]] = {}  # character -> its pinyin readings, toneless (transliterate)
         proper_only: set[str] = set()
         rev: dict[str, dict[str, int]] = {}  # gloss -> {headword: position of the gloss in its entry}
         with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -93,6 +95,8 @@ class Glossary:
                     continue
                 simp, pinyin = words[1], parts[1]
                 proper = pinyin[:1].isupper()  # names of people and places
+                if len(simp) == 1 and HAN_BMP_RE.match(simp):
+                    self._read(simp, pinyin.split("]", 1)[0])
                 glosses = [_clean(d) for sense in rest.split("/") for d in sense.split(";")
                            if d.strip() and not _SKIP.match(d.strip())]
                 glosses = [g for g in glosses if g and not HAN_BMP_RE.search(g) and not g.startswith("-")]
@@ -117,6 +121,13 @@ class Glossary:
         # more frequent word (jieba's dictionary counts)
         self.en_zh = {g: sorted(ws, key=lambda w: (ws[w], -(self._freq(w) or 0), len(w)))[:_CANDIDATES]
                       for g, ws in rev.items()}
+
+    def _read(self, char: str, pinyin: str) -> None:
+        """Remember a character's reading without its tone (ü as "u" and "v", as English spells it)."""
+        syl = _TONE.sub("", pinyin.strip().lower())
+        if syl.isascii() and syl.replace("u:", "").isalpha():
+            forms = {syl.replace("u:", "u"), syl.replace("u:", "v")}
+            self.readings[char] = self.readings.get(char, frozenset()) | forms
 
     # -- zh -> en --------------------------------------------------------------------------
     def segment(self, text: str) -> list[str]:
