@@ -3,6 +3,7 @@
     python bench/real_kbs.py                 # every part, default sizes (about 20 min on 2 shared cores)
     python bench/real_kbs.py --quick         # smaller samples (a few minutes once embeddings are cached)
     python bench/real_kbs.py --parts bipar --n 60
+    python bench/real_kbs.py --parts faq     # the bilingual product FAQ (bench/data/faq_bilingual/)
 
 Data is read from ../shared/data at run time and never copied into the project (BiPaR is
 CC BY-NC: evaluation only). Parts:
@@ -29,6 +30,12 @@ CC BY-NC: evaluation only). Parts:
     (56 characters on average, a clause to several sentences) as the expected answer, whole:
     real Chinese passages where the answer to carry is long, not a short span (CMRC's own
     answers fit in any window).
+(e) ``faq``: bench/data/faq_bilingual/ (an original bilingual product FAQ of a fictional brand:
+    Wi-Fi/Bluetooth modules and a robot vacuum; 60 answer-only pages, half English, half
+    Chinese) as the KB ``faq_bi``, its 120 questions (30 a cell) asked with cross-lingual search
+    off and on as in (a), then right answers refused (same / cross) and its 20 off-domain
+    questions refused, with the first deciding rule of each refusal and the refused right answers
+    listed (question, rule, reason).
 
 Embeddings are cached under --home (a rerun embeds only new texts); each KB is built once per run.
 """
@@ -59,6 +66,7 @@ DATA = ROOT.parent / "shared" / "data"
 if not DATA.is_dir():
     DATA = Path("/work/shared/data")
 OWN = ROOT / "bench" / "data" / "emanual_own_questions.csv"
+FAQ = ROOT / "bench" / "data" / "faq_bilingual"
 CHITCHAT = ["How are you today?", "What's the weather like tomorrow?", "Tell me a joke.",
             "Who won the World Cup in 2018?", "今天天气怎么样？", "你叫什么名字？", "给我讲个笑话吧。",
             "What is the capital of France?", "推荐一部好看的电影。", "How do I bake sourdough bread?"]
@@ -133,6 +141,18 @@ def xquad(n_paras: int, seed: int = 0):
                     qs.append({"q": qa["question"], "lang": qlang, "kind": "same" if qlang == lang else "cross",
                                "doc": name, "answers": gold[qa["id"]]})
     return docs, qs
+
+
+def faq():
+    """(docs, answerable questions, off-domain questions) of the bilingual product FAQ; every
+    answer string must occur verbatim in its page."""
+    docs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted((FAQ / "pages").glob("*.md"))]
+    text = dict(docs)
+    qs = json.loads((FAQ / "questions.json").read_text(encoding="utf-8"))
+    bad = [(q["q"], a) for q in qs if q["kind"] != "off" for a in q["answers"] if a not in text.get(q["doc"], "")]
+    if bad:
+        raise ValueError(f"answers not in their page: {bad}")
+    return docs, [q for q in qs if q["kind"] != "off"], [q for q in qs if q["kind"] == "off"]
 
 
 def _s10_markdown() -> tuple[str, dict[str, list[str]]]:
@@ -315,6 +335,46 @@ def part_emanual(eng, n: int, lines: list[str], store: dict) -> tuple[dict, dict
     return docs, qs
 
 
+def part_faq(eng, lines: list[str], store: dict) -> None:
+    """The bilingual FAQ: hit rates as :func:`part_mixed` (every question), then its refusals."""
+    docs, qs, off = faq()
+    part_mixed(eng, "faq_bi", docs, qs, len(qs), lines, store)
+    res = store["faq_bi"]
+    res["off_domain"] = {m: ask_all(eng, "faq_bi", off, m == "on") for m in ("off", "on")}
+    lines += ["\n### faq_bi: refusals at the defaults (no LLM)", "",
+              "| what | SWR_CROSSLINGUAL=off | on |", "|---|---|---|"]
+    for label, kinds, langs in (("right answers refused: same language", ("same",), ("en", "zh")),
+                                ("right answers refused: cross language", ("cross",), ("en", "zh")),
+                                ("right answers refused: all", ("same", "cross"), ("en", "zh")),
+                                ("right answers refused: English questions", ("same", "cross"), ("en",)),
+                                ("right answers refused: Chinese questions", ("same", "cross"), ("zh",))):
+        got = {m: [not r["answerable"] for r in res[m] if r["hit"] and r["kind"] in kinds and r["lang"] in langs]
+               for m in ("off", "on")}
+        lines.append(f"| {label} | {rate(got['off'])} | {rate(got['on'])} |")
+    for label, pick in [("off-domain refused: all", lambda r: True)] + [
+            (f"off-domain refused: {a}", lambda r, a=a: r["about"] == a)
+            for a in sorted({q["about"] for q in off})] + [
+            (f"off-domain refused: {lg} questions", lambda r, lg=lg: r["lang"] == lg) for lg in ("en", "zh")]:
+        got = {m: [not r["answerable"] for r in res["off_domain"][m] if pick(r)] for m in ("off", "on")}
+        lines.append(f"| {label} | {rate(got['off'])} | {rate(got['on'])} |")
+    wrong = [r for r in res["on"] if r["hit"] and not r["answerable"]]
+    for label, rows in (("first rule of each refused right answer (on)", wrong),
+                        ("first rule of each refused off-domain question (on)",
+                         [r for r in res["off_domain"]["on"] if not r["answerable"]]),
+                        ("first rule of each answered off-domain question (on)",
+                         [r for r in res["off_domain"]["on"] if r["answerable"]])):
+        counts = Counter(r["rule"] for r in rows)
+        lines.append(f"\n{label}: " + (", ".join(f"{k} {n}" for k, n in counts.most_common()) or "none"))
+    lines += ["\nRefused right answers (on): question, cell, first rule, reason", "",
+              "| question | cell | rule | reason |", "|---|---|---|---|"]
+    lines += [f"| {r['q']} | {r['kind']} {r['lang']} | {r['rule']} | {str(r['why']).replace('|', '/')} |"
+              for r in wrong]
+    lines += ["\nAnswered off-domain questions (on): question, what, first rule, reason", "",
+              "| question | what | rule | reason |", "|---|---|---|---|"]
+    lines += [f"| {r['q']} | {r['about']} | {r['rule']} | {str(r['why']).replace('|', '/')} |"
+              for r in res["off_domain"]["on"] if r["answerable"]]
+
+
 def part_refusals(eng, store: dict, qs_em: dict, n_off: int, lines: list[str]) -> None:
     answered = [r for k, v in store.items() if not k.startswith("em_") for r in v["on"] if r["hit"]]
     answered_em = [r for k, v in store.items() if k.startswith("em_") for r in v if r["hit"]]
@@ -416,6 +476,8 @@ def main() -> None:
         part_mixed(eng, "bipar", *bipar(args.passages, args.seed), args.n, lines, store)
     if "xquad" in args.parts:
         part_mixed(eng, "xquad_mixed", *xquad(args.xquad_paras, args.seed), args.n, lines, store)
+    if "faq" in args.parts:
+        part_faq(eng, lines, store)
     qs_em = None
     if "emanual" in args.parts or "refusals" in args.parts or "windows" in args.parts:
         docs_em, qs_em = emanual()
