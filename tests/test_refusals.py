@@ -284,3 +284,32 @@ def test_the_evidence_across_languages_answers_what_the_dictionary_reads_in_the_
     assert score >= m.threshold
     assert evidence_score(0.8014, 0.0, True, 3 / 7, tr, m, out, 0.0) < m.threshold  # without the dictionary's reading
     assert evidence_score(0.8014, 0.0, True, 3 / 7, tr, m, {}, 0.7143) < m.threshold  # ... or with flat lists
+
+
+def test_a_code_the_passages_write_is_a_term_found():
+    """A model number or error code of the question that a passage writes is a shared term for the bars
+    that need one: "What are the dimensions of the LM32 C6?" (0.893, its only word written 尺寸 there)
+    and "扫地机报 E14 是怎么回事？" (0.908) were refused as having none of their terms in the passages."""
+    for cross, rule in ((True, Rule.CROSS), (False, Rule.HIGH)):
+        ok, why = decide(0.893 if cross else 0.908, 0.0, cross, E5)
+        assert not ok and why.rule is Rule.NO_TERM
+        ok, why = decide(0.893 if cross else 0.908, 0.0, cross, E5, held=True)
+        assert ok and why.rule is rule, why
+    assert not decide(0.80, 0.0, False, E5, held=True)[0]  # a code does not lower a bar
+
+
+def test_held_reads_a_code_as_a_product_names_part_in_either_language(e5_engine, tmp_path):
+    from swr.core.settings import Settings
+    from swr.engine import Engine
+
+    page = "LM32-C6 模组尺寸为 18 × 20 × 3.2 mm，重量约 2 克。".encode()
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path, sample_kb=""),
+                 embedder=e5_engine.embedder)
+    try:
+        assert all(r.ok for r in eng.index_files("faq", [("dims.md", page)]))
+        r = eng.ask("What are the dimensions of the LM32 C6?", "faq", llm=False)
+        assert r.answerability["signals"]["held"] is True
+        r = eng.ask("What are the dimensions of the LM32 C3?", "faq", llm=False)
+        assert r.answerability["signals"]["held"] is False and not r.answerable
+    finally:
+        eng.close()

@@ -270,7 +270,8 @@ def _codes_and_names(cos: float, cross: bool, t: AnswerThresholds, codes: tuple,
 def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bool = False,
            has_terms: bool = True, codes: tuple = (), missing: tuple = (), names: tuple = (),
            unknown: tuple = (), n_terms: int = 0, absent: tuple = (), subject: float | None = None,
-           translated: tuple | None = None, rules: AnswerRules = DEFAULT_ANSWER) -> tuple[bool, str]:
+           translated: tuple | None = None, rules: AnswerRules = DEFAULT_ANSWER,
+           held: bool = False) -> tuple[bool, str]:
     # long: one ordered list of rules, each a few lines; the order is the decision (first match wins)
     """The decision on the figures, and why. ``has_terms``: the question has content terms (a
     question of only a code, "E4是什么意思？", has none: its cosine decides alone). ``codes``: the
@@ -281,7 +282,8 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     uses (:func:`unknown_terms`); ``absent``: the question's Chinese names that neither the passages
     nor their documents write (:func:`absent_names`); ``subject``: the share of the question's terms
     in the passages of the documents it names (None: it names none; :class:`SubjectAnswer`);
-    ``translated``: (cosine, cover) of the evidence in the other language (:func:`translated_evidence`). The
+    ``translated``: (cosine, cover) of the evidence in the other language (:func:`translated_evidence`);
+    ``held``: a passage writes a code of the question (a term found, for the bars that need one). The
     reason is a :class:`Reason`: its ``rule`` says which rule decided."""
     first = _codes_and_names(cos, cross, t, codes, missing, absent, unknown, n_terms, rules, translated)
     if first is not None:
@@ -296,13 +298,14 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
     if cross and cos >= t.cross_names and names:
         return True, Reason(f"cosine {cos:.3f} >= {t.cross_names:g} (the closest sentence is in the other language) "
                       f"and the passages name its translation's {', '.join(names)}", Rule.CROSS_NAMES)
-    if cross and cos >= t.cross and (cover > 0 or named):
+    # (a code is a shared term: model numbers are written alike in both languages, "LM32-C6")
+    if cross and cos >= t.cross and (cover > 0 or named or held):
         return True, Reason(f"cosine {cos:.3f} >= {t.cross:g} (the closest sentence is in the other language) "
                       f"and {cover:.0%} of the question's terms found", Rule.CROSS)
     # in one language a high cosine answers only when a term of the question is in the passages: e5
     # puts "今天天气怎么样？" at 0.878 from a kettle sentence, and no passage says a word of it (on
     # bench/answerable.py no answerable same-language question was answered with none of its terms)
-    if cos >= t.high and (cover > 0 or not has_terms):
+    if cos >= t.high and (cover > 0 or not has_terms or held):
         return True, Reason(f"cosine {cos:.3f} >= {t.high:g}" + (f" and {cover:.0%} of the question's terms found"
                                                                  if has_terms else ""), Rule.HIGH)
     if cos >= t.low and cover >= t.cover:
@@ -370,20 +373,22 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     probe = (lambda terms: xl.unknown(kb, list(terms))) if xl is not None else None
     other = translated_evidence(question, hits, passages, translations, _grounds(engine, kb, named_docs, foreign),
                                 probe, rules)
+    held = not missing and any(cl.written(c, p.text) for c in cl.codes(question) for p in passages)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,
-                     names=names, n_terms=len(terms), subject=subject, translated=other, rules=rules)
+                     names=names, n_terms=len(terms), subject=subject, translated=other, rules=rules, held=held)
     if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then
         # (under eight askers beside an upload the probes of every question were an eighth of the
         # time the process held the GIL: py-spy, bench/README.md)
         ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing,
                          names=names, unknown=unknown_terms(engine, question, kb), n_terms=len(terms),
                          absent=absent_names(engine, question, kb, passages, rules), subject=subject,
-                         translated=other, rules=rules)
+                         translated=other, rules=rules, held=held)
     rule = getattr(why, "rule", None)
     signals = {"cos": round(cos, 4), "cover": round(cover, 4), "cross": cross, "named": bool(named),
                "subject": None if subject is None else round(subject, 4),
                "translated": None if other is None else [round(x, 4) for x in other],
-               "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names)}
+               "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names),
+               "held": held}
     signals["standout"] = standout(cosines, detect_lang(question), rules.evidence.standout_depth)
     if not ok and rule in (Rule.BELOW, Rule.NO_TERM) and t is rules.e5:  # the bars refused: the score's turn
         said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages)
