@@ -65,10 +65,17 @@ def _ask(page, expect: str | None) -> None:
 def _publish(page, label: str = "Publish these settings") -> None:
     """Open the sidebar's published-settings panel (unless open) and press ``label`` in it."""
     button = page.get_by_role("button", name=label).first
-    if not button.is_visible():
-        page.locator('[data-testid="stSidebar"] summary').filter(has_text="Published settings").first.click()
-    button.wait_for(state="visible", timeout=30_000)
-    button.click()
+    panel = page.locator('[data-testid="stSidebar"] details').filter(
+        has=page.locator("summary", has_text="Published settings")).first
+    # a publication renames the panel ("Published settings (v1)"), and the rerun that draws the new
+    # name draws it closed: a button seen a moment before may be gone. Open it until the button shows
+    for _ in range(60):
+        if button.is_visible():
+            break
+        if panel.count() and panel.get_attribute("open") is None:
+            panel.locator("summary").first.click()
+        page.wait_for_timeout(500)
+    button.click(timeout=30_000)
 
 
 @contextlib.contextmanager
