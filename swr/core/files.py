@@ -39,8 +39,9 @@ def write_json_atomic(path: str | Path, data, *, mode: int | None = PRIVATE, **d
     return write_text_atomic(path, json.dumps(data, **dump), mode=mode)
 
 
-_READ_CACHE: dict[Path, tuple[tuple, object]] = {}
+_READ_CACHE: dict[Path, tuple[tuple, object]] = {}  # insertion-ordered: the oldest first
 _READ_LOCK = threading.Lock()
+READ_CACHED = 64  # size: files kept parsed (two a SWR_HOME: users and keys)
 
 
 def read_json_cached(path: str | Path, default=None):
@@ -48,8 +49,8 @@ def read_json_cached(path: str | Path, default=None):
     file changed: the cache is keyed on the file's inode, size and modification time, which
     :func:`write_text_atomic`'s rename always changes, so every process on one ``SWR_HOME`` sees
     another's write on its next read. For read paths only: the value is shared, never mutate it.
-    (The users, keys and sign-ins files are read on every API request; parsing them each time was a
-    fifth of a request's CPU under load.)"""
+    (The users and keys files are read on every API request; parsing them each time was a fifth of
+    a request's CPU under load.) At most :data:`READ_CACHED` files are kept, the oldest dropped first."""
     path = Path(path)
     try:
         st = os.stat(path)
@@ -63,5 +64,8 @@ def read_json_cached(path: str | Path, default=None):
     value = json.loads(path.read_text(encoding="utf-8") or "null")
     value = default if value is None else value
     with _READ_LOCK:
+        _READ_CACHE.pop(path, None)
+        while len(_READ_CACHE) >= READ_CACHED:
+            _READ_CACHE.pop(next(iter(_READ_CACHE)))
         _READ_CACHE[path] = (stamp, value)
     return value
