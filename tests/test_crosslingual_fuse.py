@@ -45,6 +45,22 @@ def test_the_question_languages_order_is_kept_and_a_better_sentence_enters():
     assert all(a.score >= b.score for a, b in zip(out, out[1:]))  # shown scores never rise down the list
 
 
+def test_a_sentence_of_the_other_language_in_the_plain_list_does_not_make_the_rest_of_it_foreign():
+    """The plain list spans both languages: a Chinese sentence at its top is the other language's,
+    the English sentences after it stay the question language's (own order, traced as such). Read
+    as foreign, "How much flash does the LM32-S3-ROOM-1 have?" lost its English table row to two
+    Chinese sentences on other topics (the bilingual FAQ of bench/real_kbs.py --parts faq)."""
+    plain = [_hit("z1", 0, "LM32-S3-ROOM-1 的 4 MB Flash 版本已进入停产阶段。", 1.46, "zh", 0.854, 5.7),
+             _hit("e1", 3, "| LM32-S3-ROOM-1 | Wi-Fi 4, Bluetooth 5.0 LE | 16 MB | PCB antenna |", 1.34, "en", 0.900, 3.3),
+             _hit("e2", 1, "With its PCB antenna the LM32-S3-ROOM-1 reaches about 120 m.", 1.32, "en", 0.898, 3.3)]
+    out = fuse([(None, plain)], 3, rules=CrossLingualRules(), qlang="en")
+    by = {h.sentence.doc_id: h for h in out}
+    assert by["e1"].trace == [XlRule.OWN_LANGUAGE.value] and by["e1"].via is None
+    assert by["e2"].trace == [XlRule.OWN_LANGUAGE.value]
+    assert by["z1"].via == "lang-list" and XlRule.OWN_LANGUAGE.value not in by["z1"].trace
+    assert [h.sentence.doc_id for h in out][:2] == ["e1", "e2"]
+
+
 def test_at_the_largest_margin_the_search_is_the_question_languages_alone():
     out = _mixed(CrossLingualRules(margin=1.0))
     assert [h.sentence.doc_id for h in out] == ["e1", "e2", "e3"]

@@ -83,14 +83,16 @@ def _collect(lists: list[tuple], weights: dict[str, float], rules: CrossLingualR
             e = _Entry(h.score, order, r, h.dense_score if h.dense_score is not None else lo,
                        (h.sparse_score or 0.0) / top_s)
             c.subject = c.subject or bool(subject)
-            if e.score > c.score or (e.score == c.score and order < c.order):
-                c.score, c.order, c.via, c.hit = e.score, order, via, h
+            found = via  # this hit's list; another language's sentence in the plain list: the question's
+            # vectors found it in that language (this hit only: the plain list goes on in both languages)
             if via is None and qlang and h.sentence.lang and h.sentence.lang != qlang:
-                via = "lang-list"  # another language's sentence in the plain list: the question's vectors found it
-            if via is None:
+                found = "lang-list"
+            if e.score > c.score or (e.score == c.score and order < c.order):
+                c.score, c.order, c.via, c.hit = e.score, order, found, h
+            if found is None:
                 c.own.append(e)
-            elif via not in c.lists or e.score > c.lists[via].score:
-                c.lists[via] = e
+            elif found not in c.lists or e.score > c.lists[found].score:
+                c.lists[found] = e
     return cands
 
 
