@@ -72,7 +72,7 @@ def rows_for(engine, arts) -> list[dict]:
                 for tag, text in closest.items():
                     row[f"cover_{fusion}{tag}"] = an.evidence_coverage(q, ps, text, row["cross" + tag])
                 # the question's codes: those no passage holds, and whether a named document holds them
-                codes, missing = an.code_evidence(engine, q, kb, ps)
+                codes, missing, _ = an.code_evidence(engine, q, kb, ps)
                 row[f"codes_{fusion}"], row[f"missing_{fusion}"] = list(codes), list(missing)
                 # across languages: the names of the question's translation its passages write
                 row[f"names_{fusion}"] = list(an.translated_names(q, translations[fusion], ps, closest[""])) \

@@ -364,7 +364,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     cover = evidence_coverage(question, passages, text, cross)  # across languages: in the closest's
     asked = sources_named(engine, kb, question) if passages else set()  # the documents it names, once
     named = cross and any(p.source in asked for p in passages)
-    codes, missing = code_evidence(engine, question, kb, passages, asked)
+    codes, missing, held = code_evidence(engine, question, kb, passages, asked)
     names = translated_names(question, translations, passages, text) if cross else ()
     terms = question_terms(question)
     mine = [p for p in passages if p.source in asked]  # the passages of the documents it names
@@ -373,7 +373,6 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     probe = (lambda terms: xl.unknown(kb, list(terms))) if xl is not None else None
     other = translated_evidence(question, hits, passages, translations, _grounds(engine, kb, named_docs, foreign),
                                 probe, rules)
-    held = not missing and any(cl.written(c, p.text) for c in cl.codes(question) for p in passages)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,
                      names=names, n_terms=len(terms), subject=subject, translated=other, rules=rules, held=held)
     if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then

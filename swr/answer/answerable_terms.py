@@ -21,27 +21,37 @@ def question_terms(question: str) -> list[str]:
     return [t for t in cl.content_terms(question) if t not in ASK_WORDS and cl.stem(t) not in ASK_WORDS]
 
 
+class CodeEvidence(NamedTuple):
+    """The question's codes as :func:`decide` reads them (:func:`code_evidence`)."""
+
+    codes: tuple[str, ...]  # all of them, when every one is held by a passage of a document the question names
+    missing: tuple[str, ...]  # those neither a passage holds nor a passage's document is named by
+    held: bool = False  # a passage holds one and none is missing (a term found, for the bars that need one)
+
+
 def code_evidence(engine, question: str, kb: str, passages: list[Passage],
-                  asked: set[str] | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                  asked: set[str] | None = None) -> CodeEvidence:
     """The question's model numbers and error codes (``E2``, ``KX-2000``: :func:`swr.text.claims.codes`,
-    written alike in Chinese and English) as :func:`decide` reads them: ``(codes, missing)``.
+    written alike in Chinese and English) as :func:`decide` reads them (:class:`CodeEvidence`).
     ``codes``: all of them, when every one is held by a passage of a document the question names
     (else empty); ``missing``: those neither a passage holds nor a passage's document is named by
     (the AF-360 of "What should I do before using the AF-360 air fryer for the first time?" names
-    the manual whose first-use passages never repeat it). ``asked``: the sources the question names
+    the manual whose first-use passages never repeat it); ``held``: none is missing and a passage
+    holds one. ``asked``: the sources the question names
     (:func:`swr.retrieve.aliases.sources_named`), when the caller has them."""
     codes = tuple(cl.codes(question))
     if not codes:
-        return (), ()
+        return CodeEvidence((), ())
     text = "\n".join(p.text for p in passages)
     held = set(cl.codes(text)) | {c for c in codes if cl.written(c, text)}  # a model name's part: "C3" of XK32-C3
     missing = tuple(c for c in codes if c not in held and not names_a_subject(engine, c, kb, passages))
     if missing:
-        return (), missing
+        return CodeEvidence((), missing)
+    any_held = any(c in held for c in codes)
     asked = sources_named(engine, kb, question) if asked is None else asked
     if not any(p.source in asked and any(cl.written(c, p.text) for c in codes) for p in passages):
-        return (), ()
-    return codes, ()
+        return CodeEvidence((), (), any_held)
+    return CodeEvidence(codes, (), any_held)
 
 
 _CAPITAL = re.compile(r"\b[A-Z][A-Za-z]+")

@@ -102,12 +102,18 @@ def _spells(chars: str, latin: str) -> bool:
     return len(latin) in ends
 
 
+@lru_cache(maxsize=16)
+def _latin_words(text: str) -> tuple[str, ...]:
+    """The Latin words of ``text``, lower-cased (one passage text is read for each of a question's terms)."""
+    return tuple(m.group().lower().replace("'", "") for m in _LATIN.finditer(text))
+
+
 def written_in_latin(name: str, text: str) -> bool:
     """Whether ``text`` spells the Chinese ``name`` (:data:`MIN_SYLLABLES` characters or more) in pinyin,
     in one word or several ("Xiaobao", "Wei Xiaobao", "Kang Xi")."""
     if len(name) < MIN_SYLLABLES or not all(HAN_BMP_RE.fullmatch(c) for c in name):
         return False
-    words = [m.group().lower().replace("'", "") for m in _LATIN.finditer(text)]
+    words = _latin_words(text)
     for i in range(len(words)):
         joined = ""
         for w in words[i:i + _RUN_WORDS]:
