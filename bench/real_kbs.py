@@ -284,6 +284,7 @@ def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
         out.append({**q, "hit": hit, "answerable": bool(r.answerable),
                     "rule": (a.get("rules") or ["-"])[0], "why": a.get("reason", ""), "cos": a.get("score"),
                     "vias": [h.via for h in sorted(top, key=lambda h: h.rank)],
+                    "traces": [h.trace for h in sorted(top, key=lambda h: h.rank)],
                     "signals": {**(a.get("signals") or {}), "unknown": len(unknown_terms(eng, q["q"], kb))},
                     "kb": kb, "top": [h.sentence for h in sorted(top, key=lambda h: h.rank)][:3]})
         FIRED.setdefault(f"{kb} ({'cross-lingual on' if xl else 'off'})", Counter()).update(ask_rules(r))

@@ -236,3 +236,22 @@ def test_the_translation_reply_check_reads_its_length_limit_from_the_rules():
     q, reply = "空气炸锅的容量是多少？", "What is the capacity of the air fryer in litres?"
     assert check_translation(q, reply, "en") == reply
     assert check_translation(q, reply, "en", CrossLingualRules(reply_ratio=1, reply_extra_chars=10)) is None
+
+
+def test_the_question_languages_best_sentence_stays_in_the_top_k():
+    """Three other-language sentences that each beat it do not push the question language's best
+    sentence out of the top 3: it takes the last place, traced ``own_kept``; off (0) it is pushed out
+    (an English question whose English answer is indexed got three Chinese sentences on a
+    neighbouring topic)."""
+    from dataclasses import replace
+
+    own = [_hit("e1", 0, "The filter is cleaned every two weeks under running water.", 0.2, "en", 0.70, 1.0)]
+    zh = [_hit(f"z{i}", i, f"滤网每两周用清水冲洗一次，晾干后装回机器第{i}格，再开机运行。", 1.9 - i / 10, "zh", 0.95, 9.0)
+          for i in range(4)]
+    lists = [(None, own), ("translation", zh), ("lang-list", zh)]
+    hits = fuse(lists, 3, rules=CrossLingualRules(), qlang="en")
+    assert [h.sentence.lang for h in hits] == ["zh", "zh", "en"]
+    assert hits[-1].trace[-1] == XlRule.OWN_KEPT.value
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
+    off = fuse(lists, 3, rules=replace(CrossLingualRules(), own_kept=0), qlang="en")
+    assert [h.sentence.lang for h in off] == ["zh", "zh", "zh"]

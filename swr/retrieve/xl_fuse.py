@@ -177,7 +177,7 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
         empty = rules.empty_last and not _WORDY.search(c.hit.sentence.text)
         return (empty, other)
     out, floor = [], None
-    for r, (c, trace) in enumerate(sorted(merged, key=key)[:top_k], start=1):
+    for r, (c, trace) in enumerate(_kept(sorted(merged, key=key), top_k, rules.own_kept), start=1):
         empty, other = key((c, trace))
         trace = trace + ([XlRule.OTHER_PRODUCT_LAST.value] if other else []) + \
             ([XlRule.EMPTY_LAST.value] if empty else [])
@@ -190,6 +190,18 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
         h.rank, h.via, h.score, h.trace = r, via, round(score, 6), trace
         out.append(h)
     return out
+
+
+def _kept(merged: list[tuple], top_k: int, keep: int) -> list[tuple]:
+    """The top ``top_k`` of ``merged``, with at least ``keep`` of the question language's sentences
+    (or the named documents'): those missing take the last places from other-language ones."""
+    top, rest = merged[:top_k], merged[top_k:]
+    mine = {XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value}
+    have = sum(t[1][0] in mine for t in top)
+    for c, trace in [t for t in rest if t[1][0] in mine][:max(0, keep - have)]:
+        i = max(i for i, t in enumerate(top) if t[1][0] not in mine)
+        top = top[:i] + top[i + 1:] + [(c, [*trace, XlRule.OWN_KEPT.value])]
+    return top
 
 
 def list_cosines(own_of: dict, translated_of: dict) -> dict[str, list[float]]:

@@ -13,6 +13,8 @@ WORDS = {
     "subject": "Its document is about the product the question names, so it was ranked up.",
     "foreign_last": "From another product's document than the question names, so it was put last.",
     "empty_last": "Holds no words (only marks), so it was put last.",
+    "own_kept": "The best sentence in the question's language, kept in the results though other-language "
+                "sentences scored higher.",
     # answerability (swr.answer.answerable.Rule)
     "answerable.no_sentence": "Nothing usable was found in the knowledge base.",
     "answerable.code_missing": "The question names a code (like E4) that no passage mentions.",
