@@ -67,8 +67,8 @@ def _publish(page, label: str = "Publish these settings") -> None:
     button = page.get_by_role("button", name=label).first
     panel = page.locator('[data-testid="stSidebar"] details').filter(
         has=page.locator("summary", has_text="Published settings")).first
-    # a publication renames the panel ("Published settings (v1)"), and the rerun that draws the new
-    # name draws it closed: a button seen a moment before may be gone. Open it until the button shows
+    # a publication renames the panel ("Published settings (v1)") and reruns the page: a button seen a
+    # moment before may be redrawn. Open the panel until the button shows
     for _ in range(60):
         if button.is_visible():
             break
@@ -110,6 +110,10 @@ def test_an_editor_publishes_and_another_agents_chat_and_the_api_use_that_versio
         assert agent.get_by_role("button", name="Publish these settings").count() == 0  # agents may not
         _publish(editor)
         editor.get_by_text("Published version 1").first.wait_for(timeout=60_000)
+        renamed = editor.locator('[data-testid="stSidebar"] details').filter(
+            has=editor.locator("summary", has_text="Published settings (v1)")).first
+        renamed.wait_for(timeout=60_000)
+        assert renamed.get_attribute("open") is not None  # the panel stays open under the editor
         _publish(editor)  # version 2
         editor.get_by_text("Published version 2").first.wait_for(timeout=60_000)
         _ask(agent, "published v2")

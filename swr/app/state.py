@@ -228,6 +228,7 @@ class KEYS:
     retry_failed = "retry-failed"
     filters_box = "filters"
     presets_box = "presets"  # the demo mode's preset buttons (CSS: .st-key-presets)
+    published_box = "published"  # the sidebar's published-settings panel
     # knowledge bases
     new_kb = "new_kb"
     delete_kb = "delete-kb"

@@ -83,7 +83,10 @@ def panel(engine, kb: str | None, params: RetrievalParams) -> None:
     if not kb:
         return
     versions = engine.published_versions(kb)
-    with st.sidebar.expander(f"Published settings (v{versions[0].version})" if versions else "Published settings"):
+    # keyed: the label carries the version, and an unkeyed expander whose label changes is a new
+    # one, drawn closed under the editor who just published from it
+    with st.sidebar.expander(f"Published settings (v{versions[0].version})" if versions else "Published settings",
+                             key=state.KEYS.published_box):
         if versions:
             st.caption(render.esc(describe(versions[0])))
         else:
