@@ -255,3 +255,6 @@ def test_the_question_languages_best_sentence_stays_in_the_top_k():
     assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
     off = fuse(lists, 3, rules=replace(CrossLingualRules(), own_kept=0), qlang="en")
     assert [h.sentence.lang for h in off] == ["zh", "zh", "zh"]
+    assert [h.sentence.lang for h in fuse(lists, 1, rules=CrossLingualRules(), qlang="en")] == ["zh"]  # top-k 1
+    two = fuse(lists, 2, rules=replace(CrossLingualRules(), own_kept=2), qlang="en")
+    assert [h.sentence.lang for h in two] == ["zh", "en"]  # one place left to the other language

@@ -194,7 +194,9 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
 
 def _kept(merged: list[tuple], top_k: int, keep: int) -> list[tuple]:
     """The top ``top_k`` of ``merged``, with at least ``keep`` of the question language's sentences
-    (or the named documents'): those missing take the last places from other-language ones."""
+    (or the named documents'): those missing take the last places from other-language ones. One
+    place is always left to the other language (at top-k 1 nothing is kept)."""
+    keep = min(keep, top_k - 1)
     top, rest = merged[:top_k], merged[top_k:]
     mine = {XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value}
     have = sum(t[1][0] in mine for t in top)
