@@ -51,9 +51,9 @@ class CrossLingualRules(FromDict):
     # 0.26 / 0.23 and 0.94 / 0.93 / 0.93 / 0.92 (the plain search alone: same 0.70 / 1.00, cross 0)
     margin: float = 0.1
     # this many of the question language's best sentences stay in the top k whatever the other
-    # language's sentences score (they take the last places, leaving one to the other language: at top-k 1
-    # nothing is kept; 0: off): a same-language answer is never
-    # pushed out by three other-language sentences on a neighbouring topic. bench/real_kbs.py --parts
+    # language's sentences score (they take the last places, leaving one to the other language: at
+    # top-k 1 nothing is kept; 0: off): a same-language answer is never pushed out by three
+    # other-language sentences on a neighbouring topic. bench/real_kbs.py --parts
     # bipar xquad faq, seeds 0 / 1 / 2, same on - off at 0 / 1 / 2 kept: BiPaR -1 -1 -2 / -1 0 -1 /
     # -1 0 -1 points, XQuAD 0 -2 0 at each, bilingual FAQ -3.3 / -1.7 / -1.7 on each seed; cross rate
     # BiPaR 0.30 0.34 0.38 / 0.28 0.33 0.36 / 0.25 0.29 0.31, XQuAD 0.90 at 0 and 1, 0.83-0.88 at 2,
