@@ -258,3 +258,5 @@ def test_the_question_languages_best_sentence_stays_in_the_top_k():
     assert [h.sentence.lang for h in fuse(lists, 1, rules=CrossLingualRules(), qlang="en")] == ["zh"]  # top-k 1
     two = fuse(lists, 2, rules=replace(CrossLingualRules(), own_kept=2), qlang="en")
     assert [h.sentence.lang for h in two] == ["zh", "en"]  # one place left to the other language
+    marks = [(None, [_hit("e2", 0, "—", 0.2, "en", 0.70, 1.0)]), ("translation", zh), ("lang-list", zh)]
+    assert [h.sentence.lang for h in fuse(marks, 3, rules=CrossLingualRules(), qlang="en")] == ["zh"] * 3  # no word

@@ -16,7 +16,8 @@ that the answer is within its window, from a logistic model per side
 (:class:`swr.core.rules.crosslingual.CrossLingualRules`, calibrated on two mixed-language knowledge
 bases). It goes above a question-language sentence only when its probability is higher by the
 rules' ``margin`` (the question-language side read as a running minimum, so one weak sentence
-does not open the door to every other-language one). Every hit records the rules that placed it
+does not open the door to every other-language one), and the question language's best sentence
+always keeps a place in the top k (``own_kept``). Every hit records the rules that placed it
 (``Hit.trace``: :class:`~swr.core.rules.crosslingual.XlRule` values).
 """
 from __future__ import annotations
@@ -177,7 +178,8 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
         empty = rules.empty_last and not _WORDY.search(c.hit.sentence.text)
         return (empty, other)
     out, floor = [], None
-    for r, (c, trace) in enumerate(_kept(sorted(merged, key=key), top_k, rules.own_kept), start=1):
+    ranked = _kept(sorted(merged, key=key), top_k, rules.own_kept, lambda t: any(key(t)))
+    for r, (c, trace) in enumerate(ranked, start=1):
         empty, other = key((c, trace))
         trace = trace + ([XlRule.OTHER_PRODUCT_LAST.value] if other else []) + \
             ([XlRule.EMPTY_LAST.value] if empty else [])
@@ -192,15 +194,16 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
     return out
 
 
-def _kept(merged: list[tuple], top_k: int, keep: int) -> list[tuple]:
+def _kept(merged: list[tuple], top_k: int, keep: int, last: Callable[[tuple], bool]) -> list[tuple]:
     """The top ``top_k`` of ``merged``, with at least ``keep`` of the question language's sentences
     (or the named documents'): those missing take the last places from other-language ones. One
-    place is always left to the other language (at top-k 1 nothing is kept)."""
+    place is always left to the other language (at top-k 1 nothing is kept); a sentence the rules
+    put ``last`` (no word, another product's) is never brought up."""
     keep = min(keep, top_k - 1)
     top, rest = merged[:top_k], merged[top_k:]
     mine = {XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value}
     have = sum(t[1][0] in mine for t in top)
-    for c, trace in [t for t in rest if t[1][0] in mine][:max(0, keep - have)]:
+    for c, trace in [t for t in rest if t[1][0] in mine and not last(t)][:max(0, keep - have)]:
         i = max(i for i, t in enumerate(top) if t[1][0] not in mine)
         top = top[:i] + top[i + 1:] + [(c, [*trace, XlRule.OWN_KEPT.value])]
     return top
