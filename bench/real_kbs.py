@@ -36,6 +36,10 @@ CC BY-NC: evaluation only). Parts:
     off and on as in (a), then right answers refused (same / cross) and its 20 off-domain
     questions refused, with the first deciding rule of each refusal and the refused right answers
     listed (question, rule, reason).
+(f) ``helpzh``: bench/data/helpcentre_zh/ (an original Chinese help centre of a fictional
+    appliance brand: 40 articles of paragraphs, steps, lists and tables; 180 questions typed as
+    customers type them, each answer 2-4 whole sentences, rows or items, 97 characters on
+    average), windows against chunks as in (d): the customer-service text with long answers.
 
 Embeddings are cached under --home (a rerun embeds only new texts); each KB is built once per run.
 """
@@ -67,6 +71,7 @@ if not DATA.is_dir():
     DATA = Path("/work/shared/data")
 OWN = ROOT / "bench" / "data" / "emanual_own_questions.csv"
 FAQ = ROOT / "bench" / "data" / "faq_bilingual"
+HELPZH = ROOT / "bench" / "data" / "helpcentre_zh"
 CHITCHAT = ["How are you today?", "What's the weather like tomorrow?", "Tell me a joke.",
             "Who won the World Cup in 2018?", "今天天气怎么样？", "你叫什么名字？", "给我讲个笑话吧。",
             "What is the capital of France?", "推荐一部好看的电影。", "How do I bake sourdough bread?"]
@@ -236,6 +241,19 @@ def expmrc_zh(n_paras: int, seed: int = 0):
             if ev:  # the longest annotator's evidence, whole: an answer of one or more long sentences
                 qs.append(Question(qa["question"], [max(ev, key=len)], [], name, str(qa.get("id", ""))))
     return docs, qs
+
+
+def helpcentre_zh():
+    """(docs, Questions) of the Chinese help centre; every answer must occur verbatim in its page."""
+    from swr.evaluate.questions import Question
+
+    docs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted((HELPZH / "pages").glob("*.md"))]
+    text = dict(docs)
+    raw = json.loads((HELPZH / "questions.json").read_text(encoding="utf-8"))
+    bad = [q["q"] for q in raw if q["answers"][0] not in text.get(q["doc"], "")]
+    if bad:
+        raise ValueError(f"answers not in their page: {bad}")
+    return docs, [Question(q["q"], q["answers"], [], q["doc"], q.get("form", "")) for q in raw]
 
 
 def offdomain(n: int, seed: int = 0) -> list[dict]:
@@ -447,11 +465,46 @@ def part_windows(eng, name: str, docs, questions, lines: list[str], store: dict,
             lo, hi = wilson(k, len(r.outcomes))
             cell.append(f"{k / len(r.outcomes):.3f} [{lo:.2f}, {hi:.2f}] {r.context_chars:.0f}ch ({cfg_label(r)})")
         lines.append(f"| {b} | " + " | ".join(cell) + " |")
+    lines += ["", "Where the best window's misses are (its configuration at each budget, re-run): the hits are in "
+              "another document; in the answer's document but none inside the answer; or a hit is inside the "
+              "answer and the window cut it.", "",
+              "| budget | config | misses | another document | same document, not the answer | answer cut |",
+              "|---|---|---|---|---|---|"]
+    for b in budgets:
+        sub = [r for r in rows if r.config.method == "window"]
+        r = best(sub, "window", b) if sub else None
+        if r is not None:
+            kinds = miss_kinds(eng, name, questions, r.config)
+            lines.append(f"| {b} | {cfg_label(r)} | {sum(kinds.values())} | {kinds['document']} | {kinds['elsewhere']} "
+                         f"| {kinds['cut']} |")
+
+
+def miss_kinds(eng, kb: str, questions, cfg) -> Counter:
+    """Each miss of one window configuration by kind: ``document`` (no passage of the question's
+    document, when the question names one), ``elsewhere`` (no hit sentence inside the answer), ``cut``
+    (a hit inside the answer, the window did not carry all of it)."""
+    from swr.evaluate.metrics import normalize
+
+    out = Counter({"document": 0, "elsewhere": 0, "cut": 0})
+    for q in questions:
+        answers = [normalize(a) for a in q.answers]
+        found = eng.retrieve(q.question, kb, top_k=cfg.top_k, mode=cfg.mode)
+        ps = eng.passages(found, cfg.window_size or 0, window_mode=cfg.window_mode, budget_chars=cfg.budget_chars)
+        if any(a in normalize(p.text) for p in ps for a in answers):
+            continue
+        if q.source and not any(p.source == q.source for p in ps):
+            out["document"] += 1
+        elif any(len(t) > 3 and any(t in a for a in answers) for h in found.hits
+                 for t in [normalize(h.sentence.text)]):
+            out["cut"] += 1
+        else:
+            out["elsewhere"] += 1
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--parts", nargs="+", default=["bipar", "xquad", "emanual", "refusals", "windows"])
+    ap.add_argument("--parts", nargs="+", default=["bipar", "xquad", "emanual", "refusals", "windows", "helpzh"])
     ap.add_argument("--n", type=int, default=50, help="questions per cell (mixed KBs: per kind and language)")
     ap.add_argument("--passages", type=int, default=120, help="BiPaR passages (half en, half zh)")
     ap.add_argument("--xquad-paras", type=int, default=240)
@@ -496,6 +549,9 @@ def main() -> None:
         part_windows(eng, "em_s10", [], man, lines, store)
         zdocs, zqs = expmrc_zh(args.zh_paras)
         part_windows(eng, "expmrc_zh", zdocs, zqs[:args.n * 3], lines, store)
+    if "helpzh" in args.parts:
+        hdocs, hqs = helpcentre_zh()
+        part_windows(eng, "helpcentre_zh", hdocs, hqs, lines, store)
     lines += rule_table(FIRED, "How often each rule fired, per knowledge base and mode")
     lines.append(f"\n{time.perf_counter() - t_start:.0f}s in all")
     text = "\n".join(lines)
