@@ -39,7 +39,8 @@ CC BY-NC: evaluation only). Parts:
 (f) ``helpzh``: bench/data/helpcentre_zh/ (an original Chinese help centre of a fictional
     appliance brand: 40 articles of paragraphs, steps, lists and tables; 180 questions typed as
     customers type them, each answer 2-4 whole sentences, rows or items, 97 characters on
-    average), windows against chunks as in (d): the customer-service text with long answers.
+    average), windows against chunks as in (d): the customer-service text with long answers; then
+    its questions at the defaults: right answers refused, and off-domain questions refused.
 
 Embeddings are cached under --home (a rerun embeds only new texts); each KB is built once per run.
 """
@@ -436,6 +437,25 @@ def part_refusals(eng, store: dict, qs_em: dict, n_off: int, lines: list[str]) -
         f"{k} {len(v)}" for k, v in cells([r for r in res_off if r["answerable"]], lambda r: [r["rule"]]).items()))
 
 
+def part_help_refusals(eng, lines: list[str], store: dict, n_off: int) -> None:
+    """The help centre (built by its windows part) at the defaults: answer in the passages, right
+    answers refused, and off-domain questions (as in (c), plus the bilingual FAQ's) refused."""
+    raw = json.loads((HELPZH / "questions.json").read_text(encoding="utf-8"))
+    res = ask_all(eng, "helpcentre_zh", raw, True)
+    off = offdomain(n_off) + [{"q": q, "kind": "other products"} for q in OTHER_PRODUCTS]
+    off += [{"q": q["q"], "kind": "faq off-domain"} for q in json.loads((FAQ / "questions.json").read_text(
+        encoding="utf-8")) if q["kind"] == "off"]
+    res_off = ask_all(eng, "helpcentre_zh", off, True)
+    store["helpcentre_zh"] = {"on": res, "offdomain": res_off}
+    hit = [r for r in res if r["hit"]]
+    lines += ["\n### helpcentre_zh at the defaults (no LLM)", "", "| what | rate |", "|---|---|",
+              f"| answer in the passages | {rate([r['hit'] for r in res])} |",
+              f"| right answers refused | {rate([not r['answerable'] for r in hit])} |",
+              f"| off-domain refused | {rate([not r['answerable'] for r in res_off])} |"]
+    lines.append("\nrules that refused right answers: " + ", ".join(
+        f"{k} {v}" for k, v in Counter(r["rule"] for r in hit if not r["answerable"]).most_common()))
+
+
 def part_windows(eng, name: str, docs, questions, lines: list[str], store: dict, budgets=(300, 600, 1200)) -> None:
     from window_modes import best, cfg_label
 
@@ -552,6 +572,7 @@ def main() -> None:
     if "helpzh" in args.parts:
         hdocs, hqs = helpcentre_zh()
         part_windows(eng, "helpcentre_zh", hdocs, hqs, lines, store)
+        part_help_refusals(eng, lines, store, min(args.n, 20))
     lines += rule_table(FIRED, "How often each rule fired, per knowledge base and mode")
     lines.append(f"\n{time.perf_counter() - t_start:.0f}s in all")
     text = "\n".join(lines)

@@ -313,3 +313,42 @@ def test_held_reads_a_code_as_a_product_names_part_in_either_language(e5_engine,
         assert r.answerability["signals"]["held"] is False and not r.answerable
     finally:
         eng.close()
+
+
+def test_topic_terms_leave_out_the_words_of_how_a_customer_asks():
+    from swr.answer.answerable_terms import question_terms, topic_terms
+
+    q = "滤芯怎么辨别真假 网上便宜的那种能用吗"
+    topic = topic_terms(q, question_terms(q))
+    assert "滤芯" in topic and "辨别真假" in topic
+    assert "网上" not in topic and "那种" not in topic  # a place word, a pronoun
+    assert "五点" not in topic_terms("今天下午五点付的款 啥时候发货", question_terms("今天下午五点付的款 啥时候发货"))
+    en = "How do I reset the firmware password of my router?"
+    assert topic_terms(en, question_terms(en)) == question_terms(en)  # English: every term
+    # the spoken question words are question words: 啥意思 is 意思, 咋办 is 怎么办
+    assert "啥意思" not in question_terms("T3红灯常亮啥意思") and "咋办" not in question_terms("净水器冻上了咋办")
+
+
+def test_a_colloquial_question_is_not_refused_for_how_it_is_asked(e5_engine, tmp_path):
+    """"网上便宜的那种" is in no help-centre article: the unknown-terms rule refused this question (4 of
+    its 6 terms unknown) although its answer was the first passage."""
+    from pathlib import Path
+
+    from swr.core.settings import Settings
+    from swr.engine import Engine
+
+    pages = Path(__file__).resolve().parent.parent / "bench" / "data" / "helpcentre_zh" / "pages"
+    files = [(n, (pages / n).read_bytes()) for n in ("a30_filter_purchase.md", "a28_filter_lifespan.md",
+                                                     "a05_return_shipping_fee.md")]
+    eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=tmp_path, sample_kb=""),
+                 embedder=e5_engine.embedder)
+    try:
+        assert all(r.ok for r in eng.index_files("help", files))
+        r = eng.ask("滤芯怎么辨别真假 网上便宜的那种能用吗", "help", llm=False)
+        assert "防伪码" in r.passages[0].text
+        assert r.answerable, r.answerability["reason"]
+        # a question about something no article speaks of is still refused for it
+        r = eng.ask("路由器的管理员密码忘了怎么重置固件？", "help", llm=False)
+        assert not r.answerable
+    finally:
+        eng.close()

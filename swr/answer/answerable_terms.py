@@ -92,6 +92,30 @@ def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
 
 # jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
 _NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
+
+# jieba's tags of the words that say how a Chinese question is asked rather than what about:
+# pronouns, adverbs, time, place and direction words, numbers and measure words, prepositions,
+# conjunctions, particles and interjections ("那种", "马上", "网上", "五点", "一部")
+_HOW_TAGS = frozenset({"r", "rr", "rz", "d", "dg", "t", "tg", "s", "f", "m", "mq", "q", "p", "c",
+                       "u", "uj", "ul", "uz", "ug", "uv", "ud", "y", "e", "o"})
+
+
+def topic_terms(question: str, terms: list[str]) -> list[str]:
+    """The ``terms`` of ``question`` (:func:`question_terms`) that say what it asks about: all of
+    them in a question without Chinese; in a Chinese one, those jieba does not tag as a word of how
+    it is asked (``_HOW_TAGS``; a term its tagger cut otherwise counts). The unknown-terms rule
+    (:func:`swr.answer.answerable.decide`) counts only these as unknown: a customer's "网上便宜的那种"
+    is in no help-centre article and says nothing about whether the question asks about something
+    else (bench/results/refusals.md, "Unknown terms")."""
+    if not has_han(question) or not terms:
+        return list(terms)
+    import jieba.posseg as pseg
+
+    cl.jieba_module()  # jieba with its log level set once
+    tags: dict[str, str] = {}
+    for w in pseg.cut(cl.norm(question)):
+        tags.setdefault(w.word, w.flag)
+    return [t for t in terms if not has_han(t) or tags.get(t, "x") not in _HOW_TAGS]
 _ALL_CJK = re.compile(f"[{HAN_BMP}]+")  # the Chinese characters swr.text.claims reads terms by
 
 

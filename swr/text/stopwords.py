@@ -39,4 +39,5 @@ ZH_QUESTION_STOP = frozenset("""的 了 是 在 和 与 及 或 吗 呢 吧 啊 
 ASK_WORDS = frozenset("""what which who whom whose when where why how many much long does do did mean means please tell
 know explain describe happen happens kind type 多久 几年 多长 多长时间 意思 代表 应该 怎么办 处理 请问
 是不是 哪种 哪一个
-为何 何时 多大 多重 多高 几个 几次 可不可以 能不能 吗""".split())
+为何 何时 多大 多重 多高 几个 几次 可不可以 能不能 吗
+啥 啥意思 啥时候 什么时候 为啥 干嘛 干啥 咋 咋办 咋样 咋回事 怎么回事""".split())  # the spoken forms too
