@@ -352,3 +352,15 @@ def test_a_colloquial_question_is_not_refused_for_how_it_is_asked(e5_engine, tmp
         assert not r.answerable
     finally:
         eng.close()
+
+
+def test_a_document_named_across_languages_needs_some_of_the_questions_other_words():
+    """An English question on a Chinese help centre "named" a01_returns_policy.md by its file name's
+    "policy" (translated with its title 退换货政策); with none of its other words in the passages that
+    is no evidence: the cross bar refuses it. The translation's words found there still answer."""
+    q = dict(named=True, translated=(0.854, 0.1667, 6, 3))
+    ok, why = decide(0.854, 0.0, True, E5, **q)
+    assert not ok and why.rule is Rule.NO_TERM, why
+    ok, why = decide(0.854, 0.0, True, E5, named=True, translated=(0.854, 0.5, 4, 0))
+    assert ok and why.rule is Rule.CROSS, why
+    assert decide(0.854, 0.0, True, E5, named=True)[0]  # no translation to read: the name answers

@@ -302,7 +302,12 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
         return True, Reason(f"cosine {cos:.3f} >= {t.cross_names:g} (the closest sentence is in the other language) "
                       f"and the passages name its translation's {', '.join(names)}", Rule.CROSS_NAMES)
     # (a code is a shared term: model numbers are written alike in both languages, "LM32-C6")
-    if cross and cos >= t.cross and (cover > 0 or named or held):
+    # A product the question names is evidence only with some of the question's other words in
+    # the other language's passages (the translation's cover): a file name's word named a
+    # document for questions about something else ("a01_returns_policy.md" for "When did the UK
+    # formally subscribe to the Agreement on Social Policy?", 0.854, none of its terms found)
+    tr_named = named and (translated is None or Translated(*translated).cover >= rules.translated_cover)
+    if cross and cos >= t.cross and (cover > 0 or tr_named or held):
         return True, Reason(f"cosine {cos:.3f} >= {t.cross:g} (the closest sentence is in the other language) "
                       f"and {cover:.0%} of the question's terms found", Rule.CROSS)
     # in one language a high cosine answers only when a term of the question is in the passages: e5
