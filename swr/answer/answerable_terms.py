@@ -92,6 +92,11 @@ def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
 
 # jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
 _NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
+_ALL_CJK = re.compile(f"[{HAN_BMP}]+")  # the Chinese characters swr.text.claims reads terms by
+
+
+NAME_CHARS = 2  # size: a Chinese name has two characters or more (one is a surname, or no name)
+
 
 # jieba's tags of the words that say how a Chinese question is asked rather than what about:
 # pronouns, adverbs, time, place and direction words, numbers and measure words, prepositions,
@@ -106,7 +111,7 @@ def topic_terms(question: str, terms: list[str]) -> list[str]:
     it is asked (``_HOW_TAGS``; a term its tagger cut otherwise counts). The unknown-terms rule
     (:func:`swr.answer.answerable.decide`) counts only these as unknown: a customer's "网上便宜的那种"
     is in no help-centre article and says nothing about whether the question asks about something
-    else (bench/results/refusals.md, "Unknown terms")."""
+    else (bench/results/refusals.md, "The Chinese help centre")."""
     if not has_han(question) or not terms:
         return list(terms)
     import jieba.posseg as pseg
@@ -116,10 +121,6 @@ def topic_terms(question: str, terms: list[str]) -> list[str]:
     for w in pseg.cut(cl.norm(question)):
         tags.setdefault(w.word, w.flag)
     return [t for t in terms if not has_han(t) or tags.get(t, "x") not in _HOW_TAGS]
-_ALL_CJK = re.compile(f"[{HAN_BMP}]+")  # the Chinese characters swr.text.claims reads terms by
-
-
-NAME_CHARS = 2  # size: a Chinese name has two characters or more (one is a surname, or no name)
 
 
 def question_names(question: str) -> tuple[str, ...]:
