@@ -251,16 +251,13 @@ def _codes_and_names(cos: float, cross: bool, t: AnswerThresholds, codes: tuple,
         return False, Reason(f"cosine {cos:.3f}, but the question's {', '.join(absent)} is in none of the passages "
                        "or their documents", Rule.NAME_ABSENT)
     # in one language, a question most of whose words no document uses asks about something else
-    # ("How do I reset the firmware password of my router?" against the sample manuals). On
-    # bench/answerable.py no answered question of its own knowledge base had more than half of its
-    # terms unknown there (bench/README.md, "Answerability"). Half is not enough: "What does error E5
-    # mean on my washing machine?" (0.879) has only "machine" unknown (the manuals wash the pot).
-    # ``unknown`` holds only the words of what a Chinese question asks about (topic_terms): "网上",
-    # "那种" are how a customer asks (help centre: 7 right answers refused -> 1, off-domain the same)
-    # In a knowledge base of both languages the question's translation speaks for it: when most of
-    # the translation's terms are known (to the other language's documents), the question is about
-    # what they say ("乐器画廊是在哪一年关闭的？" against XQuAD's English paragraph; real, three seeds:
-    # 16 of 19 right answers this rule refused, 2 of its 3 off-domain refusals)
+    # ("How do I reset the firmware password of my router?" on the sample manuals; bench/answerable.py:
+    # no answered question of its own KB had more than half unknown; half is not enough: "What does
+    # error E5 mean on my washing machine?" has only "machine" unknown); of a Chinese question only its
+    # topic_terms count ("网上", "那种": how a customer asks). In a KB of both languages the translation
+    # speaks for it: when most of its terms are known to the other language's documents, the question
+    # is about what they say ("乐器画廊是在哪一年关闭的？" against XQuAD's English paragraph; real,
+    # three seeds: 16 of 19 right answers this rule refused, 2 of its 3 off-domain refusals)
     tr = Translated(*translated) if translated else None
     if tr is not None and tr.terms and tr.unknown <= rules.unknown_share * tr.terms:
         return None
@@ -302,10 +299,7 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
         return True, Reason(f"cosine {cos:.3f} >= {t.cross_names:g} (the closest sentence is in the other language) "
                       f"and the passages name its translation's {', '.join(names)}", Rule.CROSS_NAMES)
     # (a code is a shared term: model numbers are written alike in both languages, "LM32-C6")
-    # A product the question names is evidence only with some of the question's other words in
-    # the other language's passages (the translation's cover): a file name's word named a
-    # document for questions about something else ("a01_returns_policy.md" for "When did the UK
-    # formally subscribe to the Agreement on Social Policy?", 0.854, none of its terms found)
+    # a named product needs a quarter of the translation's words found ("policy" of a01_returns_policy.md)
     tr_named = named and (translated is None or Translated(*translated).cover >= rules.translated_cover)
     if cross and cos >= t.cross and (cover > 0 or tr_named or held):
         return True, Reason(f"cosine {cos:.3f} >= {t.cross:g} (the closest sentence is in the other language) "
@@ -386,10 +380,9 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then
         # (under eight askers beside an upload the probes of every question were an eighth of the
         # time the process held the GIL: py-spy, bench/README.md)
-        topic = topic_terms(question, terms)  # not "那种", "马上": how a customer asks, not what about
-        ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing,
-                         names=names, unknown=tuple(u for u in unknown_terms(engine, question, kb) if u in topic),
-                         n_terms=len(terms),
+        unknown = tuple(u for u in unknown_terms(engine, question, kb) if u in topic_terms(question, terms))
+        ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing, names=names,
+                         unknown=unknown, n_terms=len(terms),
                          absent=absent_names(engine, question, kb, passages, rules), subject=subject,
                          translated=other, rules=rules, held=held)
     rule = getattr(why, "rule", None)
