@@ -5,6 +5,7 @@ on them)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from swr.core.lang import HAN_BMP, HAN_BMP_RE, has_han
@@ -105,6 +106,16 @@ _HOW_TAGS = frozenset({"r", "rr", "rz", "d", "dg", "t", "tg", "s", "f", "m", "mq
                        "u", "uj", "ul", "uz", "ug", "uv", "ud", "y", "e", "o"})
 
 
+@lru_cache(maxsize=256)
+def _tagged(question: str) -> tuple[tuple[str, str], ...]:
+    """jieba's (word, part-of-speech tag) pairs of a Chinese question: tagged once for both its
+    names (:func:`question_names`) and its topic terms (:func:`topic_terms`)."""
+    import jieba.posseg as pseg
+
+    cl.jieba_module()  # jieba with its log level set once
+    return tuple((w.word, w.flag) for w in pseg.cut(cl.norm(question)))
+
+
 def topic_terms(question: str, terms: list[str]) -> list[str]:
     """The ``terms`` of ``question`` (:func:`question_terms`) that say what it asks about: all of
     them in a question without Chinese; in a Chinese one, those jieba does not tag as a word of how
@@ -114,12 +125,9 @@ def topic_terms(question: str, terms: list[str]) -> list[str]:
     else (bench/results/refusals.md, "The Chinese help centre")."""
     if not has_han(question) or not terms:
         return list(terms)
-    import jieba.posseg as pseg
-
-    cl.jieba_module()  # jieba with its log level set once
     tags: dict[str, str] = {}
-    for w in pseg.cut(cl.norm(question)):
-        tags.setdefault(w.word, w.flag)
+    for word, tag in _tagged(question):
+        tags.setdefault(word, tag)
     return [t for t in terms if not has_han(t) or tags.get(t, "x") not in _HOW_TAGS]
 
 
@@ -130,11 +138,10 @@ def question_names(question: str) -> tuple[str, ...]:
     brand: a noun) is none: the rule reads only the names a passage about them must write."""
     if not has_han(question):
         return ()
-    import jieba.posseg as pseg
-
-    known = cl.jieba_module().dt.FREQ  # jieba with its log level set once
-    out = [w.word for w in pseg.cut(cl.norm(question)) if w.flag in _NAME_TAGS and len(w.word) >= NAME_CHARS
-           and not known.get(w.word) and _ALL_CJK.fullmatch(w.word)]
+    tagged = _tagged(question)
+    known = cl.jieba_module().dt.FREQ
+    out = [word for word, tag in tagged if tag in _NAME_TAGS and len(word) >= NAME_CHARS
+           and not known.get(word) and _ALL_CJK.fullmatch(word)]
     return tuple(dict.fromkeys(out))
 
 
