@@ -117,17 +117,25 @@ def ask(page, question: str, timeout_s: float = START_TIMEOUT_S) -> None:
 
 
 def upload(page, *paths) -> None:
-    """Give the Upload tab's file picker ``paths`` and press "Index N file(s)". A rerun that lands
-    between the pick and the press (a delete's or a tab's) draws a new, empty picker, and the
-    button says "Index 0 file(s)" (seen once in CI on the team test): the pick is made again."""
+    """Open the Upload tab, give its file picker ``paths`` and press "Index N file(s)". A rerun that
+    lands between the pick and the press (a delete's or a tab's) can draw a new, empty picker ("Index
+    0 file(s)") or put the page back on the tab it drew before (both seen in CI on the team test): the
+    tab is selected and the pick made again until the button shows."""
+    tab = page.get_by_role("tab", name="Upload")
+    picker = page.locator('.st-key-uploads input[type="file"]')
     button = page.get_by_role("button", name=f"Index {len(paths)} file(s)")
-    for attempt in range(3):
-        page.locator('.st-key-uploads input[type="file"]').set_input_files([str(p) for p in paths])
+    for attempt in range(4):
+        if tab.get_attribute("aria-selected") != "true":
+            tab.click()
+            page.wait_for_function("() => [...document.querySelectorAll('[role=tab]')].some(t => "
+                                   "t.textContent.includes('Upload') && t.getAttribute('aria-selected') === 'true')",
+                                   timeout=15_000)
+        picker.set_input_files([str(p) for p in paths])
         try:
-            button.wait_for(timeout=20_000)
+            button.wait_for(timeout=15_000)
             break
-        except Exception:  # noqa: BLE001 - the picker was drawn again: pick again
-            if attempt == 2:
+        except Exception:  # noqa: BLE001 - the picker or the tabs were drawn again: select and pick again
+            if attempt == 3:
                 raise
     button.click()
 

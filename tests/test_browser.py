@@ -412,7 +412,6 @@ def test_team_lead_slips_cost_nothing_in_chromium(team_server, tmp_path):
             other.screenshot(path=str(ARTIFACTS / "7-doc-deleted.png"))
 
             # progress within one large file
-            other.get_by_role("tab", name="Upload").click()
             upload(other, big)
             partial = other.wait_for_function(
                 f"""() => {{ const m = document.body.innerText.match(

@@ -154,7 +154,6 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
             page.goto(f"{url}/Knowledge_bases", wait_until="domcontentloaded")
             page.locator(".st-key-w_kb").wait_for(timeout=START_TIMEOUT_S * 1000)
             assert page.locator(".st-key-w_kb input").input_value() == "manuals"
-            page.get_by_role("tab", name="Upload").click()
             upload(page, feedback_server["pdf"])
             done = page.get_by_text("Done:")
             done.wait_for(timeout=180_000)

@@ -47,7 +47,6 @@ def test_the_dh20_sentence_is_whole_in_the_chat_after_a_pdf_upload(pdf_server):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{url}/Knowledge_bases", wait_until="domcontentloaded")
             page.locator(".st-key-w_kb").wait_for(timeout=START_TIMEOUT_S * 1000)
-            page.get_by_role("tab", name="Upload").click()
             upload(page, pdf_server["pdf"])
             done = page.get_by_text("Done:")
             done.wait_for(timeout=180_000)
