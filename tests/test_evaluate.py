@@ -98,6 +98,17 @@ def test_the_default_sweep_has_section_and_budget_windows(fake_engine):
     assert {r.config.window_mode for r in rows} == {"fixed", "section", "budget"}
 
 
+def test_a_sweep_of_section_windows_needs_no_window_size(fake_engine):
+    # section and budget windows sweep the budgets: no fixed window size is asked for, none is run
+    _index(fake_engine)
+    rows = sweep(fake_engine, "fruit", QS, windows=[], top_ks=[1, 2], modes=["sparse"], chunk_sizes=[],
+                 window_modes=["section"], budgets=[500, 1000])
+    assert sorted((r.config.window_mode, r.config.budget_chars, r.config.top_k) for r in rows) == [
+        ("section", 500, 1), ("section", 500, 2), ("section", 1000, 1), ("section", 1000, 2)]
+    with pytest.raises(BadRequest, match="at least one window size"):
+        sweep(fake_engine, "fruit", QS, windows=[], window_modes=["fixed"], chunk_sizes=[])
+
+
 def test_prefix_derivation_equals_direct_retrieval(fake_engine):
     _index(fake_engine)
     qs = [Question("Which volcano erupts in Sicily?", ["Etna"]), Question("Where do pink dolphins live?", ["Amazon"]),

@@ -182,6 +182,23 @@ def test_tune_sweeps_golden_questions_shows_table_charts_and_applies_to_chat(eng
     assert at.slider(key="w_window").value == 2 and at.slider(key="w_top_k").value == 3
 
 
+def test_tune_sweeps_section_windows_with_no_fixed_window_picked(engine):
+    # section windows sweep the budgets: clearing the fixed windows is no reason to refuse the run
+    at = page(TUNE)
+    at.multiselect(key="w_tune_window_modes").set_value(["section"])
+    at.multiselect(key="w_tune_windows").set_value([])
+    at.multiselect(key="w_tune_budgets").set_value([600])
+    at.multiselect(key="w_tune_top_ks").set_value([1, 3])
+    at.multiselect(key="w_tune_modes").set_value(["hybrid"])
+    at.toggle(key="w_tune_chunks").set_value(False)
+    at.number_input(key="w_tune_limit").set_value(3)
+    button(at, "Run sweep").click()
+    at = run(at)
+    assert not at.error, [e.value for e in at.error]
+    table = at.dataframe[0].value
+    assert len(table) == 2 and set(table["window_mode"]) == {"section"}, table
+
+
 def test_tune_uploaded_jsonl_question_set_with_chunk_baseline(engine):
     engine.index_files("tune-small", [("blender.txt", BLENDER_TXT)])
     at = page(TUNE, "tune-small")

@@ -192,12 +192,16 @@ def _progress_text(p: dict) -> tuple[float, str]:
 
 def run_tune(engine: Engine, kb: str, questions: list, source: str, grid: dict, chat: RetrievalParams) -> None:
     """Run the sweep with the chat's params and a progress bar; keep the result (``TUNE_RESULT``)."""
-    if not grid["windows"] or not grid["top_ks"] or not grid["modes"]:
-        st.error("Pick at least one window, one top-k and one mode.")
+    wmodes = grid.get("window_modes", ["fixed"])
+    budgets = grid.get("budgets") or list(SWEEP_BUDGETS)
+    shaped = grid["windows"] and "fixed" in wmodes or set(wmodes) - {"fixed"}  # section / budget: the budgets
+    if not shaped or not grid["top_ks"] or not grid["modes"]:
+        st.error("Pick at least one window (or a section or budget window mode), one top-k and one mode.")
         return
     qs = evaluate.sample(questions, grid["limit"])
     params, notes = sweep_params(chat)
-    n_cfg = len(grid["modes"]) * len(grid["top_ks"]) * (len(grid["windows"]) + len(grid["chunk_sizes"]))
+    shapes = (len(grid["windows"]) if "fixed" in wmodes else 0) + sum(m != "fixed" for m in wmodes) * len(budgets)
+    n_cfg = len(grid["modes"]) * len(grid["top_ks"]) * (shapes + len(grid["chunk_sizes"]))
     bar = st.progress(0.0, text=f"Sweeping {n_cfg} configurations over {len(qs)} questions…")
     t0 = time.perf_counter()
     try:
@@ -206,8 +210,7 @@ def run_tune(engine: Engine, kb: str, questions: list, source: str, grid: dict, 
                                   modes=grid["modes"],
                                   chunk_sizes=grid["chunk_sizes"], chunk_overlap=grid["chunk_overlap"],
                                   progress=lambda p: bar.progress(*_progress_text(p)), details=True, params=params,
-                                  window_modes=grid.get("window_modes", ["fixed"]),
-                                  budgets=grid.get("budgets") or list(SWEEP_BUDGETS))
+                                  window_modes=wmodes, budgets=budgets)
     except SwrError as exc:
         bar.empty()
         st.error(md(exc.message))

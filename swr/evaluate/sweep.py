@@ -80,9 +80,10 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
         raise BadRequest(f"Unknown window mode(s) {', '.join(window_modes)}: use {', '.join(WINDOW_MODES)}.")
     budgets = _ints(budgets, "budget", MIN_BUDGET_CHARS, MAX_BUDGET_CHARS) if set(window_modes) - {"fixed"} else []
     if "fixed" not in window_modes:
-        windows = windows[:1]  # unused, but the checks below stay simple
-    if not windows or not top_ks or not modes:
-        raise BadRequest("A sweep needs at least one window size, one top_k and one mode.")
+        windows = []  # fixed windows only: section and budget windows sweep the budgets
+    if not (windows or budgets) or not top_ks or not modes:
+        raise BadRequest("A sweep needs at least one window size (or a section or budget window mode with a "
+                         "budget), one top_k and one mode.")
     if chunk_sizes and not 0 <= chunk_overlap < min(chunk_sizes):
         raise BadRequest("The chunk overlap must be at least 0 and smaller than every chunk size.")
     base = (params or engine.default_params()).with_(**knobs).validate()
