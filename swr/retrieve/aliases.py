@@ -23,6 +23,7 @@ import re
 import threading
 from collections import Counter
 from pathlib import PurePath
+from typing import Callable
 
 from swr.core.ids import sentence_id
 from swr.core.lang import detect_lang
@@ -58,6 +59,7 @@ class Subjects:
         self._tok = JiebaBm25()
         self._cache: dict[str, tuple[int, dict[str, set[str]], dict[str, float]]] = {}
         self._named: dict[tuple, frozenset[str]] = {}  # (kb, version, text) -> named sources (named())
+        self._said: dict[tuple, int] = {}  # (kb, version, term) -> documents saying it (topic_words())
         self._lock = threading.Lock()
 
     def terms(self, text: str) -> set[str]:
@@ -146,16 +148,17 @@ class Subjects:
                 self._named[key] = hit
         return set(hit)
 
-    def match(self, kb: str, texts: list[str], version=None) -> tuple[dict[str, float], set[str]]:
+    def match(self, kb: str, texts: list[str], version=None, ignore=frozenset()) -> tuple[dict[str, float], set[str]]:
         """(source -> weight in (0, 1], the question's terms that named them).
 
-        ``texts`` are the question and its translations. Nothing when no term of the question
-        sets a few documents apart (it is in none, or in most of them).
+        ``texts`` are the question and its translations; ``ignore``: terms that name nothing here
+        (:meth:`topic_words`). Nothing when no term of the question sets a few documents apart (it
+        is in none, or in most of them).
         """
         subjects, idf = self.learn(kb, version)
         if len(subjects) < 2:  # size: one document tells none apart
             return {}, set()
-        q = set().union(*(self.terms(t) for t in texts if t))
+        q = set().union(*(self.terms(t) for t in texts if t)) - set(ignore)
         scores = {src: sum(idf[t] for t in q & terms) for src, terms in subjects.items()}
         best = max(scores.values(), default=0.0)
         if best <= 0:
@@ -165,6 +168,29 @@ class Subjects:
             return {}, set()
         named = {t for _, src in ranked for t in q & subjects[src]}
         return {src: s / best for s, src in ranked}, named
+
+
+    def topic_words(self, kb: str, terms, said_in: Callable[[str], int], version=None) -> set[str]:
+        """Those of ``terms`` (subject terms a question matched) that the knowledge base says
+        throughout: in the bodies of more than :attr:`SubjectRules.name_spread` x (the documents
+        whose subject has it) + 1 documents (``said_in(term)``: how many documents say it; asked
+        once per term and knowledge base version). A title's topic word (退货 in a help centre's
+        "七天无理由退货政策") names no document; a product's name or code does."""
+        subjects, _ = self.learn(kb, version)
+        out = set()
+        for t in sorted(terms):
+            key = (kb, version, t)
+            n = self._said.get(key)
+            if n is None:
+                n = said_in(t)
+                with self._lock:
+                    if len(self._said) >= DEFAULT_SERVING.named_cache_texts:
+                        self._said.clear()
+                    self._said[key] = n
+            own = sum(t in ts for ts in subjects.values())
+            if n > self.rules.name_spread * own + 1:
+                out.add(t)
+        return out
 
 
 def sources_named(engine, kb: str, text: str) -> set[str]:

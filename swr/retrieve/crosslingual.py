@@ -79,6 +79,7 @@ class Plan:
     # language's list spans every language) and ``"translation:<lang>"``: how far the best stands
     # out of its list (answerability's evidence: swr/answer/evidence.py)
     cosines: dict[str, list[float]] = field(default_factory=dict)
+    topic_words: dict = field(default_factory=dict)  # {"words", "sources"}: xl_subjects.subject_part
 
 
 def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
@@ -140,7 +141,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     if foreign and subjects is not None:
         def exempt(h: Hit) -> bool:  # the sentence names a named document itself (swr.retrieve.aliases.sources_named)
             return bool(subjects.named(req.kb, h.sentence.text, version=version) & set(weights))
-    return fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang), plan
+    return xl_subjects.mark_unnamed(fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang),
+                                    plan), plan
 
 
 def _translated(got, question: str, req: SearchRequest, embed_query: Callable, encode_sparse: Callable,

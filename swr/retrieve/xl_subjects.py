@@ -11,7 +11,8 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
+from swr.core.params import MAX_TOP_K
+from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules, XlRule
 from swr.core.types import Hit
 from swr.store import SearchRequest
 from swr.store.fusion import dbsf_norm
@@ -35,7 +36,14 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
     if subjects is None or not bonus > 0:
         return weights, foreign
     qlang = plan.question_lang
-    weights, named = subjects.match(req.kb, [question, *plan.translations.values()], version=version)
+    texts = [question, *plan.translations.values()]
+    weights, named = subjects.match(req.kb, texts, version=version)
+    if named:  # a topic word of the knowledge base in a title names no document (SubjectRules.name_spread)
+        topic = subjects.topic_words(req.kb, named, lambda t: said_in(store, encode_sparse, req.kb, t), version)
+        if topic:
+            before = set(weights)
+            weights, named = subjects.match(req.kb, texts, version=version, ignore=topic)
+            plan.topic_words = {"words": sorted(topic), "sources": sorted(before - set(weights))}
     if req.sources:
         weights = {s: w for s, w in weights.items() if s in req.sources}
     plan.subjects = weights
@@ -70,6 +78,27 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
             plan.searches += n
             lists.append(("translation" if lang != qlang else None, sub, True))
     return weights, foreign
+
+
+def mark_unnamed(hits: list[Hit], plan) -> list[Hit]:
+    """``hits``, those of a document a topic word would have named traced ``topic_word`` (why it got
+    no bonus: ``plan.topic_words``, :func:`subject_part`)."""
+    unnamed = set(plan.topic_words.get("sources", ()))
+    for h in hits:
+        if h.sentence.source in unnamed:
+            h.trace = [*(h.trace or []), XlRule.TOPIC_WORD.value]
+    return hits
+
+
+def said_in(store, encode_sparse: Callable, kb: str, term: str) -> int:
+    """How many of ``kb``'s documents say ``term``: the sources of its BM25 hits, up to the store's
+    largest top k of sentences (a word said more widely than that is said throughout)."""
+    sparse = encode_sparse(term)
+    if sparse is None or not sparse.indices:
+        return 0
+    hits = store.search(SearchRequest(kb=kb, dense=None, sparse=sparse, mode="sparse", top_k=MAX_TOP_K,
+                                      sparse_k=MAX_TOP_K))
+    return len({h.sentence.source for h in hits})
 
 
 def subject_lists(store, reqs: list[SearchRequest], depth: int = DEFAULT_RULES.subject_depth

@@ -28,6 +28,9 @@ class XlRule(str, Enum):
     OTHER_PRODUCT_LAST = "foreign_last"  # a sentence of another product's document, after every other sentence
     EMPTY_LAST = "empty_last"  # no word character ("。", "|"): after every sentence with a word
     OWN_KEPT = "own_kept"  # the question language's best sentence, kept in the top k above other-language ones
+    # its document's title has a word of the question that the knowledge base says throughout (a topic
+    # word, SubjectRules.name_spread): the document is not named, no bonus
+    TOPIC_WORD = "topic_word"
 
 
 @dataclass(frozen=True)
