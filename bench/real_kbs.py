@@ -280,7 +280,11 @@ def engine(home: str, crosslingual: str = "on"):
 
 
 def build(eng, kb: str, docs: list[tuple[str, str]]) -> None:
+    """``kb`` built anew from ``docs`` (a knowledge base left by a run of another ``--seed`` holds
+    other passages: indexing into it kept them, and XQuAD's cross-language rate read 0.64 for 0.90)."""
     t0 = time.perf_counter()
+    if kb in {k["kb"] for k in eng.kbs(hidden=True)}:
+        eng.delete_kb(kb, trash=False)
     res = eng.index_files(kb, [(n, t.encode("utf-8")) for n, t in docs])
     print(f"[{kb}] {len(res)} documents, {sum(r.sentences for r in res)} sentences, "
           f"{time.perf_counter() - t0:.0f}s", file=sys.stderr)

@@ -27,6 +27,8 @@ def test_a_topic_word_in_a_title_names_no_document(fake_engine):
     assert "returns_policy.md" not in plan.subjects, "no bonus for the title that only shares the topic"
     traced = [h for h in r.hits if h.sentence.source == "returns_policy.md"]
     assert traced and all(XlRule.TOPIC_WORD.value in h.trace for h in traced)
+    # another product's documents go last: the kettle manual (a model number), not the other articles
+    assert plan.foreign == {"kettle.md"}
     # 运费 is said by its own article only: it still names that one
     assert {h.sentence.source for h in r.hits if XlRule.SUBJECT.value in (h.trace or [])} == {"shipping_fee.md"}
 

@@ -16,6 +16,7 @@ from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules, XlRule
 from swr.core.types import Hit
 from swr.store import SearchRequest
 from swr.store.fusion import dbsf_norm
+from swr.text.claims import codes
 from swr.text.sparse import SparseVec
 
 _WORDY = re.compile(r"\w")
@@ -48,9 +49,11 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
         weights = {s: w for s, w in weights.items() if s in req.sources}
     plan.subjects = weights
     drop = set(encode_sparse(" ".join(sorted(named))).indices) if weights else set()
-    if weights:  # the documents about another product: a subject of their own, not named
+    if weights:  # the documents about another product: a subject of their own, not named (with
+        # rules.other_product_code, one with a model number: a help centre's articles have topics)
         learned, _ = subjects.learn(req.kb, version)
-        foreign = {src for src, terms in learned.items() if terms and src not in weights}
+        foreign = {src for src, terms in learned.items() if terms and src not in weights
+                   and (not rules.other_product_code or any(codes(t) for t in terms))}
         plan.foreign = set(foreign)
     if weights:  # the subject documents on their own, in each language searched; inside
         # them the words naming the subject say nothing, so BM25 goes by the other words
