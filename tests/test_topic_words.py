@@ -53,3 +53,11 @@ def test_topic_words_counts_each_term_once_per_version(fake_engine):
     assert subjects.topic_words("help", {"退货", "kx-2000"}, said_in, version) == {"退货"}
     assert subjects.topic_words("help", {"退货"}, said_in, version) == {"退货"}
     assert sorted(calls) == ["kx-2000", "退货"], "cached per knowledge base version"
+
+
+def test_a_question_with_a_code_keeps_its_product_word(fake_engine):
+    # a code is said by several products: the word beside it tells which, topic word or not
+    eng = _kb(fake_engine)
+    eng.retrieve("退货时显示E3怎么办？", "help", top_k=5, mode="hybrid")
+    plan = eng.crosslingual.last
+    assert not plan.topic_words and "returns_policy.md" in plan.subjects

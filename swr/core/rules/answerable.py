@@ -155,11 +155,11 @@ class SubjectRules(FromDict):
     # a novel's character names became subjects and pulled the other language's passages up (real: BiPaR)
     speech_not_title: bool = True
     # a question's word names the documents whose subject has it only when the bodies of at most
-    # name_spread x (those documents) + 1 documents say it: a product's name or code is said in its
-    # manual and one more (AF-360, RC-550, 电热水壶 on the sample manuals; 360 and the brand are said
-    # in three and name none), a help centre's topic words in article after article (退货: 13
-    # articles, 2 titles). Help centre windows +4 to +5 points at each budget, the sample presets,
-    # bench/new_user.py and every other part of bench/real_kbs.py unchanged
+    # name_spread x (those documents) + 1 documents say it (or the question has a code): a product's
+    # name or code is said in its manual and one more (AF-360, RC-550, 电热水壶 on the sample manuals;
+    # 360 and the brand in three, naming none), a help centre's topic words in article after article
+    # (退货: 2 titles, 13 of 40 articles). Help centre windows +5 to +7 points at 300 / 600 characters,
+    # the sample presets, bench/new_user.py and every other part of bench/real_kbs.py unchanged
     name_spread: int = 1
 
 
