@@ -91,10 +91,9 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     ``req`` carries the question's own vectors; ``embed_query``/``encode_sparse`` make the
     vectors of a translation; ``translate(question, lang)`` returns the question in ``lang``
     (or None / "" when it cannot); ``embed_queries`` (optional) embeds several texts in one call.
-    ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the documents the question is
-    about; their hits get ``bonus`` x their weight. ``kb_langs``: the
-    languages the knowledge base holds (None: search every language of :data:`LANGS`, an empty
-    list tells a missing one); ``version`` keys the subjects' cache (None: the store's count).
+    ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the documents the question is about; their
+    hits get ``bonus`` x their weight. ``kb_langs``: the languages the knowledge base holds (None: search
+    every language of :data:`LANGS`); ``version`` keys the subjects' cache (None: the store's count).
     """
     qlang = detect_lang(question)
     plan = Plan(question_lang=qlang, translations={})
@@ -137,12 +136,14 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
             plan.translations.pop(lang, None)
     weights, foreign = xl_subjects.subject_part(store, embed_query, encode_sparse, req, question, plan, lists,
                                                  vectors, langs, subjects, bonus, version, embed_queries, rules)
-    exempt = None
-    if foreign and subjects is not None:
-        def exempt(h: Hit) -> bool:  # the sentence names a named document itself (swr.retrieve.aliases.sources_named)
-            return bool(subjects.named(req.kb, h.sentence.text, version=version) & set(weights))
+    exempt = _exempt(subjects, req.kb, version, weights) if foreign and subjects is not None else None
     return xl_subjects.mark_unnamed(fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang),
                                     plan), plan
+
+
+def _exempt(subjects, kb: str, version, weights: dict) -> Callable[[Hit], bool]:
+    """Whether a hit's sentence names a named document itself (never put last as another product's)."""
+    return lambda h: bool(subjects.named(kb, h.sentence.text, version=version) & set(weights))
 
 
 def _translated(got, question: str, req: SearchRequest, embed_query: Callable, encode_sparse: Callable,

@@ -37,17 +37,7 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
     if subjects is None or not bonus > 0:
         return weights, foreign
     qlang = plan.question_lang
-    texts = [question, *plan.translations.values()]
-    weights, named = subjects.match(req.kb, texts, version=version)
-    # a topic word of the knowledge base in a title names no document (SubjectRules.name_spread),
-    # unless the question has a code: a code is said by several products, its product word tells which
-    # ("净水器E3啥故障": 净水器 is in 25 of the help centre's 40 articles, E3 in the purifier's and the blender's)
-    if named and not codes(question):
-        topic = subjects.topic_words(req.kb, named, lambda t: said_in(store, encode_sparse, req.kb, t), version)
-        if topic:
-            before = set(weights)
-            weights, named = subjects.match(req.kb, texts, version=version, ignore=topic)
-            plan.topic_words = {"words": sorted(topic), "sources": sorted(before - set(weights))}
+    weights, named = _named(store, encode_sparse, req.kb, question, plan, subjects, version)
     if req.sources:
         weights = {s: w for s, w in weights.items() if s in req.sources}
     plan.subjects = weights
@@ -84,6 +74,23 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
             plan.searches += n
             lists.append(("translation" if lang != qlang else None, sub, True))
     return weights, foreign
+
+
+def _named(store, encode_sparse: Callable, kb: str, question: str, plan, subjects, version
+           ) -> tuple[dict[str, float], set[str]]:
+    """:meth:`Subjects.match` of the question and its translations, without the knowledge base's topic
+    words (SubjectRules.name_spread; ``plan.topic_words`` records them and the documents they named),
+    unless the question has a code: a code is said by several products, its product word tells which
+    ("净水器E3啥故障": 净水器 is in 25 of the help centre's 40 articles, E3 in the purifier's and the blender's)."""
+    texts = [question, *plan.translations.values()]
+    weights, named = subjects.match(kb, texts, version=version)
+    if named and not codes(question):
+        topic = subjects.topic_words(kb, named, lambda t: said_in(store, encode_sparse, kb, t), version)
+        if topic:
+            before = set(weights)
+            weights, named = subjects.match(kb, texts, version=version, ignore=topic)
+            plan.topic_words = {"words": sorted(topic), "sources": sorted(before - set(weights))}
+    return weights, named
 
 
 def mark_unnamed(hits: list[Hit], plan) -> list[Hit]:

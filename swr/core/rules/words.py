@@ -15,6 +15,8 @@ WORDS = {
     "empty_last": "Holds no words (only marks), so it was put last.",
     "own_kept": "The best sentence in the question's language, kept in the results though other-language "
                 "sentences scored higher.",
+    "topic_word": "Its document's title shares a word with the question, but the knowledge base says that word "
+                  "in many documents, so it was not ranked up as the product the question names.",
     # answerability (swr.answer.answerable.Rule)
     "answerable.no_sentence": "Nothing usable was found in the knowledge base.",
     "answerable.code_missing": "The question names a code (like E4) that no passage mentions.",
