@@ -169,7 +169,6 @@ class Subjects:
         named = {t for _, src in ranked for t in q & subjects[src]}
         return {src: s / best for s, src in ranked}, named
 
-
     def topic_words(self, kb: str, terms, said_in: Callable[[str], int], version=None) -> set[str]:
         """Those of ``terms`` (subject terms a question matched) that the knowledge base says
         throughout: in the bodies of more than :attr:`SubjectRules.name_spread` x (the documents
