@@ -27,8 +27,8 @@ def test_a_topic_word_in_a_title_names_no_document(fake_engine):
     assert "returns_policy.md" not in plan.subjects, "no bonus for the title that only shares the topic"
     traced = [h for h in r.hits if h.sentence.source == "returns_policy.md"]
     assert traced and all(XlRule.TOPIC_WORD.value in h.trace for h in traced)
-    # another product's documents go last: the kettle manual (a model number), not the other articles
-    assert plan.foreign == {"kettle.md"}
+    # 运费 named a topic, not a product with a model number: no article goes last as "another product"
+    assert plan.foreign == set()
     # 运费 is said by its own article only: it still names that one
     assert {h.sentence.source for h in r.hits if XlRule.SUBJECT.value in (h.trace or [])} == {"shipping_fee.md"}
 
@@ -38,6 +38,7 @@ def test_a_product_code_still_names_its_manual(fake_engine):
     r = eng.retrieve("KX-2000 的容量是多少？", "help", top_k=3, mode="hybrid")
     plan = eng.crosslingual.last
     assert set(plan.subjects) == {"kettle.md"} and not plan.topic_words
+    assert "returns_policy.md" in plan.foreign, "a named model number: the other titled documents go last"
     assert r.hits[0].sentence.source == "kettle.md"
 
 

@@ -42,11 +42,12 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
         weights = {s: w for s, w in weights.items() if s in req.sources}
     plan.subjects = weights
     drop = set(encode_sparse(" ".join(sorted(named))).indices) if weights else set()
-    if weights:  # the documents about another product: a subject of their own, not named (with
-        # rules.other_product_code, one with a model number: a help centre's articles have topics)
+    if weights:  # the documents about another product: a subject of their own, not named; with
+        # rules.other_product_code only when a named one is a product with a model number (a help
+        # centre's articles have topics: none is another product of the one a word named)
         learned, _ = subjects.learn(req.kb, version)
-        foreign = {src for src, terms in learned.items() if terms and src not in weights
-                   and (not rules.other_product_code or any(codes(t) for t in terms))}
+        if not rules.other_product_code or any(codes(t) for src in weights for t in learned.get(src, ())):
+            foreign = {src for src, terms in learned.items() if terms and src not in weights}
         plan.foreign = set(foreign)
     if weights:  # the subject documents on their own, in each language searched; inside
         # them the words naming the subject say nothing, so BM25 goes by the other words

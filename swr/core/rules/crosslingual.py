@@ -111,9 +111,9 @@ class CrossLingualRules(FromDict):
     # another product's sentences go after every other sentence when the question names a product
     # (sample manuals: the rice cooker's E2 table answered an air fryer question)
     other_product_last: bool = True
-    # ... another product's: a document whose subject has a model number (AF-360, KX-2000). Without
-    # it every titled document not named went last: a help centre's articles (their titles are
-    # topics) after the one a word of the question named (help centre as passages -2 to -6 points)
+    # ... only when a document the question names has a model number in its subject (AF-360, KX-2000):
+    # without it every titled document not named went last, a help centre's articles (their titles
+    # are topics) after the one a word of the question named (help centre as passages -2 to -6 points)
     other_product_code: bool = True
     # a sentence with no word ranks after every sentence with one (XQuAD dev: "。" was the other
     # language's top dense hit for 1 in 5 questions)
