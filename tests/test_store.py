@@ -298,6 +298,14 @@ def test_sparse_search_ranks_by_bm25_with_annotations(store):
     assert zh and zh[0].sentence.i == 8  # the multilingual tokenizer handles Chinese
 
 
+def test_sparse_search_without_a_dense_vector(store):
+    # how many documents say a word (swr.retrieve.xl_subjects.said_in): BM25 alone, no question vector
+    index(store, "a", "d1", KETTLE)
+    hits = store.search(SearchRequest(kb="a", dense=None, sparse=ENC.encode_query("vinegar"), mode="sparse",
+                                      top_k=100, sparse_k=100))
+    assert [h.sentence.text for h in hits] == [KETTLE[1]]
+
+
 def test_hybrid_rrf_scores_are_rrf_with_k60(store):
     index(store, "a", "d1", KETTLE)
     hits = ask(store, "a", "kettle water", mode="hybrid", fusion="rrf", top_k=6)

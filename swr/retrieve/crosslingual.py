@@ -389,7 +389,7 @@ class _Pooling:
         or a translation."""
         found = self._store.search_many(reqs) if reqs else []
         for req, hits in zip(reqs, found):
-            if req.dense is self._own:
+            if req.dense is not None and req.dense is self._own:
                 self.pool.extend(hits.dense_pool)  # the Store interface returns Hits
             elif any(req.dense is v for v in self.translations):
                 self.translated.extend((sentence_id(h.sentence.kb, h.sentence.doc_id, h.sentence.i), h.dense_score,
