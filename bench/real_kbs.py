@@ -41,6 +41,8 @@ CC BY-NC: evaluation only). Parts:
     customers type them, each answer 2-4 whole sentences, rows or items, 97 characters on
     average), windows against chunks as in (d): the customer-service text with long answers; then
     its questions at the defaults: right answers refused, and off-domain questions refused.
+(g) ``helpzhp``: the same help centre cut into one document per section (201 short passages titled
+    "article title：section heading"), windows against chunks as in (d).
 
 Embeddings are cached under --home (a rerun embeds only new texts); each KB is built once per run.
 """
@@ -255,6 +257,22 @@ def helpcentre_zh():
     if bad:
         raise ValueError(f"answers not in their page: {bad}")
     return docs, [Question(q["q"], q["answers"], [], q["doc"], q.get("form", "")) for q in raw]
+
+
+def helpcentre_passages():
+    """The help centre cut into one document per section (201 short passages, each titled "article
+    title：section heading"): a help centre of short passages, as many are exported."""
+    from swr.evaluate.questions import Question
+
+    docs, qs = helpcentre_zh()
+    pdocs = []
+    for name, text in docs:
+        title = text.splitlines()[0].lstrip("# ").strip()
+        for i, part in enumerate(re.split(r"\n(?=## )", text)[1:], 1):
+            head, _, body = part.partition("\n")
+            pdocs.append((f"{name[:-3]}_{i}.md", f"# {title}：{head.lstrip('# ').strip()}\n{body.strip()}\n"))
+    return pdocs, [Question(q.question, q.answers, [], src, "") for q in qs
+                   for src in [next(n for n, t in pdocs if n.startswith(q.source[:-3] + "_") and q.answers[0] in t)]]
 
 
 def offdomain(n: int, seed: int = 0) -> list[dict]:
@@ -528,7 +546,8 @@ def miss_kinds(eng, kb: str, questions, cfg) -> Counter:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--parts", nargs="+", default=["bipar", "xquad", "emanual", "refusals", "windows", "helpzh"])
+    ap.add_argument("--parts", nargs="+", default=["bipar", "xquad", "emanual", "refusals", "windows", "helpzh",
+                                                   "helpzhp"])
     ap.add_argument("--n", type=int, default=50, help="questions per cell (mixed KBs: per kind and language)")
     ap.add_argument("--passages", type=int, default=120, help="BiPaR passages (half en, half zh)")
     ap.add_argument("--xquad-paras", type=int, default=240)
@@ -577,6 +596,8 @@ def main() -> None:
         hdocs, hqs = helpcentre_zh()
         part_windows(eng, "helpcentre_zh", hdocs, hqs, lines, store)
         part_help_refusals(eng, lines, store, min(args.n, 20))
+    if "helpzhp" in args.parts:
+        part_windows(eng, "helpcentre_passages", *helpcentre_passages(), lines, store)
     lines += rule_table(FIRED, "How often each rule fired, per knowledge base and mode")
     lines.append(f"\n{time.perf_counter() - t_start:.0f}s in all")
     text = "\n".join(lines)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import random
-import re
 import sys
 import time
 from pathlib import Path
@@ -46,15 +45,7 @@ def sets(names: list[str]) -> dict:
     if "articles" in names:
         out["articles"] = (docs, qs)
     if "passages" in names:
-        pdocs = []
-        for name, text in docs:
-            title = text.splitlines()[0].lstrip("# ").strip()
-            for i, part in enumerate(re.split(r"\n(?=## )", text)[1:], 1):
-                head, _, body = part.partition("\n")
-                pdocs.append((f"{name[:-3]}_{i}.md", f"# {title}：{head.lstrip('# ').strip()}\n{body.strip()}\n"))
-        pqs = [Question(q.question, q.answers, [], src, "") for q in qs
-               for src in [next(n for n, t in pdocs if n.startswith(q.source[:-3] + "_") and q.answers[0] in t)]]
-        out["passages"] = (pdocs, pqs)
+        out["passages"] = R.helpcentre_passages()
     if "s10" in names:
         d, q = R.emanual()
         out["s10"] = (d["s10"], [Question(x["q"], x["answers"], [], None, "") for x in q["s10"]])
