@@ -23,10 +23,11 @@ from swr.evaluate.sweep import (
     QUERY_BLOCK,
     budget_table,
     context_for,
+    grid_problem,
     sweep,
 )
 
-__all__ = ["Config", "Row", "Outcome", "sweep", "budget_table", "probe", "probe_params", "context_for", "judge",
-           "normalize", "make_row", "load_set", "sample", "guess_format", "format_rows", "format_budgets",
-           "rows_to_json", "ROW_KEYS", "PROBE_LIMIT", "METHODS", "QUERY_BLOCK", "DEFAULT_WINDOWS", "DEFAULT_TOP_KS",
-           "DEFAULT_MODES", "DEFAULT_BUDGETS", "DEFAULT_CHUNK_SIZES", "DEFAULT_CHUNK_OVERLAP"]
+__all__ = ["Config", "Row", "Outcome", "sweep", "grid_problem", "budget_table", "probe", "probe_params",
+           "context_for", "judge", "normalize", "make_row", "load_set", "sample", "guess_format", "format_rows",
+           "format_budgets", "rows_to_json", "ROW_KEYS", "PROBE_LIMIT", "METHODS", "QUERY_BLOCK", "DEFAULT_WINDOWS",
+           "DEFAULT_TOP_KS", "DEFAULT_MODES", "DEFAULT_BUDGETS", "DEFAULT_CHUNK_SIZES", "DEFAULT_CHUNK_OVERLAP"]

@@ -54,6 +54,16 @@ def _ints(xs: Iterable[int], what: str, lo: int, hi: int) -> list[int]:
     return out
 
 
+def grid_problem(windows, window_modes, budgets, top_ks, modes) -> str | None:
+    """Why a sweep grid measures nothing (None when it measures something): the check :func:`sweep`
+    makes, for a page to make before it starts (and counts) a run."""
+    shaped = bool(windows) and "fixed" in window_modes or bool(budgets) and bool(set(window_modes) - {"fixed"})
+    if not shaped or not top_ks or not modes:
+        return ("A sweep needs at least one window size (or a section or budget window mode with a budget), "
+                "one top_k and one mode.")
+    return None
+
+
 def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int] = DEFAULT_WINDOWS,
           top_ks: Iterable[int] = DEFAULT_TOP_KS, modes: Iterable[str] = DEFAULT_MODES,
           chunk_sizes: Iterable[int] = DEFAULT_CHUNK_SIZES, chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
@@ -81,9 +91,9 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
     budgets = _ints(budgets, "budget", MIN_BUDGET_CHARS, MAX_BUDGET_CHARS) if set(window_modes) - {"fixed"} else []
     if "fixed" not in window_modes:
         windows = []  # fixed windows only: section and budget windows sweep the budgets
-    if not (windows or budgets) or not top_ks or not modes:
-        raise BadRequest("A sweep needs at least one window size (or a section or budget window mode with a "
-                         "budget), one top_k and one mode.")
+    problem = grid_problem(windows, window_modes, budgets, top_ks, modes)
+    if problem:
+        raise BadRequest(problem)
     if chunk_sizes and not 0 <= chunk_overlap < min(chunk_sizes):
         raise BadRequest("The chunk overlap must be at least 0 and smaller than every chunk size.")
     base = (params or engine.default_params()).with_(**knobs).validate()
