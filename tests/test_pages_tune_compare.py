@@ -197,6 +197,8 @@ def test_tune_sweeps_section_windows_with_no_fixed_window_picked(engine):
     assert not at.error, [e.value for e in at.error]
     table = at.dataframe[0].value
     assert len(table) == 2 and set(table["window_mode"]) == {"section"}, table
+    assert len(charts(at)) == 1, "the frontier only: the heatmap is of fixed windows"
+    assert any("heatmap is of fixed windows" in c.value for c in at.caption)
 
 
 def test_tune_uploaded_jsonl_question_set_with_chunk_baseline(engine):

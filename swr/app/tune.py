@@ -194,9 +194,9 @@ def run_tune(engine: Engine, kb: str, questions: list, source: str, grid: dict, 
     """Run the sweep with the chat's params and a progress bar; keep the result (``TUNE_RESULT``)."""
     wmodes = grid.get("window_modes", ["fixed"])
     budgets = grid.get("budgets") or list(SWEEP_BUDGETS)
-    shaped = grid["windows"] and "fixed" in wmodes or set(wmodes) - {"fixed"}  # section / budget: the budgets
-    if not shaped or not grid["top_ks"] or not grid["modes"]:
-        st.error("Pick at least one window (or a section or budget window mode), one top-k and one mode.")
+    problem = evaluate.grid_problem(grid["windows"], wmodes, budgets, grid["top_ks"], grid["modes"])
+    if problem:  # before the run starts, and counts against the user's rate limit
+        st.error(problem)
         return
     qs = evaluate.sample(questions, grid["limit"])
     params, notes = sweep_params(chat)
@@ -292,8 +292,11 @@ def _charts(df: pd.DataFrame) -> None:
     mode = c2.selectbox("Heatmap mode", modes, key=TUNE.heat_mode) if len(modes) > 1 else modes[0]
     left, right = st.columns([3, 2], gap="medium")
     left.altair_chart(frontier_chart(df, metric), width="stretch", height=380)
-    right.altair_chart(heatmap_chart(df, mode, metric), width="stretch",
-                       height=max(220, 34 * int(df["top_k"].nunique()) + 120))
+    if df.loc[df["method"] == "window", "window_size"].notna().any():  # the heatmap is of fixed windows
+        right.altair_chart(heatmap_chart(df, mode, metric), width="stretch",
+                           height=max(220, 34 * int(df["top_k"].nunique()) + 120))
+    else:
+        right.caption("No fixed windows in this sweep: the window x top-k heatmap is of fixed windows.")
 
 
 def _use_in_chat(res: dict, engine=None) -> None:
