@@ -14,7 +14,9 @@ CC BY-NC: evaluation only). Parts:
     other. Hit: an answer (of the indexed copy) is in the passages of that document sent to the
     LLM, at the app's defaults (fixed window 3, top-k 3), with ``SWR_CROSSLINGUAL`` off and on.
     The same on a second mixed KB built from XQuAD (en half / zh half by paragraph), so a rule
-    is never tuned to one set.
+    is never tuned to one set. ``xquadwide``: the XQuAD KB crowded with 400 other SQuAD dev
+    paragraphs (English, some of the same articles) and 400 CMRC 2018 dev paragraphs (Chinese) no
+    question is asked of: a knowledge base where near-topic text of both languages competes.
 (b) ``emanual``: the Samsung S10 and Smart TV/remote manuals (emanual/), each indexed as one
     Markdown document (a heading per section), with their user questions (the answer is a whole
     section: hit = a line of 25+ characters of the answering section in the passages) and
@@ -41,6 +43,8 @@ CC BY-NC: evaluation only). Parts:
     customers type them, each answer 2-4 whole sentences, rows or items, 97 characters on
     average), windows against chunks as in (d): the customer-service text with long answers; then
     its questions at the defaults: right answers refused, and off-domain questions refused.
+    Then 45 of its questions as an English-speaking customer types them (questions_en.json, written
+    for this benchmark; the answers stay the Chinese articles'), with cross-lingual search off and on.
 (g) ``helpzhp``: the same help centre cut into one document per section (201 short passages titled
     "article title：section heading"), windows against chunks as in (d).
 
@@ -149,6 +153,22 @@ def xquad(n_paras: int, seed: int = 0):
                     qs.append({"q": qa["question"], "lang": qlang, "kind": "same" if qlang == lang else "cross",
                                "doc": name, "answers": gold[qa["id"]]})
     return docs, qs
+
+
+def distractors(n: int, seed: int = 0) -> list[tuple[str, str]]:
+    """``n`` English paragraphs of SQuAD dev (none of XQuAD's 240, which come from it: the others of
+    the same articles, near-topic text) and ``n`` Chinese paragraphs of CMRC 2018 dev: Wikipedia text
+    no question is asked of, so a mixed KB is as crowded as a real one and the same-language rate is
+    off its ceiling."""
+    xq = {p["context"] for a in json.loads((DATA / "xquad" / "xquad.en.json").read_text(encoding="utf-8"))["data"]
+          for p in a["paragraphs"]}
+    def paras(path: str) -> list[str]:
+        return [p["context"] for a in json.loads((DATA / path).read_text(encoding="utf-8"))["data"]
+                for p in a["paragraphs"] if p["context"] not in xq]
+    en, zh = paras("squad_v1.1/dev-v1.1.json"), paras("cmrc2018/cmrc2018_dev.json")
+    rng = random.Random(seed)
+    return ([(f"sq{k:04d}.en.txt", t) for k, t in enumerate(rng.sample(en, min(n, len(en))))]
+            + [(f"cm{k:04d}.zh.txt", t) for k, t in enumerate(rng.sample(zh, min(n, len(zh))))])
 
 
 def faq():
@@ -425,11 +445,13 @@ def part_refusals(eng, store: dict, qs_em: dict, n_off: int, lines: list[str]) -
     res_off += ask_all(eng, "em_s10", [{"q": q, "kind": "other products"} for q in OTHER_PRODUCTS], True)
     res_off += ask_all(eng, "em_tv", [{"q": q, "kind": "other products"} for q in OTHER_PRODUCTS], True)
     # the same questions on the mixed-language KBs, where the question's translation finds passages of
-    # the other language too (SQuAD's are XQuAD's source articles: not off-domain there)
+    # the other language too (SQuAD's are XQuAD's source articles and xquad_wide holds CMRC's and
+    # SQuAD's paragraphs: not off-domain there)
     for kb in [k for k in store if not k.startswith("em_")]:
+        inside = {"squad"} if kb.startswith("xquad") else set()
+        inside |= {"cmrc"} if kb == "xquad_wide" else set()
         res_off += ask_all(eng, kb, [{**q, "kind": f"{q['kind']} on {kb}"} for q in off + [
-            {"q": q, "kind": "other products"} for q in OTHER_PRODUCTS] if not (kb.startswith("xquad") and
-                                                                            q["kind"] == "squad")], True)
+            {"q": q, "kind": "other products"} for q in OTHER_PRODUCTS] if q["kind"] not in inside], True)
     swap = ask_all(eng, "em_s10", [{"q": q["q"], "kind": "tv on s10"} for q in qs_em["tv"][:n_off]], True)
     swap += ask_all(eng, "em_tv", [{"q": q["q"], "kind": "s10 on tv"} for q in qs_em["s10"][:n_off]], True)
     store["offdomain"] = res_off + swap
@@ -464,7 +486,9 @@ def part_help_refusals(eng, lines: list[str], store: dict, n_off: int) -> None:
     answers refused, and off-domain questions (as in (c), plus the bilingual FAQ's) refused."""
     raw = json.loads((HELPZH / "questions.json").read_text(encoding="utf-8"))
     res = ask_all(eng, "helpcentre_zh", raw, True)
-    off = offdomain(n_off) + [{"q": q, "kind": "other products"} for q in OTHER_PRODUCTS]
+    # (the help centre's air fryer article answers "Can I put the air fryer basket in the dishwasher?":
+    # 炸篮和接油盘可以放入洗碗机清洗; not off-domain here)
+    off = offdomain(n_off) + [{"q": q, "kind": "other products"} for q in OTHER_PRODUCTS if "air fryer" not in q]
     off += [{"q": q["q"], "kind": "faq off-domain"} for q in json.loads((FAQ / "questions.json").read_text(
         encoding="utf-8")) if q["kind"] == "off"]
     res_off = ask_all(eng, "helpcentre_zh", off, True)
@@ -475,6 +499,22 @@ def part_help_refusals(eng, lines: list[str], store: dict, n_off: int) -> None:
               f"| right answers refused | {rate([not r['answerable'] for r in hit])} |",
               f"| off-domain refused | {rate([not r['answerable'] for r in res_off])} |"]
     lines.append("\nrules that refused right answers: " + ", ".join(
+        f"{k} {v}" for k, v in Counter(r["rule"] for r in hit if not r["answerable"]).most_common()))
+
+
+def part_help_english(eng, lines: list[str], store: dict) -> None:
+    """English questions on the Chinese help centre (built by its windows part): a customer writing
+    in English to a team whose help centre is in Chinese; answer in the passages with cross-lingual
+    search off and on, and right answers refused (on)."""
+    qs = json.loads((HELPZH / "questions_en.json").read_text(encoding="utf-8"))
+    res = {m: ask_all(eng, "helpcentre_zh", qs, m == "on") for m in ("off", "on")}
+    store["helpcentre_en"] = res
+    hit = [r for r in res["on"] if r["hit"]]
+    lines += ["\n### English questions on the Chinese help centre (defaults, no LLM)", "",
+              "| what | SWR_CROSSLINGUAL=off | on |", "|---|---|---|",
+              "| answer in the passages | " + " | ".join(rate([r["hit"] for r in res[m]]) for m in res) + " |",
+              f"| right answers refused | – | {rate([not r['answerable'] for r in hit])} |"]
+    lines.append("\nrules that refused right answers (on): " + ", ".join(
         f"{k} {v}" for k, v in Counter(r["rule"] for r in hit if not r["answerable"]).most_common()))
 
 
@@ -551,6 +591,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=50, help="questions per cell (mixed KBs: per kind and language)")
     ap.add_argument("--passages", type=int, default=120, help="BiPaR passages (half en, half zh)")
     ap.add_argument("--xquad-paras", type=int, default=240)
+    ap.add_argument("--distract", type=int, default=400,
+                    help="xquadwide: SQuAD and CMRC paragraphs (each) added to XQuAD's mixed KB")
     ap.add_argument("--zh-paras", type=int, default=120, help="ExpMRC CMRC paragraphs for the Chinese windows set")
     ap.add_argument("--seed", type=int, default=0, help="the mixed KBs' sample (0: the calibration sample)")
     ap.add_argument("--quick", action="store_true", help="n 20, 60 passages, 60 paragraphs")
@@ -573,6 +615,9 @@ def main() -> None:
         part_mixed(eng, "bipar", *bipar(args.passages, args.seed), args.n, lines, store)
     if "xquad" in args.parts:
         part_mixed(eng, "xquad_mixed", *xquad(args.xquad_paras, args.seed), args.n, lines, store)
+    if "xquadwide" in args.parts:
+        docs, qs = xquad(args.xquad_paras, args.seed)
+        part_mixed(eng, "xquad_wide", docs + distractors(args.distract, args.seed), qs, args.n, lines, store)
     if "faq" in args.parts:
         part_faq(eng, lines, store)
     qs_em = None
@@ -596,6 +641,7 @@ def main() -> None:
         hdocs, hqs = helpcentre_zh()
         part_windows(eng, "helpcentre_zh", hdocs, hqs, lines, store)
         part_help_refusals(eng, lines, store, min(args.n, 20))
+        part_help_english(eng, lines, store)
     if "helpzhp" in args.parts:
         part_windows(eng, "helpcentre_passages", *helpcentre_passages(), lines, store)
     lines += rule_table(FIRED, "How often each rule fired, per knowledge base and mode")

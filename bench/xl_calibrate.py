@@ -64,7 +64,9 @@ def capture(args) -> None:
     out = {}
     sets = {"bipar": lambda: real_kbs.bipar(args.passages, args.seed),
             "xquad": lambda: real_kbs.xquad(args.xquad_paras, args.seed),
-            "faq": lambda: real_kbs.faq()[:2]}
+            "faq": lambda: real_kbs.faq()[:2],
+            "xquadwide": lambda: (lambda d, q: (d + real_kbs.distractors(args.distract, args.seed), q))(
+                *real_kbs.xquad(args.xquad_paras, args.seed))}
     for name in args.sets:
         docs, qs = sets[name]()
         name = name if not args.seed else f"{name}_s{args.seed}"
@@ -96,7 +98,8 @@ def main() -> None:
     c.add_argument("--passages", type=int, default=120)
     c.add_argument("--xquad-paras", type=int, default=240)
     c.add_argument("--seed", type=int, default=0, help="the mixed KBs' sample (0: the calibration sample)")
-    c.add_argument("--sets", nargs="+", default=["bipar", "xquad"], choices=["bipar", "xquad", "faq"])
+    c.add_argument("--sets", nargs="+", default=["bipar", "xquad"], choices=["bipar", "xquad", "faq", "xquadwide"])
+    c.add_argument("--distract", type=int, default=400, help="xquadwide: SQuAD and CMRC paragraphs (each) added")
     c.add_argument("--translator", default="dictionary", choices=["dictionary", "llm05", "llm15"],
                    help="who translates the questions (llm05 / llm15: the local 0.5B / 1.5B GGUF, cached)")
     c.add_argument("--rule", action="append", default=[], help="a CrossLingualRules field=value (repeatable)")

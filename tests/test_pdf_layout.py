@@ -234,4 +234,4 @@ def test_a_collection_of_the_earlier_splitter_says_to_reindex(settings, caplog, 
         eng.ensure_collection()
         assert eng.doc_sentences("kb", res.doc_id)[0].text == "One sentence here."
         eng.close()
-    assert any("sentence splitter zh-en-2 (now zh-en-next)" in r.getMessage() for r in caplog.records)
+    assert any("sentence splitter zh-en-3 (now zh-en-next)" in r.getMessage() for r in caplog.records)

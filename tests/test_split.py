@@ -40,7 +40,19 @@ def sents(text: str, max_chars: int = 300) -> list[str]:
 
 
 def test_version_constant():
-    assert SPLITTER_VERSION == "zh-en-2"
+    assert SPLITTER_VERSION == "zh-en-3"
+
+
+def test_a_wordless_piece_in_a_line_joins_the_sentence_before_it():
+    # a table cell ending with 。 left the row's closing " |" a sentence of its own
+    assert sents("| E6 | 溢出报警 | 泡沫过多。 |\n| E7 | 好。 |\n") == ["| E6 | 溢出报警 | 泡沫过多。 |\n",
+                                                                  "| E7 | 好。 |\n"]
+    assert sents("你好。）再见。。。") == ["你好。）", "再见。。。"]
+
+
+def test_a_wordless_line_stays_a_sentence():
+    assert sents("| a | b |\n| --- | --- |\n| x | y |\n") == ["| a | b |\n", "| --- | --- |\n", "| x | y |\n"]
+    assert sents("Title\n\n---\n\nText.") == ["Title\n\n", "---\n\n", "Text."]
 
 
 # --- basic cases -----------------------------------------------------------------------------

@@ -1,7 +1,10 @@
 """The length cap packs pieces as full as the rule allows: a line with no punctuation is cut at the
 last whitespace before ``max_chars``, so every piece but the last holds at least ``max_chars``
-minus the longest word (the word that did not fit); without whitespace, exactly ``max_chars``."""
+minus the longest word and the widest gap between words (the gap and word that did not fit);
+without whitespace, exactly ``max_chars``."""
 from __future__ import annotations
+
+import re
 
 from hypothesis import given, settings, strategies as st
 
@@ -13,8 +16,9 @@ LONG_LINE = " ".join(f"word{k % 997}" for k in range(130_000))[:1_000_000]  # as
 def check_full(text: str, max_chars: int) -> list[str]:
     pieces = [text[a:b].strip() for a, b in split_spans(text, max_chars)]
     longest = max(len(w) for w in text.split())
+    gap = max((len(g) for g in re.findall(r"\s+", text)), default=0)  # "aa  aaaa": a 2-space gap did not fit
     assert "".join(text[a:b] for a, b in split_spans(text, max_chars)) == text
-    short = [(k, len(p)) for k, p in enumerate(pieces[:-1]) if not max_chars - longest <= len(p) <= max_chars]
+    short = [(k, len(p)) for k, p in enumerate(pieces[:-1]) if not max_chars - longest - gap < len(p) <= max_chars]
     assert not short, short[:5]
     return pieces
 

@@ -25,6 +25,6 @@ def warn_outdated(stored: dict) -> None:
                     "to use section windows.", stored.get("structure", 0), STRUCTURE_VERSION)
     if stored.get("splitter") not in (None, SPLITTER_VERSION):
         log.warning("This collection was created with the sentence splitter %s (now %s): documents "
-                    "indexed then keep their sentences (every line break of a PDF ended one) and still "
-                    "work; re-index them for sentences that follow the text.", stored.get("splitter"),
+                    "indexed then keep the sentences it made and still work; re-index them for "
+                    "today's sentences (docs/retrieval.md).", stored.get("splitter"),
                     SPLITTER_VERSION)

@@ -29,16 +29,20 @@ Rules, in order of application:
      ``Wi-Fi``), a Chinese character, or any letter after a line ending in a hyphen. The
      line break then stays inside the sentence (the spans still tile the text).
 
-2. **Whitespace.** All whitespace right after a boundary belongs to the sentence before it, so no
+2. **Wordless pieces.** A piece with no word character that starts in the middle of a line (the
+   `` |`` closing a table row after a cell's ``。``, a stray ``）``) joins the sentence before it;
+   a wordless line of its own (``| --- | --- |``) stays a sentence.
+
+3. **Whitespace.** All whitespace right after a boundary belongs to the sentence before it, so no
    span starts with whitespace except possibly the first one. A leading whitespace-only piece is
    merged into the next span.
 
-3. **Length cap.** A sentence whose content is longer than ``max_chars`` is cut: at the last
+4. **Length cap.** A sentence whose content is longer than ``max_chars`` is cut: at the last
    ``，；、`` or ``,;`` (an ASCII ``,``/``;`` directly before a digit does not count, so
    ``1,000`` stays whole) in the second half of the allowed window, else at the last whitespace
    there, else hard at the cap. Whitespace after a cut again belongs to the piece before it.
 
-4. **Grapheme clusters.** No boundary or cut falls inside an extended grapheme cluster (Unicode
+5. **Grapheme clusters.** No boundary or cut falls inside an extended grapheme cluster (Unicode
    UAX 29, as the ``regex`` module's ``\\X`` knows it): flags, keycaps, emoji tag sequences,
    ZWJ sequences, skin tones, combining marks and Hangul syllables stay whole. A hard cut moves
    back to the start of the cluster it would split; a boundary or soft cut followed by a mark that
@@ -67,7 +71,7 @@ import regex
 
 from swr.core.lang import HAN_RE, count_cjk
 
-SPLITTER_VERSION = "zh-en-2"
+SPLITTER_VERSION = "zh-en-3"
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,7 @@ def split_spans(text: str, max_chars: int = 300, *, wraps: bool = False) -> list
     starts = [0] + _boundaries(text, wraps)
     if len(starts) > 1 and text[0 : starts[1]].isspace():
         del starts[1]  # a leading whitespace-only piece joins the next sentence
+    starts = _wordless_joined(text, starts)
     ends = starts[1:] + [n]
     spans: list[tuple[int, int]] = []
     for start, end in zip(starts, ends):
@@ -149,6 +154,24 @@ def split_spans(text: str, max_chars: int = 300, *, wraps: bool = False) -> list
         else:
             spans.extend(_cap(text, start, end, max_chars))
     return spans
+
+
+_WORD = re.compile(r"\w")
+
+
+def _wordless_joined(text: str, starts: list[int]) -> list[int]:
+    """``starts`` without the boundaries that open a piece with no word character in the middle of
+    a line: the `` |`` that closes a table row after a cell's ``。`` ("| E6 | 溢出报警 | 泡沫过多。 |"),
+    a stray ``。`` or ``）``. Alone such a piece was a sentence whose vector sits near every question
+    (an English question on a Chinese help centre found 50 of them before any text); it belongs to
+    the sentence before it. A wordless line of its own (a table's ``| --- |`` rule) stays apart."""
+    out = starts[:1]
+    for k in range(1, len(starts)):
+        end = starts[k + 1] if k + 1 < len(starts) else len(text)
+        if not _WORD.search(text, starts[k], end) and not _LINE_BREAK_CHAR.search(text, out[-1], starts[k]):
+            continue
+        out.append(starts[k])
+    return out
 
 
 def split_sentences(text: str) -> list[str]:
