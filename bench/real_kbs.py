@@ -603,7 +603,10 @@ def main() -> None:
                     help="CrossLingualRules fields for this run (e.g. margin=0.2)")
     args = ap.parse_args()
     global RULES
-    RULES = replace(RULES, **{k: type(getattr(RULES, k))(v) for k, v in (x.split("=", 1) for x in args.rule)})
+    def typed(k: str, v: str):
+        kind = type(getattr(RULES, k))
+        return v.lower() in ("1", "true", "on", "yes") if kind is bool else kind(v)
+    RULES = replace(RULES, **{k: typed(k, v) for k, v in (x.split("=", 1) for x in args.rule)})
     if args.quick:
         args.n, args.passages, args.xquad_paras, args.zh_paras = 20, 60, 120, 60
     cmd = "python bench/real_kbs.py " + " ".join(sys.argv[1:])

@@ -254,6 +254,10 @@ def test_a_bilingual_question_sends_its_lists_in_one_store_call(e5_engine):
     six searches (dense and BM25 each) and one payload fetch, not three of each."""
     q = "How long does the kettle take to boil a full jug?"
     e5_engine.retrieve("How do I descale the kettle?", "sample")  # the languages, learned once
+    # its words learned once too (the dictionary's probes, how many sentences use each sense, the
+    # topic-word counts: one batch each the first time a knowledge base meets them; counted below
+    # on a question of new words)
+    e5_engine.retrieve(q, "sample", top_k=4)
     store = e5_engine.store
     edge = store._edge  # noqa: SLF001  (the test counts the calls into Qdrant Edge)
     store._edge = counting = CountingEdge(edge)
@@ -266,11 +270,10 @@ def test_a_bilingual_question_sends_its_lists_in_one_store_call(e5_engine):
     assert plan.translations.get("zh") and plan.searches >= 3
     lists = 2 * (1 + 2 * len(plan.translations))  # dense + BM25 of each list
     assert lists in sent, sent
-    # besides: one batch of BM25 probes of words not seen before (the dictionary's), and one of
-    # the subject documents' lists when the question names a product ("kettle" here)
-    assert len(sent) <= 3 and len(fetched) <= 2, (sent, fetched)
-    # (the second fetch, of the subject lists' sentences, is served by the store's sentence cache
-    # when an earlier test read them)
-    assert plan.subjects and 1 <= len(fetched) <= 2
+    # besides: one of the subject documents' lists when the question names a product ("kettle" here)
+    assert len(sent) <= 2 and len(fetched) <= 2, (sent, fetched)
+    # (the fetches of the lists' sentences are served by the store's sentence cache when the same
+    # question read them before)
+    assert plan.subjects and len(fetched) <= 2
     # the kettle's manual is Chinese only: found through the lists the batch carried
     assert r.hits and r.hits[0].sentence.source == "kettle_manual_zh.md" and "translation" in (r.hits[0].via or "")

@@ -62,3 +62,55 @@ def test_a_question_with_a_code_keeps_its_product_word(fake_engine):
     eng.retrieve("退货时显示E3怎么办？", "help", top_k=5, mode="hybrid")
     plan = eng.crosslingual.last
     assert not plan.topic_words and "returns_policy.md" in plan.subjects
+
+
+def test_an_english_question_s_topic_word_names_no_chinese_article(fake_engine):
+    # a Chinese title's English translation ("return" of 退货政策) is said in no body: it counts as
+    # its twin, the Chinese subject term naming the same article (退货, said in six)
+    from swr.retrieve.aliases import sources_named
+
+    eng = _kb(fake_engine)
+    eng.retrieve("How long does a return take?", "help", top_k=5, mode="hybrid")
+    plan = eng.crosslingual.last
+    assert "returns_policy.md" not in plan.subjects
+    assert "return" in plan.topic_words["words"] and "returns_policy.md" in plan.topic_words["sources"]
+    # answerability and the answer check read the same naming as the ranking
+    assert "returns_policy.md" not in sources_named(eng, "help", "How long does a return take?")
+    assert sources_named(eng, "help", "KX-2000 的容量是多少？") == {"kettle.md"}
+    # a product's English name still names its Chinese manual (its twin 电热水壶 is said in one)
+    eng.retrieve("How much water does the kettle hold?", "help", top_k=5, mode="hybrid")
+    assert set(eng.crosslingual.last.subjects) == {"kettle.md"}
+
+
+def test_the_dictionary_keeps_the_sense_the_knowledge_base_uses_most():
+    from swr.text.glossary import _pick
+
+    class Known:
+        def __call__(self, word: str) -> bool:
+            return word in {"回来", "退回"}
+
+        def uses(self, word: str) -> int:
+            return {"回来": 1, "退回": 3}[word]
+
+    assert _pick(["回来", "归", "退回"], Known()) == ["退回"]
+    assert _pick(["回来", "归", "退回"], lambda w: w in {"回来", "退回"}) == ["回来"], "without counts: the first used"
+    assert _pick(["归", "返"], Known()) == ["归"], "none used: the dictionary's first"
+
+
+def test_bm25_searches_the_senses_the_knowledge_base_uses_most(fake_engine):
+    from dataclasses import replace
+
+    from swr.core.rules.crosslingual import DEFAULT_RULES
+
+    eng = fake_engine
+    eng.index_files("hc", [("a.md", "# 退款说明\n\n退款原路退回。退回后请查看账户。\n".encode()),
+                           ("b.md", "# 出门须知\n\n出门回来后放水两分钟。\n".encode())])
+    eng.crosslingual.enabled = True
+    xl = eng.crosslingual
+    _, version = xl.kb_state("hc")
+    text, bm25 = xl._translator("hc", version, 1, True)("when will the return arrive", "zh")  # noqa: SLF001
+    assert "回来" in text.split(), "the translation embedded and read by answerability: the dictionary's order"
+    assert "退回" in bm25.split() and "回来" not in bm25.split(), bm25
+    plain = xl._translator("hc", version, 1, False)("when will the return arrive", "zh")  # noqa: SLF001
+    assert plain == text
+    eng.retrieve("when will the return arrive", "hc", top_k=3, crosslingual=replace(DEFAULT_RULES, sense_by_use=True))

@@ -26,10 +26,11 @@ from pathlib import PurePath
 from typing import Callable
 
 from swr.core.ids import sentence_id
-from swr.core.lang import detect_lang
+from swr.core.lang import detect_lang, has_han
 from swr.core.rules.answerable import DEFAULT_SUBJECTS, SubjectRules
 from swr.core.rules.serving import DEFAULT_SERVING
 from swr.retrieve.subjects import name_terms
+from swr.text.claims import codes
 from swr.text.sparse import JiebaBm25
 
 _NAME_SPLIT = re.compile(r"[_\-.\s]+")
@@ -52,10 +53,13 @@ def _is_title(text: str, rules: SubjectRules = DEFAULT_SUBJECTS) -> bool:
 class Subjects:
     """Subject terms of each document of a knowledge base, and question matching."""
 
-    def __init__(self, store, translate=None, rules: SubjectRules = DEFAULT_SUBJECTS) -> None:
+    def __init__(self, store, translate=None, rules: SubjectRules = DEFAULT_SUBJECTS,
+                 said_in: Callable[[str, str], int] | None = None) -> None:
         self.store = store
         self.rules = rules
         self.translate = translate  # (text, lang) -> text; None: no cross-language terms
+        # (kb, term) -> how many documents say it; None: no topic words (:meth:`naming`)
+        self.said_in = said_in
         self._tok = JiebaBm25()
         self._cache: dict[str, tuple[int, dict[str, set[str]], dict[str, float]]] = {}
         self._named: dict[tuple, frozenset[str]] = {}  # (kb, version, text) -> named sources (named())
@@ -130,6 +134,25 @@ class Subjects:
         """Source -> weight in (0, 1] for the documents whose subject the question names."""
         return self.match(kb, texts)[0]
 
+    def naming(self, kb: str, texts: list[str], version=None) -> tuple[dict[str, float], set[str], set[str]]:
+        """(source -> weight, the terms that named them, the topic words left out): :meth:`match`
+        without the knowledge base's topic words (:meth:`topic_words`), unless the question
+        (``texts[0]``) has a code: a code is said by several products, its product word tells which
+        ("净水器E3啥故障": 净水器 is in 25 of a help centre's 40 articles, E3 in the purifier's and the
+        blender's). Each round leaves out the topic words among the terms that named, until none
+        is ("return" a topic word, then "use" of "can't use a smartphone")."""
+        weights, named = self.match(kb, texts, version=version)
+        ignore: set[str] = set()
+        if self.said_in is None or not texts or codes(texts[0]):
+            return weights, named, ignore
+        while named:
+            topic = self.topic_words(kb, named, lambda t: self.said_in(kb, t), version)
+            if not topic:
+                break
+            ignore |= topic
+            weights, named = self.match(kb, texts, version=version, ignore=ignore)
+        return weights, named, ignore
+
     def named(self, kb: str, text: str, version=None) -> set[str]:
         """The sources of the documents ``text`` names (the documents of :meth:`match`); with a
         ``version``, remembered per (knowledge base, version, text): the fusion asks it of every
@@ -137,11 +160,11 @@ class Subjects:
         if not text:
             return set()
         if version is None:
-            return set(self.match(kb, [text])[0])
+            return set(self.naming(kb, [text])[0])
         key = (kb, version, text)
         hit = self._named.get(key)
         if hit is None:
-            hit = frozenset(self.match(kb, [text], version=version)[0])
+            hit = frozenset(self.naming(kb, [text], version=version)[0])
             with self._lock:
                 if len(self._named) >= DEFAULT_SERVING.named_cache_texts:
                     self._named.clear()
@@ -174,22 +197,52 @@ class Subjects:
         throughout: in the bodies of more than :attr:`SubjectRules.name_spread` x (the documents
         whose subject has it) + 1 documents (``said_in(term)``: how many documents say it; asked
         once per term and knowledge base version). A title's topic word (退货 in a help centre's
-        "七天无理由退货政策") names no document; a product's name or code does."""
+        "七天无理由退货政策") names no document; a product's name or code does.
+
+        A term no body says is a title's translation (``return`` of "七天无理由退货政策" in a Chinese
+        help centre): it is counted as its twins (:func:`_twins`: 退货), so an English question's
+        topic word names nothing either, and a product's name ("kettle": 电热水壶) still does."""
         subjects, _ = self.learn(kb, version)
         out = set()
         for t in sorted(terms):
-            key = (kb, version, t)
-            n = self._said.get(key)
-            if n is None:
-                n = said_in(t)
-                with self._lock:
-                    if len(self._said) >= DEFAULT_SERVING.named_cache_texts:
-                        self._said.clear()
-                    self._said[key] = n
-            own = sum(t in ts for ts in subjects.values())
-            if n > self.rules.name_spread * own + 1:
+            docs = frozenset(src for src, ts in subjects.items() if t in ts)
+            n = self._said_in(kb, version, t, said_in)
+            if n == 0 and docs:
+                twins, exact = _twins(subjects, t, docs)
+                counts = [self._said_in(kb, version, u, said_in) for u in twins]
+                n = (min if exact else max)(counts, default=0)
+            if n > self.rules.name_spread * len(docs) + 1:
                 out.add(t)
         return out
+
+    def _said_in(self, kb: str, version, term: str, said_in: Callable[[str], int]) -> int:
+        """``said_in(term)``, remembered per knowledge base version."""
+        key = (kb, version, term)
+        n = self._said.get(key)
+        if n is None:
+            n = said_in(term)
+            with self._lock:
+                if len(self._said) >= DEFAULT_SERVING.named_cache_texts:
+                    self._said.clear()
+                self._said[key] = n
+        return n
+
+
+def _twins(subjects: dict[str, set[str]], term: str, docs: frozenset) -> tuple[list[str], bool]:
+    """(the subject terms of the other script than ``term`` whose documents are most like ``term``'s
+    ``docs`` (Jaccard of the two sets), whether they name exactly ``docs``): the words its
+    translation came from. Exact twins are its own words and the least said of them counts ("kettle"
+    is 电热水壶 of one manual, not its brand said in three; "purifier" is 净水器 of four purifier
+    articles, said in 25); twins that name only some of its documents are several titles' words
+    and the most said counts ("return", of 退货政策 and of 售后申请步骤, is as widespread as 退货)."""
+    other: dict[str, set[str]] = {}
+    for src, ts in subjects.items():
+        for u in ts:
+            if has_han(u) != has_han(term):
+                other.setdefault(u, set()).add(src)
+    like = {u: len(ds & docs) / len(ds | docs) for u, ds in other.items() if ds & docs}
+    best = max(like.values(), default=0.0)
+    return sorted(u for u, j in like.items() if j == best), best == 1.0
 
 
 def sources_named(engine, kb: str, text: str) -> set[str]:

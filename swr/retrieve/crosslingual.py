@@ -49,6 +49,7 @@ from swr.core.types import Hit, Hits
 from swr.retrieve import xl_fuse, xl_subjects
 from swr.retrieve.aliases import Subjects
 from swr.retrieve.xl_translate import Translator
+from swr.retrieve.xl_vocab import Vocabulary
 from swr.store import SearchRequest
 from swr.text.sparse import SparseVec
 
@@ -59,7 +60,6 @@ _WORDY = re.compile(r"\w")
 MODES = ("on", "llm", "dictionary", "off")
 STATE_TTL_S = 30.0  # a knowledge base's languages are learned again at least this often
 KBS_CACHED = 10_000  # knowledge bases whose languages are kept (size of the cache)
-VOCAB_CACHED = 200_000  # (knowledge base, language, word) probes kept (size of the cache)
 TRANSLATIONS_CACHED = 4096  # translated questions kept per process (size of the cache)
 
 
@@ -162,7 +162,9 @@ def _translated(got, question: str, req: SearchRequest, embed_query: Callable, e
         mixed = rules.dense_mix * own + (1 - rules.dense_mix) * new
         dense = mixed / (np.linalg.norm(mixed) or 1.0)
     sparse = encode_sparse(text)
-    if wide and wide != text and rules.sense_weight > 0:  # the other senses, at a lower weight
+    if wide and wide != text and rules.sense_by_use and rules.sparse_senses <= 1:
+        sparse = encode_sparse(wide)  # the words the knowledge base uses most (module docstring)
+    elif wide and wide != text and rules.sense_weight > 0:  # the other senses, at a lower weight
         sparse = _blend(sparse, encode_sparse(wide), rules.sense_weight)
     return text, dense, sparse
 
@@ -204,9 +206,10 @@ class CrossLingual:
         # on: a configured endpoint translates (else the dictionary); llm: the embedded model too;
         # dictionary: never an LLM
         self.translator = Translator(None if mode == "dictionary" else llm_config, local=mode == "llm")
-        self.subjects = Subjects(store, self._dictionary)
+        self.subjects = Subjects(store, self._dictionary,
+                                 said_in=lambda kb, t: xl_subjects.said_in(store, sparse.encode_query, kb, t))
         self.bonus: float | None = None  # None: the request's rules' subject_bonus (benchmarks set 0)
-        self._vocab: dict[tuple, bool | None] = {}
+        self.vocabulary = Vocabulary(store, sparse)  # what its sentences say (xl_vocab)
         self._translated: dict[tuple, object] = {}  # (text, lang, kb, version) -> translate's result
         self._kbs: dict[str, tuple] = {}  # kb -> (store generation, taken at, languages, count)
         self.state_probes = 0  # store calls made to learn knowledge bases' languages (tests)
@@ -245,57 +248,21 @@ class CrossLingual:
 
         return glossary().translate(text, lang)
 
-    def _known(self, kb: str, lang: str, count: int) -> Callable[[str], bool]:
-        """Whether the knowledge base's ``lang`` sentences use every content word of a phrase:
-        one BM25 probe per new word (cached until the knowledge base changes; :meth:`_probe`
-        asks the store about a question's new words in one batch first)."""
-        if len(self._vocab) > VOCAB_CACHED:
-            self._vocab.clear()
-
-        def known(phrase: str) -> bool:
-            seen = False
-            for word in phrase.split():
-                key = (kb, lang, count, word.lower())
-                if key not in self._vocab:
-                    self._probe(kb, lang, count, [word])
-                if self._vocab[key] is False:
-                    return False
-                seen = seen or self._vocab[key] is not None
-            return seen
-        return known
-
     def unknown(self, kb: str, words: list[str]) -> list[str]:
         """Those of ``words`` that no sentence of ``kb`` uses, in any language (the BM25 probes of
-        :meth:`_probe`, cached with the translations' until the knowledge base changes)."""
+        :meth:`swr.retrieve.xl_vocab.Vocabulary.probe`, cached until the knowledge base changes)."""
         if not words:
             return []
         _, version = self.kb_state(kb)
-        self._probe(kb, None, version, words)
-        return [w for w in words if self._vocab.get((kb, None, version, w.lower())) is False]
+        self.vocabulary.probe(kb, None, version, words)
+        return [w for w in words if self.vocabulary.used((kb, None, version, w.lower())) is False]
 
-    def _probe(self, kb: str, lang: str | None, count, words) -> None:
-        """Learn whether ``kb``'s ``lang`` sentences use each of ``words`` (new ones only), with
-        one batched store call (:meth:`swr.store.Store.sparse_any`)."""
-        todo, vecs = [], []
-        for word in dict.fromkeys(w.lower() for w in words):
-            key = (kb, lang, count, word)
-            if key in self._vocab:
-                continue
-            vec = self.sparse.encode_query(word)
-            if not vec.indices:
-                self._vocab[key] = None
-            else:
-                todo.append(key)
-                vecs.append(vec)
-        if vecs:
-            for key, found in zip(todo, self.store.sparse_any(kb, lang, vecs)):
-                self._vocab[key] = found
-
-    def _translator(self, kb: str, version, senses: int = DEFAULT_RULES.sparse_senses) -> Callable:
+    def _translator(self, kb: str, version, senses: int = DEFAULT_RULES.sparse_senses,
+                    by_use: bool = DEFAULT_RULES.sense_by_use) -> Callable:
         """``translate(text, lang)`` for :func:`search`: the translation and, for the dictionary,
         its several senses; the words it would probe are asked about in one batch first."""
         def translate(text: str, lang: str):
-            key = (text, lang, kb, version, senses)
+            key = (text, lang, kb, version, senses, by_use)
             if key not in self._translated:
                 if len(self._translated) > TRANSLATIONS_CACHED:
                     self._translated.clear()
@@ -303,7 +270,7 @@ class CrossLingual:
             return self._translated[key]
 
         def _translate(text: str, lang: str):
-            known = self._known(kb, lang, version)
+            known = self.vocabulary.known(kb, lang, version)
             if not self.translator.llm_config:  # the dictionary: which words will it ask about?
                 asked: list[str] = []
 
@@ -313,12 +280,17 @@ class CrossLingual:
                 from swr.text.glossary import glossary
 
                 glossary().translate(text, lang, record, senses=max(senses, 1))
-                self._probe(kb, lang, version, asked)
+                self.vocabulary.probe(kb, lang, version, asked)
+                if by_use:  # and how many sentences use each word they use, in one more batch
+                    self.vocabulary.count_uses(kb, lang, version, asked)
             out, how = self.translator.translate(text, lang, known, (kb, version))
-            if not out or how != "dictionary" or senses <= 1:
+            if not out or how != "dictionary" or (senses <= 1 and not by_use):
                 return out or None
             from swr.text.glossary import glossary
 
+            if by_use and senses <= 1:  # BM25's words: the senses the knowledge base uses most; the
+                # translation embedded and read by answerability keeps the dictionary's order
+                return out, glossary().translate(text, lang, self.vocabulary.known(kb, lang, version, True))
             return out, glossary().translate(text, lang, known, senses=senses)
         return translate
 
@@ -330,7 +302,7 @@ class CrossLingual:
         if not self.translation:
             return []
         qlang = detect_lang(question)
-        translate = self._translator(kb, version, rules.sparse_senses)
+        translate = self._translator(kb, version, rules.sparse_senses, rules.sense_by_use)
         out = []
         for lang in sorted(langs - {qlang}):
             got = translate(question, lang)
@@ -345,7 +317,8 @@ class CrossLingual:
         langs, version = self.kb_state(req.kb, req.dense)
         pooled = _Pooling(self.store, req.dense)
         hits, plan = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
-                            self._translator(req.kb, version, rules.sparse_senses), translation=self.translation,
+                            self._translator(req.kb, version, rules.sparse_senses, rules.sense_by_use),
+                            translation=self.translation,
                             subjects=self.subjects, bonus=rules.subject_bonus if self.bonus is None else self.bonus,
                             kb_langs=langs, version=version, rules=rules,
                             embed_queries=getattr(self.embedder, "encode_queries", None))

@@ -37,7 +37,7 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
     if subjects is None or not bonus > 0:
         return weights, foreign
     qlang = plan.question_lang
-    weights, named = _named(store, encode_sparse, req.kb, question, plan, subjects, version)
+    weights, named = _named(req.kb, question, plan, subjects, version)
     if req.sources:
         weights = {s: w for s, w in weights.items() if s in req.sources}
     plan.subjects = weights
@@ -77,20 +77,14 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
     return weights, foreign
 
 
-def _named(store, encode_sparse: Callable, kb: str, question: str, plan, subjects, version
-           ) -> tuple[dict[str, float], set[str]]:
-    """:meth:`Subjects.match` of the question and its translations, without the knowledge base's topic
-    words (SubjectRules.name_spread; ``plan.topic_words`` records them and the documents they named),
-    unless the question has a code: a code is said by several products, its product word tells which
-    ("净水器E3啥故障": 净水器 is in 25 of the help centre's 40 articles, E3 in the purifier's and the blender's)."""
+def _named(kb: str, question: str, plan, subjects, version) -> tuple[dict[str, float], set[str]]:
+    """:meth:`Subjects.naming` of the question and its translations (no topic word names a
+    document: SubjectRules.name_spread); ``plan.topic_words`` records them and the documents they named."""
     texts = [question, *plan.translations.values()]
-    weights, named = subjects.match(kb, texts, version=version)
-    if named and not codes(question):
-        topic = subjects.topic_words(kb, named, lambda t: said_in(store, encode_sparse, kb, t), version)
-        if topic:
-            before = set(weights)
-            weights, named = subjects.match(kb, texts, version=version, ignore=topic)
-            plan.topic_words = {"words": sorted(topic), "sources": sorted(before - set(weights))}
+    weights, named, ignore = subjects.naming(kb, texts, version=version)
+    if ignore:
+        before = set(subjects.match(kb, texts, version=version)[0])
+        plan.topic_words = {"words": sorted(ignore), "sources": sorted(before - set(weights))}
     return weights, named
 
 

@@ -231,8 +231,18 @@ def _keys(gloss: str, proper: bool) -> list[str]:
 
 def _pick(options: list[str], known: Known | None, senses: int = 1) -> list[str]:
     """The first ``senses`` options the documents use (probing in order, so usually one probe
-    for one sense), else the first option."""
+    for one sense), else the first option. When ``known`` also says how many sentences use a
+    word (``known.uses``), the options the documents use most come first (a help centre's
+    "return" is 退回 of 原路退回, not 回来 of 出门回来: the dictionary's order is the language's, not
+    the knowledge base's)."""
     if known is not None:
+        uses = getattr(known, "uses", None)
+        if uses is not None:
+            used = [o for o in options if known(o)]
+            used.sort(key=lambda o: -uses(o))  # stable: ties keep the dictionary's order
+            if used:
+                return used[:senses]
+            return options[:1]
         found = []
         for o in options:
             if known(o):
