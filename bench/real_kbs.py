@@ -20,7 +20,9 @@ CC BY-NC: evaluation only). Parts:
 (b) ``emanual``: the Samsung S10 and Smart TV/remote manuals (emanual/), each indexed as one
     Markdown document (a heading per section), with their user questions (the answer is a whole
     section: hit = a line of 25+ characters of the answering section in the passages) and
-    bench/data/emanual_own_questions.csv (short answers written over the same manuals).
+    bench/data/emanual_own_questions.csv (short answers written over the same manuals); then 36 of
+    the S10 questions in Chinese (bench/data/emanual_zh_questions.json, our translations), with
+    cross-lingual search off and on: a Chinese customer on an English manual.
 (c) ``refusals`` (from the runs of (a) and (b), at default settings): right answers refused
     (answerable false while the answer is in the passages), and off-domain questions refused:
     TV questions on the S10 KB, S10 questions on the TV KB, CMRC and SQuAD questions and
@@ -397,6 +399,24 @@ def part_emanual(eng, n: int, lines: list[str], store: dict) -> tuple[dict, dict
     return docs, qs
 
 
+def part_emanual_zh(eng, qs: dict, lines: list[str], store: dict) -> None:
+    """Chinese questions on the English S10 manual (built by :func:`part_emanual`): a customer
+    writing in Chinese to a team whose manual is in English (bench/data/emanual_zh_questions.json:
+    our translations of the manual's user and own questions; the answers are the original's)."""
+    by_en = {q["q"]: q for q in qs["s10"]}
+    zh = [{**by_en[x["en"]], "q": x["q"], "lang": "zh"} for x in json.loads(
+        (ROOT / "bench" / "data" / "emanual_zh_questions.json").read_text(encoding="utf-8")) if x["en"] in by_en]
+    res = {m: ask_all(eng, "em_s10", zh, m == "on") for m in ("off", "on")}
+    store["zh_questions_on_em_s10"] = res
+    hit = [r for r in res["on"] if r["hit"]]
+    lines += ["\n### Chinese questions on the English S10 manual (defaults, no LLM)", "",
+              "| what | SWR_CROSSLINGUAL=off | on |", "|---|---|---|",
+              "| answer in the passages | " + " | ".join(rate([r["hit"] for r in res[m]]) for m in res) + " |",
+              f"| right answers refused | – | {rate([not r['answerable'] for r in hit])} |"]
+    lines.append("\nrules that refused right answers (on): " + ", ".join(
+        f"{k} {v}" for k, v in Counter(r["rule"] for r in hit if not r["answerable"]).most_common()))
+
+
 def part_faq(eng, lines: list[str], store: dict) -> None:
     """The bilingual FAQ: hit rates as :func:`part_mixed` (every question), then its refusals."""
     docs, qs, off = faq()
@@ -632,6 +652,8 @@ def main() -> None:
             build(eng, "em_s10", docs_em["s10"])
     if "refusals" in args.parts:
         part_refusals(eng, store, qs_em, min(args.n, 20), lines)
+    if "emanual" in args.parts:  # (after the refusals: their rates are of the English questions)
+        part_emanual_zh(eng, qs_em, lines, store)
     if "windows" in args.parts:
         from swr.evaluate.questions import Question
 

@@ -260,3 +260,21 @@ def test_the_question_languages_best_sentence_stays_in_the_top_k():
     assert [h.sentence.lang for h in two] == ["zh", "en"]  # one place left to the other language
     marks = [(None, [_hit("e2", 0, "—", 0.2, "en", 0.70, 1.0)]), ("translation", zh), ("lang-list", zh)]
     assert [h.sentence.lang for h in fuse(marks, 3, rules=CrossLingualRules(), qlang="en")] == ["zh"] * 3  # no word
+
+
+def test_a_line_of_a_table_of_contents_goes_last():
+    """"3. 首次使用前" under "## 目录" repeats a heading: it matched "电热水壶第一次使用前要做什么？" well and
+    its window was the list of chapters, in the top 3 of the sample kettle manual."""
+    from dataclasses import replace
+
+    def lists():
+        toc = _hit("k", 8, "3. 首次使用前\n", 1.9, "zh", 0.90, 9.0)
+        toc.sentence = replace(toc.sentence, heading="目录", block_kind="list")
+        return [(None, [toc, _hit("k", 40, "5. 电热水壶第一次使用前，请将壶内装满水至MAX刻度，煮沸后倒掉。", 1.8, "zh", 0.89, 8.0),
+                        _hit("k", 41, "6. 最后一次倒水后，水壶即可正常使用。", 1.2, "zh", 0.85, 3.0)])]
+    out = fuse(lists(), 3, rules=CrossLingualRules(), qlang="zh")
+    assert [h.sentence.i for h in out] == [40, 41, 8] and XlRule.CONTENTS_LAST.value in out[-1].trace
+    assert fuse(lists(), 3, rules=CrossLingualRules(contents_last=False), qlang="zh")[0].sentence.i == 8
+    heading = _hit("k", 5, "## 目录\n", 1.0, "zh", 0.8)
+    heading.sentence = replace(heading.sentence, heading="目录", block_kind="heading")
+    assert XlRule.CONTENTS_LAST.value not in fuse([(None, [heading])], 1, qlang="zh")[0].trace

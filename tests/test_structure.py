@@ -118,3 +118,10 @@ def test_kettle_first_use_steps_are_one_list_under_their_heading():
     assert [x[:2] for x in steps] == ["1.", "2.", "3.", "4.", "5.", "6."]
     assert s.heading == "3. 首次使用前" and s.heading_level == 2
     assert got[s.section_last + 1][0].startswith("## 4.")
+
+
+def test_a_table_of_contents_is_known_by_its_heading():
+    from swr.text.structure import is_contents
+
+    assert all(is_contents(h) for h in ("目录", "目 录", "Contents", "TABLE OF CONTENTS", "Contents:"))
+    assert not any(is_contents(h) for h in (None, "", "内容", "Contents of the box", "保修条款"))

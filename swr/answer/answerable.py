@@ -108,9 +108,7 @@ class Answerability:
     reason: str
     thresholds: dict
     rules: list = field(default_factory=list)  # the Rule ids that decided (swr.answer.answerable.Rule values)
-    # the figures the rules read (cosine, coverage, across languages, the document it names, the
-    # other language's evidence, terms, codes), for the trace and for calibrating the rules
-    signals: dict = field(default_factory=dict)
+    signals: dict = field(default_factory=dict)  # the figures the rules read, for the trace and calibration
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -373,6 +371,8 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     subject = coverage(question, mine) if mine and not cross else None
     xl = getattr(engine, "crosslingual", None)
     probe = (lambda terms: xl.unknown(kb, list(terms))) if xl is not None else None
+    if probe is not None and terms:  # its words and its translations': one store call, read below from the cache
+        probe([*terms, *(t for text in (translations or {}).values() for t in question_terms(text))])
     other = translated_evidence(question, hits, passages, translations, _grounds(engine, kb, named_docs, foreign),
                                 probe, rules)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,

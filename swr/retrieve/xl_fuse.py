@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules, XlRule
 from swr.core.types import Hit
+from swr.text.structure import is_contents
 
 _WORDY = re.compile(r"\w")
 
@@ -176,13 +177,15 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
         other = bool(weights) and rules.other_product_last and c.hit.sentence.source in foreign \
             and not (exempt and exempt(c.hit))
         empty = rules.empty_last and not _WORDY.search(c.hit.sentence.text)
-        return (empty, other)
+        s = c.hit.sentence
+        contents = rules.contents_last and is_contents(s.heading) and s.block_kind != "heading"
+        return (empty, contents, other)
     out, floor = [], None
     ranked = _kept(sorted(merged, key=key), top_k, rules.own_kept, lambda t: any(key(t)))
     for r, (c, trace) in enumerate(ranked, start=1):
-        empty, other = key((c, trace))
+        empty, contents, other = key((c, trace))
         trace = trace + ([XlRule.OTHER_PRODUCT_LAST.value] if other else []) + \
-            ([XlRule.EMPTY_LAST.value] if empty else [])
+            ([XlRule.CONTENTS_LAST.value] if contents else []) + ([XlRule.EMPTY_LAST.value] if empty else [])
         score = c.score if floor is None else min(c.score, floor)
         floor = score
         via = c.via

@@ -33,6 +33,9 @@ from swr.core.rules.text import DEFAULT_STRUCTURE, StructureRules
 
 STRUCTURE_VERSION = 1
 KINDS = ("heading", "paragraph", "list", "table")
+# a section under one of these headings is a table of contents: lines that repeat the headings
+# of the document, no answer (normalised: lowercase, no spaces)
+CONTENTS_HEADINGS = frozenset({"目录", "目次", "contents", "tableofcontents"})
 
 _ZH_NUM = "一二三四五六七八九十百零〇两"
 _MD_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -78,6 +81,12 @@ class _Line:
     first_item: bool = False
     title: str = ""
     indented: bool = False
+
+
+def is_contents(heading: str | None) -> bool:
+    """Whether a section under ``heading`` is a table of contents ("## 目录", "Contents", "TABLE OF
+    CONTENTS", "目 录")."""
+    return bool(heading) and "".join(heading.split()).lower().strip("#:：") in CONTENTS_HEADINGS
 
 
 def classify(line: str, rules: StructureRules = DEFAULT_STRUCTURE) -> _Line:

@@ -27,6 +27,7 @@ class XlRule(str, Enum):
     SUBJECT = "subject"  # its document is named by the question: ranked with the question language's, plus the bonus
     OTHER_PRODUCT_LAST = "foreign_last"  # a sentence of another product's document, after every other sentence
     EMPTY_LAST = "empty_last"  # no word character ("。", "|"): after every sentence with a word
+    CONTENTS_LAST = "contents_last"  # a line of a table of contents: after every sentence of the text
     OWN_KEPT = "own_kept"  # the question language's best sentence, kept in the top k above other-language ones
     # its document's title has a word of the question that the knowledge base says throughout (a topic
     # word, SubjectRules.name_spread): the document is not named, no bonus
@@ -121,6 +122,10 @@ class CrossLingualRules(FromDict):
     # a sentence with no word ranks after every sentence with one (XQuAD dev: "。" was the other
     # language's top dense hit for 1 in 5 questions)
     empty_last: bool = True
+    # a line of a table of contents ("3. 首次使用前" under "## 目录") ranks after every sentence of the
+    # text: it repeats a heading, and its window is the list of chapters (the sample kettle manual's
+    # contents took a top-3 place from its first-use steps' neighbours)
+    contents_last: bool = True
 
     def __post_init__(self) -> None:
         for f in ("own_weights", "foreign_weights"):

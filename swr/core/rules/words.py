@@ -13,6 +13,7 @@ WORDS = {
     "subject": "Its document is about the product the question names, so it was ranked up.",
     "foreign_last": "From another product's document than the question names, so it was put last.",
     "empty_last": "Holds no words (only marks), so it was put last.",
+    "contents_last": "A line of a table of contents: it only repeats a heading, so it was put last.",
     "own_kept": "The best sentence in the question's language, kept in the results though other-language "
                 "sentences scored higher.",
     "topic_word": "Its document's title shares a word with the question, but the knowledge base says that word "
