@@ -12,8 +12,10 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
    a configured LLM endpoint, or the embedded model with ``SWR_CROSSLINGUAL=llm``, else word by
    word with CC-CEDICT: :mod:`swr.retrieve.xl_translate`, :mod:`swr.text.glossary`) and searched
    in that language: dense (the translation's vector mixed with the question's own,
-   ``rules.dense_mix``) and BM25 (the translation's words; ``rules.sparse_senses`` > 1 adds a
-   dictionary word's other senses) then work as on a same-language question;
+   ``rules.dense_mix``) and BM25 (the translation's words; with the dictionary, of each word's
+   senses the one most of the knowledge base's sentences use, ``rules.sense_by_use``, counted by
+   :mod:`swr.retrieve.xl_vocab`; ``rules.sparse_senses`` > 1 adds its other senses) then work as on
+   a same-language question;
 3. the lists are fused by :func:`swr.retrieve.xl_fuse.fuse`: the question language's sentences
    first, in their own order; another language's sentence goes above one of them only when its
    calibrated probability of holding the answer is higher by a margin; a sentence with no word
@@ -163,7 +165,7 @@ def _translated(got, question: str, req: SearchRequest, embed_query: Callable, e
         dense = mixed / (np.linalg.norm(mixed) or 1.0)
     sparse = encode_sparse(text)
     if wide and wide != text and rules.sense_by_use and rules.sparse_senses <= 1:
-        sparse = encode_sparse(wide)  # the words the knowledge base uses most (module docstring)
+        sparse = encode_sparse(wide)  # the senses the knowledge base uses most (module docstring)
     elif wide and wide != text and rules.sense_weight > 0:  # the other senses, at a lower weight
         sparse = _blend(sparse, encode_sparse(wide), rules.sense_weight)
     return text, dense, sparse
