@@ -278,3 +278,22 @@ def test_a_line_of_a_table_of_contents_goes_last():
     heading = _hit("k", 5, "## 目录\n", 1.0, "zh", 0.8)
     heading.sentence = replace(heading.sentence, heading="目录", block_kind="heading")
     assert XlRule.CONTENTS_LAST.value not in fuse([(None, [heading])], 1, qlang="zh")[0].trace
+
+
+def test_the_heading_of_a_section_a_better_hit_is_in_gives_its_place():
+    """"## 3. 首次使用前" under its own step 5: one passage either way (a section window is the same);
+    its place goes to another passage."""
+    from dataclasses import replace
+
+    def lists():
+        step = _hit("k", 76, "5. 电热水壶第一次使用前，请将壶内装满水至MAX刻度，煮沸后倒掉。", 1.9, "zh", 0.90, 9.0)
+        step.sentence = replace(step.sentence, block_kind="list", section=69)
+        head = _hit("k", 69, "## 3. 首次使用前\n\n", 1.8, "zh", 0.89, 8.0)
+        head.sentence = replace(head.sentence, block_kind="heading", section=69)
+        other = _hit("k", 120, "## 5. 温度设定\n\n", 1.2, "zh", 0.85, 3.0)
+        other.sentence = replace(other.sentence, block_kind="heading", section=120)
+        return [(None, [step, head, other])]
+    out = fuse(lists(), 3, rules=CrossLingualRules(), qlang="zh")
+    assert [h.sentence.i for h in out] == [76, 120, 69] and XlRule.HEADING_AFTER.value in out[-1].trace
+    assert [h.sentence.i for h in fuse(lists(), 3, rules=CrossLingualRules(heading_after=False), qlang="zh")] == \
+        [76, 69, 120]

@@ -379,3 +379,9 @@ def test_property_no_interior_split_for_periods_in_numbers(text):
     # "3.5"-like tokens are never cut by a boundary (a cap far above the text: no length cut)
     text = text + " 3.5 "
     assert any("3.5" in text[a:b] for a, b in split_spans(text, 10_000))
+
+
+def test_a_numbered_markdown_heading_is_one_sentence():
+    assert sents("## 3. 首次使用前\n\n新水壶。\n") == ["## 3. 首次使用前\n\n", "新水壶。\n"]
+    assert sents("## 3. Before First Use\n\nText.") == ["## 3. Before First Use\n\n", "Text."]
+    assert sents("Call me at #3. Then go.") == ["Call me at #3. ", "Then go."]

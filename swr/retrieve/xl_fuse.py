@@ -181,7 +181,10 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
         contents = rules.contents_last and is_contents(s.heading) and s.block_kind != "heading"
         return (empty, contents, other)
     out, floor = [], None
-    ranked = _kept(sorted(merged, key=key), top_k, rules.own_kept, lambda t: any(key(t)))
+    ordered = sorted(merged, key=key)
+    if rules.heading_after:
+        ordered = _headings_after(ordered)
+    ranked = _kept(ordered, top_k, rules.own_kept, lambda t: any(key(t)))
     for r, (c, trace) in enumerate(ranked, start=1):
         empty, contents, other = key((c, trace))
         trace = trace + ([XlRule.OTHER_PRODUCT_LAST.value] if other else []) + \
@@ -195,6 +198,25 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
         h.rank, h.via, h.score, h.trace = r, via, round(score, 6), trace
         out.append(h)
     return out
+
+
+def _headings_after(ordered: list[tuple]) -> list[tuple]:
+    """``ordered``, with the heading of a section a sentence ranked above it is already in moved
+    after every other candidate: its window is that section's (a section window is the same one),
+    so its place goes to another section ("3. 首次使用前" under "5. 电热水壶第一次使用前，请将壶内装满水…":
+    the sample kettle manual's first-use passage grew by the section's intro, and the 0.5B model
+    answered from the intro instead of the step)."""
+    seen: set[tuple] = set()
+    kept, after = [], []
+    for c, trace in ordered:
+        s = c.hit.sentence
+        if s.block_kind == "heading" and (s.doc_id, s.section) in seen:
+            after.append((c, [*trace, XlRule.HEADING_AFTER.value]))
+            continue
+        if s.section is not None:
+            seen.add((s.doc_id, s.section))
+        kept.append((c, trace))
+    return kept + after
 
 
 def _kept(merged: list[tuple], top_k: int, keep: int, last: Callable[[tuple], bool]) -> list[tuple]:

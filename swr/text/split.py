@@ -19,8 +19,8 @@ Rules, in order of application:
      after an abbreviation (``Dr. Mr. Mrs. Ms. Prof. St. vs. etc. e.g. i.e. U.S. U.K. No. Fig.
      approx. Inc. Ltd. Co. Jr. Sr.``, any dotted initialism such as ``a.m.``, a single capital
      letter as in ``J. Smith``) and except a 1-3 digit list marker at the start of a line
-     (``1. Install``). ``3.5`` and ``v1.2`` never split (no whitespace follows); ``in 2020. The``
-     does;
+     (``1. Install``, ``## 3. Before First Use``). ``3.5`` and ``v1.2`` never split (no whitespace
+     follows); ``in 2020. The`` does;
    * after a line break: ``\\n``, ``\\r\\n`` (one unit), ``\\r``, ``\\v``, ``\\f``, ``\\x1c-\\x1e``,
      ``\\x85``, U+2028, U+2029; with ``wraps=True`` (plain text, Markdown, .docx and HTML: the
      indexer's choice) not after a single line break that only wraps a paragraph: the line is
@@ -107,6 +107,7 @@ _ABBREVIATIONS = frozenset(
 )
 _DOTTED_INITIALISM = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 _LIST_MARKER = re.compile(r"[0-9]{1,3}")
+_HEADING_MARKS = re.compile(r"#{0,6}")  # nothing, or a Markdown heading's marks, before a list marker
 _OPENERS = "([{\"'“‘「『（《〈【"
 _TOKEN_WINDOW = 32  # no abbreviation is longer than this
 
@@ -255,13 +256,14 @@ def _dot_ends_sentence(text: str, dot: int) -> bool:
 
 
 def _at_line_start(text: str, pos: int) -> bool:
-    """Whether only spaces/tabs lie between the previous line break (or text start) and pos."""
+    """Whether only spaces/tabs, or a Markdown heading's ``#`` marks ("## 3. 首次使用前"), lie between
+    the previous line break (or text start) and pos."""
     lo = max(0, pos - _TOKEN_WINDOW)
     prefix = text[lo:pos]
     breaks = list(_LINE_BREAK_CHAR.finditer(prefix))
     if breaks:
-        return not prefix[breaks[-1].end() :].strip()
-    return lo == 0 and not prefix.strip()
+        return _HEADING_MARKS.fullmatch(prefix[breaks[-1].end() :].strip()) is not None
+    return lo == 0 and _HEADING_MARKS.fullmatch(prefix.strip()) is not None
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ class XlRule(str, Enum):
     OTHER_PRODUCT_LAST = "foreign_last"  # a sentence of another product's document, after every other sentence
     EMPTY_LAST = "empty_last"  # no word character ("。", "|"): after every sentence with a word
     CONTENTS_LAST = "contents_last"  # a line of a table of contents: after every sentence of the text
+    HEADING_AFTER = "heading_after"  # the heading of a section a better hit is in: after the other candidates
     OWN_KEPT = "own_kept"  # the question language's best sentence, kept in the top k above other-language ones
     # its document's title has a word of the question that the knowledge base says throughout (a topic
     # word, SubjectRules.name_spread): the document is not named, no bonus
@@ -129,6 +130,10 @@ class CrossLingualRules(FromDict):
     # text: it repeats a heading, and its window is the list of chapters (the sample kettle manual's
     # contents took a top-3 place from its first-use steps' neighbours)
     contents_last: bool = True
+    # the heading of a section a better-ranked hit is already in goes after the other candidates:
+    # its window is that section's, so its place goes to another passage (the sample kettle manual's
+    # "3. 首次使用前" under its step 5: the first-use passage grew by the section's intro instead)
+    heading_after: bool = True
 
     def __post_init__(self) -> None:
         for f in ("own_weights", "foreign_weights"):

@@ -14,6 +14,7 @@ WORDS = {
     "foreign_last": "From another product's document than the question names, so it was put last.",
     "empty_last": "Holds no words (only marks), so it was put last.",
     "contents_last": "A line of a table of contents: it only repeats a heading, so it was put last.",
+    "heading_after": "The heading of a section a better result is already in, so its place went to another passage.",
     "own_kept": "The best sentence in the question's language, kept in the results though other-language "
                 "sentences scored higher.",
     "topic_word": "Its document's title shares a word with the question, but the knowledge base says that word "
