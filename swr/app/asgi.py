@@ -7,8 +7,40 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 
 log = logging.getLogger("swr.app.asgi")
+_CONTEXT_LOGGER = "streamlit.runtime.scriptrunner_utils.script_run_context"
+
+
+class _ApiThreads(logging.Filter):
+    """Drops Streamlit's "missing ScriptRunContext!" warning in a thread that is getting the engine
+    for an API request: the cached engine's spinner looks for a page to draw on, and an API request
+    has none (the warning says it "can be ignored"; a lead reading the log would still ask)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.local = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(self.local, "api", False)
+
+
+_API_THREADS = _ApiThreads()
+
+
+def api_engine():
+    """The app's one cached engine (``swr.app.base.get_engine``), for the API's requests."""
+    from swr.app.base import get_engine
+
+    logger = logging.getLogger(_CONTEXT_LOGGER)
+    if _API_THREADS not in logger.filters:
+        logger.addFilter(_API_THREADS)
+    _API_THREADS.local.api = True
+    try:
+        return get_engine()
+    finally:
+        _API_THREADS.local.api = False
 
 
 class ApiDispatch:
@@ -33,11 +65,10 @@ def app_options() -> dict:
 
     from swr.api.app import create_app, lifespan_of
     from swr.api.serve import new_token, remove_server_file, url_for, write_server_file
-    from swr.app.base import get_engine
     from swr.cli.main import run_command
 
     token = new_token()
-    api = create_app(get_engine, server_token=token, cli_commands=run_command)
+    api = create_app(api_engine, server_token=token, cli_commands=run_command)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app):
