@@ -406,10 +406,17 @@ def part_emanual_zh(eng, qs: dict, lines: list[str], store: dict) -> None:
     by_en = {q["q"]: q for q in qs["s10"]}
     zh = [{**by_en[x["en"]], "q": x["q"], "lang": "zh"} for x in json.loads(
         (ROOT / "bench" / "data" / "emanual_zh_questions.json").read_text(encoding="utf-8")) if x["en"] in by_en]
-    res = {m: ask_all(eng, "em_s10", zh, m == "on") for m in ("off", "on")}
-    store["zh_questions_on_em_s10"] = res
+    part_other_language(eng, "em_s10", zh, "Chinese questions on the English S10 manual", "zh_questions_on_em_s10",
+                        lines, store)
+
+
+def part_other_language(eng, kb: str, qs: list[dict], title: str, key: str, lines: list[str], store: dict) -> None:
+    """``qs`` asked on ``kb`` (a knowledge base of the other language) with cross-lingual search off
+    and on: answer in the passages, and right answers refused (on), with the rules that refused."""
+    res = {m: ask_all(eng, kb, qs, m == "on") for m in ("off", "on")}
+    store[key] = res
     hit = [r for r in res["on"] if r["hit"]]
-    lines += ["\n### Chinese questions on the English S10 manual (defaults, no LLM)", "",
+    lines += [f"\n### {title} (defaults, no LLM)", "",
               "| what | SWR_CROSSLINGUAL=off | on |", "|---|---|---|",
               "| answer in the passages | " + " | ".join(rate([r["hit"] for r in res[m]]) for m in res) + " |",
               f"| right answers refused | – | {rate([not r['answerable'] for r in hit])} |"]
@@ -524,18 +531,10 @@ def part_help_refusals(eng, lines: list[str], store: dict, n_off: int) -> None:
 
 def part_help_english(eng, lines: list[str], store: dict) -> None:
     """English questions on the Chinese help centre (built by its windows part): a customer writing
-    in English to a team whose help centre is in Chinese; answer in the passages with cross-lingual
-    search off and on, and right answers refused (on)."""
+    in English to a team whose help centre is in Chinese."""
     qs = json.loads((HELPZH / "questions_en.json").read_text(encoding="utf-8"))
-    res = {m: ask_all(eng, "helpcentre_zh", qs, m == "on") for m in ("off", "on")}
-    store["helpcentre_en"] = res
-    hit = [r for r in res["on"] if r["hit"]]
-    lines += ["\n### English questions on the Chinese help centre (defaults, no LLM)", "",
-              "| what | SWR_CROSSLINGUAL=off | on |", "|---|---|---|",
-              "| answer in the passages | " + " | ".join(rate([r["hit"] for r in res[m]]) for m in res) + " |",
-              f"| right answers refused | – | {rate([not r['answerable'] for r in hit])} |"]
-    lines.append("\nrules that refused right answers (on): " + ", ".join(
-        f"{k} {v}" for k, v in Counter(r["rule"] for r in hit if not r["answerable"]).most_common()))
+    part_other_language(eng, "helpcentre_zh", qs, "English questions on the Chinese help centre", "helpcentre_en",
+                        lines, store)
 
 
 def part_windows(eng, name: str, docs, questions, lines: list[str], store: dict, budgets=(300, 600, 1200)) -> None:

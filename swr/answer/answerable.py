@@ -371,7 +371,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     subject = coverage(question, mine) if mine and not cross else None
     xl = getattr(engine, "crosslingual", None)
     probe = (lambda terms: xl.unknown(kb, list(terms))) if xl is not None else None
-    if probe is not None and terms:  # its words and its translations': one store call, read below from the cache
+    if probe is not None and terms and translations:  # its and its translations' words: one store call
         probe([*terms, *(t for text in (translations or {}).values() for t in question_terms(text))])
     other = translated_evidence(question, hits, passages, translations, _grounds(engine, kb, named_docs, foreign),
                                 probe, rules)
