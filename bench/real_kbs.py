@@ -349,7 +349,8 @@ def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
                     "vias": [h.via for h in sorted(top, key=lambda h: h.rank)],
                     "traces": [h.trace for h in sorted(top, key=lambda h: h.rank)],
                     "signals": {**(a.get("signals") or {}), "unknown": len(unknown_terms(eng, q["q"], kb))},
-                    "kb": kb, "top": [h.sentence for h in sorted(top, key=lambda h: h.rank)][:3]})
+                    "kb": kb, "top": [h.sentence for h in sorted(top, key=lambda h: h.rank)][:3],
+                    "centred": max([h.centred for h in top if h.centred is not None] or [None], key=lambda v: v or -9)})
         FIRED.setdefault(f"{kb} ({'cross-lingual on' if xl else 'off'})", Counter()).update(ask_rules(r))
     return out
 
@@ -624,6 +625,8 @@ def main() -> None:
     global RULES
     def typed(k: str, v: str):
         kind = type(getattr(RULES, k))
+        if kind is tuple:  # weights: "-3.8,4.1,..."
+            return tuple(float(x) for x in v.strip("()[] ").split(","))
         return v.lower() in ("1", "true", "on", "yes") if kind is bool else kind(v)
     RULES = replace(RULES, **{k: typed(k, v) for k, v in (x.split("=", 1) for x in args.rule)})
     if args.quick:

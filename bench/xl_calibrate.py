@@ -55,7 +55,7 @@ def capture(args) -> None:
     def recording(lists, top_k, weights=None, bonus=0.0, foreign=frozenset(), exempt=None, *rest, **kw):
         got.append([{"via": via, "subject": bool(rest), "hits": [
             {"src": h.sentence.source, "i": h.sentence.i, "lang": h.sentence.lang, "score": h.score,
-             "dense": h.dense_score, "sparse": h.sparse_score,
+             "dense": h.centred if h.centred is not None else h.dense_score, "sparse": h.sparse_score,
              "wordy": bool(xl._WORDY.search(h.sentence.text)), "win": in_window(h),
              "chars": len(h.sentence.text.strip())} for h in hits]} for via, hits, *rest in lists])
         return real_fuse(lists, top_k, weights, bonus, foreign, exempt, *rest, **kw)
@@ -111,12 +111,15 @@ def main() -> None:
     w.add_argument("lists", nargs="+")
     e = sub.add_parser("ceiling", help="cross questions' hit@3 of the other language's candidates alone")
     e.add_argument("lists", nargs="+")
+    for p in (f, w, e):
+        p.add_argument("--no-foreign-length", action="store_true", help="fit the foreign model without the length")
     args = ap.parse_args()
     if args.cmd == "capture":
         capture(args)
     else:
         import xl_fit
 
+        xl_fit.FOREIGN_LENGTH = not args.no_foreign_length
         data = {}
         for path in args.lists:
             data.update(json.loads(Path(path).read_text(encoding="utf-8")))

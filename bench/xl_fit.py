@@ -91,6 +91,9 @@ def recall(data, depths=(8, 15, 25, 50)):
             print(f"  depth {d:>2}: lang-list {ll / n:.2f}  translation {tl / n:.2f}  any list {anyl / n:.2f}")
 
 
+FOREIGN_LENGTH = True  # False (xl_calibrate --no-foreign-length): the foreign model fitted without the length
+
+
 def fit(rows_sets, C=1.0, depth=None):
     from sklearn.linear_model import LogisticRegression
 
@@ -101,8 +104,10 @@ def fit(rows_sets, C=1.0, depth=None):
                 (xf if c["foreign"] else xo).append(x_foreign(c) if c["foreign"] else x_own(c))
                 (yf if c["foreign"] else yo).append(c["win"])
     mo = LogisticRegression(C=C, max_iter=1000).fit(np.array(xo), np.array(yo))
-    mf = LogisticRegression(C=C, max_iter=1000).fit(np.array(xf), np.array(yf))
-    return ([float(mo.intercept_[0]), *map(float, mo.coef_[0])], [float(mf.intercept_[0]), *map(float, mf.coef_[0])])
+    xf = np.array(xf) if FOREIGN_LENGTH else np.array(xf)[:, :-1]
+    mf = LogisticRegression(C=C, max_iter=1000).fit(xf, np.array(yf))
+    wf = [float(mf.intercept_[0]), *map(float, mf.coef_[0])] + ([] if FOREIGN_LENGTH else [0.0])
+    return ([float(mo.intercept_[0]), *map(float, mo.coef_[0])], wf)
 
 
 def p(w, x):

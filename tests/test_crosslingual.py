@@ -250,8 +250,9 @@ def test_the_evidence_says_how_a_cross_lingual_hit_was_found():
 
 
 def test_a_bilingual_question_sends_its_lists_in_one_store_call(e5_engine):
-    """The question's own lists in both languages and its translation's list: one query_batch of
-    six searches (dense and BM25 each) and one payload fetch, not three of each."""
+    """The question's own lists in both languages, its translation's list and its centred list: one
+    query_batch of seven searches (dense and BM25 each, the centred one dense) and one payload fetch,
+    not four of each."""
     q = "How long does the kettle take to boil a full jug?"
     e5_engine.retrieve("How do I descale the kettle?", "sample")  # the languages, learned once
     # its words learned once too (the dictionary's probes, how many sentences use each sense, the
@@ -268,7 +269,9 @@ def test_a_bilingual_question_sends_its_lists_in_one_store_call(e5_engine):
     sent, fetched = counting.batches, counting.fetches
     plan = e5_engine.crosslingual.last
     assert plan.translations.get("zh") and plan.searches >= 3
-    lists = 2 * (1 + 2 * len(plan.translations))  # dense + BM25 of each list
+    # dense + BM25 of each list, and the dense search of each other language with the question less
+    # its language's mean (xl_centre)
+    lists = 2 * (1 + 2 * len(plan.translations)) + len(plan.translations)
     assert lists in sent, sent
     # besides: one of the subject documents' lists when the question names a product ("kettle" here)
     assert len(sent) <= 2 and len(fetched) <= 2, (sent, fetched)

@@ -15,21 +15,22 @@ from swr.retrieve.crosslingual import fuse
 
 
 def _hit(doc: str, i: int, text: str, score: float, lang: str = "zh", cos: float | None = None,
-         sparse: float | None = None) -> Hit:
+         sparse: float | None = None, centred: float | None = None) -> Hit:
     s = Sentence(kb="kb", doc_id=doc, source=f"{doc}.txt", i=i, n=10, start=0, end=len(text), text=text, lang=lang)
-    return Hit(sentence=s, score=score, dense_score=cos, sparse_score=sparse)
+    return Hit(sentence=s, score=score, dense_score=cos, sparse_score=sparse, centred=centred)
 
 
 def _mixed(rules=None, top_k=3):
     """An English question over a mixed KB: its own list holds the answer at rank 2; the Chinese
-    lists hold a short generic line the e5 vectors like and a long, well-matched sentence."""
-    own = [_hit("e1", 1, "The kettle must be descaled every month with citric acid.", 1.6, "en", 0.86, 9.0),
-           _hit("e2", 4, "Descaling removes the white deposits that build up over time in hard water.", 1.5,
-                "en", 0.85, 7.0),
-           _hit("e3", 2, "Keep the power cord away from the hot surface of the base.", 0.4, "en", 0.80, None)]
-    short_ll, short_tr = _hit("z1", 3, "哦？", 1.0, "zh", 0.83), _hit("z1", 3, "哦？", 1.9, "zh", 0.88)
-    long_ll = _hit("z2", 6, "除垢时请按一份柠檬酸兑二十份水的比例加入水壶，煮沸后静置三十分钟再倒掉。", 0.9, "zh", 0.82, 3.0)
-    long_tr = _hit("z2", 6, "除垢时请按一份柠檬酸兑二十份水的比例加入水壶，煮沸后静置三十分钟再倒掉。", 1.8, "zh", 0.93, 12.0)
+    lists hold a short generic line the e5 vectors like and a long, well-matched sentence. The
+    fusion reads the language-centred cosines (xl_centre; the plain ones stay for answerability)."""
+    own = [_hit("e1", 1, "The kettle must be descaled every month with citric acid.", 1.9, "en", 0.86, 9.0, 0.60),
+           _hit("e2", 4, "Descaling removes the white deposits that build up over time in hard water.", 1.85,
+                "en", 0.85, 7.0, 0.58),
+           _hit("e3", 2, "Keep the power cord away from the hot surface of the base.", 0.4, "en", 0.80, None, 0.45)]
+    short_ll, short_tr = _hit("z1", 3, "哦？", 1.0, "zh", 0.83, None, 0.45), _hit("z1", 3, "哦？", 1.9, "zh", 0.88, None, 0.48)
+    long_ll = _hit("z2", 6, "除垢时请按一份柠檬酸兑二十份水的比例加入水壶，煮沸后静置三十分钟再倒掉。", 0.9, "zh", 0.82, 3.0, 0.55)
+    long_tr = _hit("z2", 6, "除垢时请按一份柠檬酸兑二十份水的比例加入水壶，煮沸后静置三十分钟再倒掉。", 1.8, "zh", 0.93, 12.0, 0.64)
     lists = [(None, own), ("lang-list", [short_ll, long_ll]), ("translation", [short_tr, long_tr])]
     return fuse(lists, top_k, rules=rules or CrossLingualRules(), qlang="en")
 
@@ -66,13 +67,18 @@ def test_at_the_largest_margin_the_search_is_the_question_languages_alone():
     assert [h.sentence.doc_id for h in out] == ["e1", "e2", "e3"]
 
 
-def test_without_the_length_a_short_line_would_enter():
-    # the length weight is what keeps "哦？" out (BiPaR: short lines e5 puts near every question)
-    w = list(CrossLingualRules().foreign_weights)
-    w[-1] = 0.0
-    w[0] += 3.7  # the same probability for a sentence of 200 characters
-    docs = [h.sentence.doc_id for h in _mixed(CrossLingualRules(foreign_weights=tuple(w)))]
-    assert "z1" in docs
+def test_a_short_line_is_less_likely_than_a_long_one_of_the_same_cosines():
+    """BiPaR: e5 puts short lines ("哦？") near every question. Once cosines are language-centred the
+    cosine keeps most of them out ("哦？" stays out of _mixed at its centred cosine); the fitted
+    length weight is smaller than before centring (0.91 against 3.89) but still positive."""
+    from swr.retrieve import xl_fuse
+
+    rules = CrossLingualRules()
+    x = [0.0, -0.05, 0.5, 1.0, 1.0, 1.0]
+    short = xl_fuse._p(rules.foreign_weights, [*x, xl_fuse.length("哦？")])
+    long = xl_fuse._p(rules.foreign_weights, [*x, xl_fuse.length("除垢时请按一份柠檬酸兑二十份水的比例加入水壶。")])
+    assert long > short
+    assert "z1" not in [h.sentence.doc_id for h in _mixed()]
 
 
 def test_the_rules_are_reachable_from_the_request():

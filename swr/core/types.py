@@ -91,6 +91,9 @@ class Hit:
     matched_tokens: list[str] | None = None  # the question's BM25 terms this sentence holds (SparseEncoder)
     # the ranking rules that placed it (swr.core.rules.crosslingual.XlRule values, some with their numbers)
     trace: list[str] | None = None
+    # the cosine with the question after each side's language mean is taken out (a mixed knowledge
+    # base's cross-lingual fusion compares languages on it: swr/retrieve/xl_centre.py); else None
+    centred: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -145,6 +148,7 @@ class PassageHit:
     via: str | None = None  # Hit.via
     matched_tokens: list[str] | None = None  # Hit.matched_tokens
     trace: list[str] | None = None  # Hit.trace: the ranking rules that placed it
+    centred: float | None = None  # Hit.centred: the language-centred cosine (a mixed knowledge base)
 
 
 @dataclass

@@ -48,7 +48,7 @@ from swr.core.lang import detect_lang
 from swr.core.params import MAX_TOP_K
 from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit, Hits
-from swr.retrieve import xl_fuse, xl_subjects
+from swr.retrieve import xl_centre, xl_fuse, xl_subjects
 from swr.retrieve.aliases import Subjects
 from swr.retrieve.xl_translate import Translator
 from swr.retrieve.xl_vocab import Vocabulary
@@ -87,7 +87,7 @@ class Plan:
 def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
            translate: Callable[[str, str], str | None], *, translation: bool = True, subjects=None,
            bonus: float = 0.0, kb_langs=None, version=None, rules: CrossLingualRules = DEFAULT_RULES,
-           embed_queries: Callable | None = None) -> tuple[list[Hit], Plan]:
+           embed_queries: Callable | None = None, means: dict | None = None) -> tuple[list[Hit], Plan]:
     """Hits of ``req`` fused over per-language lists (see the module docstring).
 
     ``req`` carries the question's own vectors; ``embed_query``/``encode_sparse`` make the
@@ -95,7 +95,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     (or None / "" when it cannot); ``embed_queries`` (optional) embeds several texts in one call.
     ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the documents the question is about; their
     hits get ``bonus`` x their weight. ``kb_langs``: the languages the knowledge base holds (None: search
-    every language of :data:`LANGS`); ``version`` keys the subjects' cache (None: the store's count).
+    every language of :data:`LANGS`); ``version`` keys the subjects' cache (None: the store's count);
+    ``means`` ({lang: mean vector}): the fusion compares language-centred cosines (xl_centre).
     """
     qlang = detect_lang(question)
     plan = Plan(question_lang=qlang, translations={})
@@ -120,18 +121,32 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     # its DBSF over the whole knowledge base ranked same-language answers better than a list of the
     # question's language alone (BiPaR 0.68 vs 0.65, bench/real_kbs.py); the largest margin gives it
     ko = min(MAX_TOP_K, max(k, rules.other_depth))  # another language's lists: as deep as the rules say
+    # with the languages' means: each other language also searched with the question less its own
+    # language's mean (dense), and its list re-ranked by the centred cosine (xl_centre)
+    qc = xl_centre.query(req.dense, qlang, means) if means and len(means) > 1 else None
+    clangs = [lang for lang in langs if lang != qlang and lang in means] if qc is not None else []
     found = store.search_many([replace(req, lang=None if lang == qlang and not req.lang else lang,
                                        top_k=k if lang == qlang else ko) for lang in langs]
                               + [replace(req, lang=lang, top_k=ko, dense=vectors[lang][0], sparse=vectors[lang][1])
-                                 for lang in tlangs])
+                                 for lang in tlangs]
+                              + [replace(req, lang=lang, top_k=ko, dense=qc, sparse=None, mode="dense")
+                                 for lang in clangs])
     plan.searches += len(found)
-    own_of, translated_of = dict(zip(langs, found)), dict(zip(tlangs, found[len(langs):]))
+    n, t = len(langs), len(tlangs)
+    own_of, translated_of = dict(zip(langs, found)), dict(zip(tlangs, found[n:n + t]))
     plan.cosines = xl_fuse.list_cosines(own_of, translated_of)
+    other_of = dict(own_of)
+    if qc is not None:
+        centred_of = dict(zip(clangs, found[n + t:]))
+        xl_centre.mark(store, req.kb, [(None, h) for h in own_of.values()] + [(None, h) for h in centred_of.values()]
+                       + [("translation", h) for h in translated_of.values()], qlang, req.dense,
+                       {lang: vectors[lang][0] for lang in tlangs}, means, rules.dense_mix)
+        other_of.update({lang: xl_centre.merged(own_of[lang], centred_of[lang], ko) for lang in clangs})
     for lang in langs:
         if lang == qlang:
             lists.append((None, own_of[lang]))
         elif own_of[lang]:
-            lists.append(("lang-list", own_of[lang]))
+            lists.append(("lang-list", other_of[lang]))
             if lang in translated_of:
                 lists.append(("translation", translated_of[lang]))
         else:  # no document in this language: no list, and its translation was not used
@@ -139,6 +154,9 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     weights, foreign = xl_subjects.subject_part(store, embed_query, encode_sparse, req, question, plan, lists,
                                                  vectors, langs, subjects, bonus, version, embed_queries, rules)
     exempt = _exempt(subjects, req.kb, version, weights) if foreign and subjects is not None else None
+    if qc is not None:  # the subject documents' lists (the others are marked)
+        xl_centre.mark(store, req.kb, lists, qlang, req.dense, {lang: vectors[lang][0] for lang in tlangs}, means,
+                       rules.dense_mix)
     return xl_subjects.mark_unnamed(fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang),
                                     plan), plan
 
@@ -212,6 +230,7 @@ class CrossLingual:
                                  said_in=lambda kb, t: xl_subjects.said_in(store, sparse.encode_query, kb, t))
         self.bonus: float | None = None  # None: the request's rules' subject_bonus (benchmarks set 0)
         self.vocabulary = Vocabulary(store, sparse)  # what its sentences say (xl_vocab)
+        self.means = xl_centre.LangMeans(store)  # each language's mean vector per knowledge base
         self._translated: dict[tuple, object] = {}  # (text, lang, kb, version) -> translate's result
         self._kbs: dict[str, tuple] = {}  # kb -> (store generation, taken at, languages, count)
         self.state_probes = 0  # store calls made to learn knowledge bases' languages (tests)
@@ -317,13 +336,14 @@ class CrossLingual:
         """The cross-lingual hits of ``req`` (the module docstring) under ``rules`` (the request's
         :class:`~swr.core.rules.crosslingual.CrossLingualRules`); ``self.last`` is its plan."""
         langs, version = self.kb_state(req.kb, req.dense)
+        means = self.means.of(req.kb, version, rules.centre_sample) if rules.centre and len(langs) > 1 else None
         pooled = _Pooling(self.store, req.dense)
         hits, plan = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
                             self._translator(req.kb, version, rules.sparse_senses, rules.sense_by_use),
                             translation=self.translation,
                             subjects=self.subjects, bonus=rules.subject_bonus if self.bonus is None else self.bonus,
                             kb_langs=langs, version=version, rules=rules,
-                            embed_queries=getattr(self.embedder, "encode_queries", None))
+                            embed_queries=getattr(self.embedder, "encode_queries", None), means=means)
         self.last = plan  # the latest plan (tests, benchmarks; another thread's search may replace it)
         out = Hits(hits, pooled.pool)
         # a translation's cosines count only in the documents the question names (its hits there):
