@@ -101,3 +101,35 @@ def test_a_mixed_knowledge_bases_hits_carry_the_centred_cosine(e5_engine):
     n = means.samples
     e5_engine.retrieve("What is the rated power of the kettle?", "sample")
     assert means.samples == n  # the means are kept until the knowledge base changes
+
+
+def test_a_one_language_knowledge_base_gets_the_questions_language_mean_from_the_parallel_sentences():
+    """A Chinese-only knowledge base and an English question: the English mean is the Chinese one
+    moved by the offset between the languages' parallel sentences (embedded once)."""
+    store = _Store({k: v for k, v in _store().sents.items() if v[0] == "zh"})
+    calls = []
+
+    def embed(texts):  # English sentences on the en axis, Chinese ones on the zh axis
+        calls.append(len(texts))
+        return np.stack([LANG["zh"] if any("\u4e00" <= c <= "\u9fff" for c in t) else LANG["en"] for t in texts])
+
+    lm = xl_centre.LangMeans(store, embed)
+    got = lm.of("kb", 1, sample=2000, want="en")
+    assert set(got) == {"zh", "en"}
+    np.testing.assert_allclose(got["en"], got["zh"] + LANG["en"] - LANG["zh"], atol=1e-6)
+    lm.of("kb", 1, sample=2000, want="en")
+    assert len(calls) == 1 and calls[0] == 2 * 64  # the 64 pairs, embedded once
+    assert set(xl_centre.LangMeans(store).of("kb", 1, sample=2000, want="en")) == {"zh"}  # no embedder: none
+
+
+def test_english_questions_on_a_chinese_only_knowledge_base_are_centred(e5_engine):
+    kb = "zh_only_centre"
+    text = "# 电热水壶\n\n## 除垢\n\n每月用柠檬酸除垢一次。\n\n## 保修\n\n整机保修一年。\n"
+    e5_engine.index_files(kb, [("kettle_zh.md", text.encode("utf-8"))])
+    try:
+        r = e5_engine.retrieve("How long is the warranty?", kb)
+        assert r.hits and all(h.centred is not None for h in r.hits)
+        assert "保修" in r.hits[0].sentence.text
+        assert e5_engine.retrieve("保修多久？", kb).hits[0].centred is None  # its own language: plain
+    finally:
+        e5_engine.delete_kb(kb, trash=False)

@@ -230,7 +230,8 @@ class CrossLingual:
                                  said_in=lambda kb, t: xl_subjects.said_in(store, sparse.encode_query, kb, t))
         self.bonus: float | None = None  # None: the request's rules' subject_bonus (benchmarks set 0)
         self.vocabulary = Vocabulary(store, sparse)  # what its sentences say (xl_vocab)
-        self.means = xl_centre.LangMeans(store)  # each language's mean vector per knowledge base
+        # each language's mean vector per knowledge base
+        self.means = xl_centre.LangMeans(store, getattr(embedder, "encode_passages", None))
         self._translated: dict[tuple, object] = {}  # (text, lang, kb, version) -> translate's result
         self._kbs: dict[str, tuple] = {}  # kb -> (store generation, taken at, languages, count)
         self.state_probes = 0  # store calls made to learn knowledge bases' languages (tests)
@@ -336,7 +337,9 @@ class CrossLingual:
         """The cross-lingual hits of ``req`` (the module docstring) under ``rules`` (the request's
         :class:`~swr.core.rules.crosslingual.CrossLingualRules`); ``self.last`` is its plan."""
         langs, version = self.kb_state(req.kb, req.dense)
-        means = self.means.of(req.kb, version, rules.centre_sample) if rules.centre and len(langs) > 1 else None
+        qlang = detect_lang(question)
+        means = self.means.of(req.kb, version, rules.centre_sample, qlang) \
+            if rules.centre and (len(langs) > 1 or qlang not in langs) else None
         pooled = _Pooling(self.store, req.dense)
         hits, plan = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
                             self._translator(req.kb, version, rules.sparse_senses, rules.sense_by_use),
