@@ -26,6 +26,7 @@ from pathlib import Path
 import real_kbs
 
 import swr.retrieve.crosslingual as xl
+from swr.retrieve import xl_fuse
 
 
 def capture(args) -> None:
@@ -55,7 +56,7 @@ def capture(args) -> None:
     def recording(lists, top_k, weights=None, bonus=0.0, foreign=frozenset(), exempt=None, *rest, **kw):
         got.append([{"via": via, "subject": bool(rest), "hits": [
             {"src": h.sentence.source, "i": h.sentence.i, "lang": h.sentence.lang, "score": h.score,
-             "dense": h.centred if h.centred is not None else h.dense_score, "sparse": h.sparse_score,
+             "dense": xl_fuse._cos(h, rules.hub_weight), "sparse": h.sparse_score,
              "wordy": bool(xl._WORDY.search(h.sentence.text)), "win": in_window(h),
              "chars": len(h.sentence.text.strip())} for h in hits]} for via, hits, *rest in lists])
         return real_fuse(lists, top_k, weights, bonus, foreign, exempt, *rest, **kw)

@@ -7,6 +7,7 @@ sample knowledge base (Chinese and English manuals)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from swr.core.types import DocInfo, Hit, Sentence
 from swr.retrieve import xl_centre
@@ -96,7 +97,7 @@ def test_merged_keeps_each_sentence_once_best_centred_first():
 
 def test_a_mixed_knowledge_bases_hits_carry_the_centred_cosine(e5_engine):
     r = e5_engine.retrieve("How do I descale the kettle?", "sample")
-    assert r.hits and all(h.centred is not None for h in r.hits)
+    assert r.hits and all(h.centred is not None and h.hub is not None for h in r.hits)
     means = e5_engine.crosslingual.means
     n = means.samples
     e5_engine.retrieve("What is the rated power of the kettle?", "sample")
@@ -133,3 +134,31 @@ def test_english_questions_on_a_chinese_only_knowledge_base_are_centred(e5_engin
         assert e5_engine.retrieve("保修多久？", kb).hits[0].centred is None  # its own language: plain
     finally:
         e5_engine.delete_kb(kb, trash=False)
+
+
+def test_hubness_is_the_mean_centred_cosine_of_the_nearest_question_language_sentences_and_is_kept():
+    """Three English sentences near a Chinese one: its hubness is their centred cosines' mean (the
+    sentence itself, when found, left out), divided by the spread; asked again, no search."""
+    from swr.core.types import Hits
+
+    means = {"en": np.zeros(DIM, dtype=np.float32), "zh": np.zeros(DIM, dtype=np.float32)}
+    v = _unit(LANG["zh"] + TOPIC["a"]).astype(np.float32)
+
+    class Near:
+        searches = 0
+
+        def search_many(self, reqs):
+            Near.searches += len(reqs)
+            assert all(r.lang == "en" and r.mode == "dense" and r.top_k == 3 for r in reqs)
+            return [Hits([Hit(sentence=_sentence(("zha", 0), "zh"), score=1.0, dense_score=1.0)]
+                         + [Hit(sentence=_sentence((f"e{j}", 0), "en"), score=c, dense_score=c)
+                            for j, c in enumerate((0.6, 0.5, 0.1))])]
+
+    cache: dict = {}
+    hub = xl_centre.Hubness(Near(), "kb", 1, 2, {"en": 0.5}, cache)
+    h = Hit(sentence=_sentence(("zha", 0), "zh"), score=1.0)
+    hub.mark([h], {("zha", 0): v}, "en", means)
+    assert h.hub == pytest.approx((0.6 + 0.5) / 2 / 0.5)  # the two nearest, itself left out
+    h2 = Hit(sentence=_sentence(("zha", 0), "zh"), score=1.0)
+    hub.mark([h2], {("zha", 0): v}, "en", means)
+    assert h2.hub == h.hub and Near.searches == 1

@@ -94,6 +94,8 @@ class Hit:
     # the cosine with the question after each side's language mean is taken out (a mixed knowledge
     # base's cross-lingual fusion compares languages on it: swr/retrieve/xl_centre.py); else None
     centred: float | None = None
+    # the mean centred cosine of its nearest sentences of the question's language (xl_centre.Hubness)
+    hub: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -28,10 +28,11 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
 
 The languages a knowledge base holds are cached (:meth:`CrossLingual.kb_state`), so a knowledge
 base with one language costs one store search (its language's list), as the plain search does.
-Cost per question in a mixed knowledge base: 1 + 2 x (other languages) store searches, sent as one
-batched store call (:meth:`swr.store.Store.search_many`), the BM25 probes of translated words not
-seen before, and one extra query embedding per other language, in the question's model call
-(bench/crosslingual.py measures it; README "Cross-lingual retrieval").
+Cost per question in a mixed knowledge base: 1 + 3 x (other languages) store searches, sent as one
+batched store call (:meth:`swr.store.Store.search_many`), one vector fetch and one batch of nearest
+searches for the sentences whose hubness is not known yet (xl_centre), the BM25 probes of translated
+words not seen before, and one extra query embedding per other language, in the question's model call
+(bench/crosslingual.py measures it; docs/retrieval.md "Cross-lingual search").
 """
 from __future__ import annotations
 
@@ -87,17 +88,15 @@ class Plan:
 def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchRequest, question: str,
            translate: Callable[[str, str], str | None], *, translation: bool = True, subjects=None,
            bonus: float = 0.0, kb_langs=None, version=None, rules: CrossLingualRules = DEFAULT_RULES,
-           embed_queries: Callable | None = None, means: dict | None = None) -> tuple[list[Hit], Plan]:
-    """Hits of ``req`` fused over per-language lists (see the module docstring).
-
-    ``req`` carries the question's own vectors; ``embed_query``/``encode_sparse`` make the
-    vectors of a translation; ``translate(question, lang)`` returns the question in ``lang``
-    (or None / "" when it cannot); ``embed_queries`` (optional) embeds several texts in one call.
-    ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the documents the question is about; their
-    hits get ``bonus`` x their weight. ``kb_langs``: the languages the knowledge base holds (None: search
-    every language of :data:`LANGS`); ``version`` keys the subjects' cache (None: the store's count);
-    ``means`` ({lang: mean vector}): the fusion compares language-centred cosines (xl_centre).
-    """
+           embed_queries: Callable | None = None, means: dict | None = None,
+           hub: xl_centre.Hubness | None = None) -> tuple[list[Hit], Plan]:
+    """Hits of ``req`` fused over per-language lists (the module docstring). ``req`` carries the
+    question's own vectors; ``embed_query``/``encode_sparse`` make a translation's; ``translate(question,
+    lang)`` returns the question in ``lang`` (None / "": it cannot); ``embed_queries`` (optional) embeds
+    several texts in one call. ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the documents the
+    question is about (their hits get ``bonus`` x their weight). ``kb_langs``: the knowledge base's languages
+    (None: :data:`LANGS`); ``version`` keys the subjects' cache (None: the store's count); ``means``
+    ({lang: mean vector}): the fusion compares language-centred cosines less ``hub``'s hubness (xl_centre)."""
     qlang = detect_lang(question)
     plan = Plan(question_lang=qlang, translations={})
     langs = [req.lang] if req.lang else [lang for lang in LANGS if kb_langs is None or lang in kb_langs]
@@ -114,34 +113,21 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
             plan.embeddings += 1
             if hasattr(store, "translations"):  # _Pooling: this vector's list is a translation's
                 store.translations.append(dense)
-    # every list in one batched store call: each language's with the question's own
-    # vectors, then each translation's in its language
     tlangs = [lang for lang in langs if lang != qlang and lang in vectors]
-    # the question language's list is the plain search over every language (SWR_CROSSLINGUAL=off's):
-    # its DBSF over the whole knowledge base ranked same-language answers better than a list of the
-    # question's language alone (BiPaR 0.68 vs 0.65, bench/real_kbs.py); the largest margin gives it
+    # the question language's list is the plain search over every language (SWR_CROSSLINGUAL=off's): its
+    # DBSF over the whole knowledge base ranked same-language answers better than a list of the question's
+    # language alone (BiPaR 0.68 vs 0.65, bench/real_kbs.py)
     ko = min(MAX_TOP_K, max(k, rules.other_depth))  # another language's lists: as deep as the rules say
-    # with the languages' means: each other language also searched with the question less its own
-    # language's mean (dense), and its list re-ranked by the centred cosine (xl_centre)
     qc = xl_centre.query(req.dense, qlang, means) if means and len(means) > 1 else None
     clangs = [lang for lang in langs if lang != qlang and lang in means] if qc is not None else []
-    found = store.search_many([replace(req, lang=None if lang == qlang and not req.lang else lang,
-                                       top_k=k if lang == qlang else ko) for lang in langs]
-                              + [replace(req, lang=lang, top_k=ko, dense=vectors[lang][0], sparse=vectors[lang][1])
-                                 for lang in tlangs]
-                              + [replace(req, lang=lang, top_k=ko, dense=qc, sparse=None, mode="dense")
-                                 for lang in clangs])
-    plan.searches += len(found)
-    n, t = len(langs), len(tlangs)
+    found = _search_lists(store, req, langs, qlang, tlangs, clangs, vectors, qc, k, ko)
+    plan.searches, n, t = plan.searches + len(found), len(langs), len(tlangs)
     own_of, translated_of = dict(zip(langs, found)), dict(zip(tlangs, found[n:n + t]))
     plan.cosines = xl_fuse.list_cosines(own_of, translated_of)
-    other_of = dict(own_of)
-    if qc is not None:
-        centred_of = dict(zip(clangs, found[n + t:]))
-        xl_centre.mark(store, req.kb, [(None, h) for h in own_of.values()] + [(None, h) for h in centred_of.values()]
-                       + [("translation", h) for h in translated_of.values()], qlang, req.dense,
-                       {lang: vectors[lang][0] for lang in tlangs}, means, rules.dense_mix)
-        other_of.update({lang: xl_centre.merged(own_of[lang], centred_of[lang], ko) for lang in clangs})
+    tvec = {lang: vectors[lang][0] for lang in tlangs}
+    other_of = own_of if qc is None else xl_centre.centred_lists(
+        store, req.kb, qlang, req.dense, own_of, dict(zip(clangs, found[n + t:])), translated_of, tvec, means,
+        rules.dense_mix, hub, ko)
     for lang in langs:
         if lang == qlang:
             lists.append((None, own_of[lang]))
@@ -155,10 +141,22 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
                                                  vectors, langs, subjects, bonus, version, embed_queries, rules)
     exempt = _exempt(subjects, req.kb, version, weights) if foreign and subjects is not None else None
     if qc is not None:  # the subject documents' lists (the others are marked)
-        xl_centre.mark(store, req.kb, lists, qlang, req.dense, {lang: vectors[lang][0] for lang in tlangs}, means,
-                       rules.dense_mix)
+        xl_centre.mark(store, req.kb, lists, qlang, req.dense, tvec, means, rules.dense_mix, hub)
     return xl_subjects.mark_unnamed(fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang),
                                     plan), plan
+
+
+def _search_lists(store, req: SearchRequest, langs: list, qlang: str, tlangs: list, clangs: list, vectors: dict,
+                  qc, k: int, ko: int) -> list:
+    """Every list in one batched store call: each language's with the question's own vectors (the
+    question language's ``k`` deep, the others ``ko``), each translation's in its language, and each
+    other language's with the question less its language's mean, ``qc`` (dense only; xl_centre)."""
+    return store.search_many([replace(req, lang=None if lang == qlang and not req.lang else lang,
+                                      top_k=k if lang == qlang else ko) for lang in langs]
+                             + [replace(req, lang=lang, top_k=ko, dense=vectors[lang][0], sparse=vectors[lang][1])
+                                for lang in tlangs]
+                             + [replace(req, lang=lang, top_k=ko, dense=qc, sparse=None, mode="dense")
+                                for lang in clangs])
 
 
 def _exempt(subjects, kb: str, version, weights: dict) -> Callable[[Hit], bool]:
@@ -340,13 +338,14 @@ class CrossLingual:
         qlang = detect_lang(question)
         means = self.means.of(req.kb, version, rules.centre_sample, qlang) \
             if rules.centre and (len(langs) > 1 or qlang not in langs) else None
+        hub = self.means.hubness(req.kb, version, rules.hub_k) if means and rules.hub_weight > 0 else None
         pooled = _Pooling(self.store, req.dense)
         hits, plan = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
                             self._translator(req.kb, version, rules.sparse_senses, rules.sense_by_use),
                             translation=self.translation,
                             subjects=self.subjects, bonus=rules.subject_bonus if self.bonus is None else self.bonus,
                             kb_langs=langs, version=version, rules=rules,
-                            embed_queries=getattr(self.embedder, "encode_queries", None), means=means)
+                            embed_queries=getattr(self.embedder, "encode_queries", None), means=means, hub=hub)
         self.last = plan  # the latest plan (tests, benchmarks; another thread's search may replace it)
         out = Hits(hits, pooled.pool)
         # a translation's cosines count only in the documents the question names (its hits there):

@@ -35,6 +35,7 @@ import numpy as np
 from swr.core.types import Hit
 
 MEANS_CACHED = 1000  # knowledge bases whose language means are kept (size of the cache)
+HUBS_CACHED = 200_000  # sentences whose hubness is kept per knowledge base
 PARALLEL = Path(__file__).with_name("data") / "parallel_en_zh.tsv"
 
 
@@ -51,6 +52,8 @@ class LangMeans:
         self.store, self.embed_passages = store, embed_passages
         self._means: dict[str, tuple] = {}  # kb -> (version, {lang: mean})
         self._offsets: dict[str, np.ndarray] | None = None  # lang -> its parallel sentences' mean
+        self._spread: dict[str, dict] = {}  # kb -> {lang: mean length of a sentence's centred vector}
+        self._hubs: dict[str, tuple] = {}  # kb -> (version, {(version, lang, key): hubness})
         self.samples = 0  # samples read from the store (tests)
 
     def of(self, kb: str, version, sample: int, want: str | None = None) -> dict[str, np.ndarray]:
@@ -96,8 +99,20 @@ class LangMeans:
         self.samples += 1
         if len(self._means) > MEANS_CACHED:
             self._means.clear()
+            self._spread.clear()
+            self._hubs.clear()
         self._means[kb] = (version, means)
+        self._spread[kb] = {lang: float(np.mean(np.linalg.norm(np.stack(vs) - means[lang], axis=1)))
+                            for lang, vs in by.items()}
         return means
+
+    def hubness(self, kb: str, version, k: int) -> Hubness:
+        """The :class:`Hubness` of ``kb`` at ``version`` (call :meth:`of` first), its cache kept
+        until the version changes."""
+        got = self._hubs.get(kb)
+        if not got or got[0] != version or len(got[1]) > HUBS_CACHED:
+            got = self._hubs[kb] = (version, {})
+        return Hubness(self.store, kb, version, k, self._spread.get(kb, {}), got[1])
 
 
 def query(question, qlang: str, means: dict):
@@ -117,13 +132,22 @@ def merged(plain: list[Hit], centred: list[Hit], depth: int) -> list[Hit]:
     return ranked[:depth]
 
 
+def centred_lists(store, kb: str, qlang: str, question, own_of: dict, centred_of: dict, translated_of: dict,
+                  translations: dict, means: dict, dense_mix: float, hub, depth: int) -> dict:
+    """Every list's hits marked (:func:`mark`), and each other language's candidates: its plain
+    search's and its centred search's, :func:`merged` (by language, as ``own_of``)."""
+    mark(store, kb, [(None, h) for h in own_of.values()] + [(None, h) for h in centred_of.values()]
+         + [("translation", h) for h in translated_of.values()], qlang, question, translations, means, dense_mix, hub)
+    return {**own_of, **{lang: merged(own_of[lang], hs, depth) for lang, hs in centred_of.items()}}
+
+
 def mark(store, kb: str, lists: list[tuple], qlang: str, question, translations: dict, means: dict,
-         dense_mix: float) -> int:
+         dense_mix: float, hub: "Hubness | None" = None) -> int:
     """Set ``Hit.centred`` of every hit of ``lists`` (``(via, hits, ...)``): the cosine between the
     question and the sentence, each less its language's mean; a translation list's hits against the
     translation's vector (``translations[lang]``, the question's own mixed in at ``dense_mix``) less
     the same mix of means. Needs a mean for the question's language and the sentence's; returns how
-    many hits were marked (one vector fetch for them all)."""
+    many hits were marked (one vector fetch for them all). With ``hub``, also ``Hit.hub`` (:class:`Hubness`)."""
     if question is None or qlang not in means:
         return 0
     hits = [(via, h) for via, hs, *_ in lists for h in hs if h.centred is None]
@@ -142,4 +166,47 @@ def mark(store, kb: str, lists: list[tuple], qlang: str, question, translations:
             q = _unit(t - (dense_mix * means[qlang] + (1 - dense_mix) * means[lang]))
         h.centred = float(q @ _unit(v - means[lang]))
         marked += 1
+    if hub is not None:
+        hub.mark([h for _, h in hits], vecs, qlang, means)
     return marked
+
+
+class Hubness:
+    """How close a sentence sits to the question language's sentences in general (its "hubness"):
+    the mean centred cosine of its ``k`` nearest sentences of that language. A sentence near many
+    (a generic line, a product's reset instructions) is near any question too, and its cosine with
+    a question is read less that (``Hit.hub``; the fusion subtracts ``CrossLingualRules.hub_weight`` x it:
+    CSLS, Conneau et al. 2018, "Word translation without parallel data", for the same problem
+    between two languages' word vectors). Learned per knowledge-base version with one batched store
+    call for the sentences not seen before (a k-nearest search each, in the question's language)."""
+
+    def __init__(self, store, kb: str, version, k: int, spread: dict, cache: dict) -> None:
+        self.store, self.kb, self.version, self.k, self.spread, self.cache = store, kb, version, k, spread, cache
+
+    def mark(self, hits: list[Hit], vecs: dict, qlang: str, means: dict) -> None:
+        from swr.store import SearchRequest
+
+        if qlang not in self.spread:  # no sentence of the question's language to be a hub among
+            return
+        todo: dict[tuple, np.ndarray] = {}
+        for h in hits:
+            key = (h.sentence.doc_id, h.sentence.i)
+            ck = (self.version, qlang, key)
+            if ck in self.cache:
+                h.hub = self.cache[ck]
+            elif key in vecs and h.sentence.lang in means:
+                todo[key] = _unit(np.asarray(vecs[key], dtype=np.float32) - means[h.sentence.lang])
+        if todo:
+            keys = list(todo)
+            found = self.store.search_many([SearchRequest(kb=self.kb, dense=todo[key], sparse=None, mode="dense",
+                                                          top_k=self.k + 1, lang=qlang) for key in keys])
+            for key, res in zip(keys, found):
+                u = todo[key]
+                shift = float(u @ means[qlang])  # u . (x - mean) = cos(u, x) - u . mean, x of unit length
+                near = [(r.dense_score or 0.0) - shift for r in res if (r.sentence.doc_id, r.sentence.i) != key]
+                near = sorted(near, reverse=True)[:self.k]
+                self.cache[(self.version, qlang, key)] = sum(near) / len(near) / self.spread[qlang] if near else 0.0
+            for h in hits:
+                ck = (self.version, qlang, (h.sentence.doc_id, h.sentence.i))
+                if h.hub is None and ck in self.cache:
+                    h.hub = self.cache[ck]

@@ -71,15 +71,18 @@ def _p(weights: tuple[float, ...], x: list[float]) -> float:
     return _sigmoid(weights[0] + sum(w * v for w, v in zip(weights[1:], x)))
 
 
-def _cos(h: Hit) -> float | None:
-    """The cosine the fusion compares: language-centred where the search marked it (xl_centre)."""
-    return h.centred if h.centred is not None else h.dense_score
+def _cos(h: Hit, hub_weight: float = 0.0) -> float | None:
+    """The cosine the fusion compares: language-centred where the search marked it, less its
+    hubness x ``hub_weight`` where known (xl_centre)."""
+    if h.centred is None:
+        return h.dense_score
+    return h.centred - hub_weight * h.hub if h.hub is not None else h.centred
 
 
 def _collect(lists: list[tuple], weights: dict[str, float], rules: CrossLingualRules, qlang: str | None) -> dict:
     cands: dict[tuple[str, int], _Cand] = {}
     for order, (via, hits, *subject) in enumerate(lists):
-        cos = [_cos(h) for h in hits if _cos(h) is not None]
+        cos = [_cos(h, rules.hub_weight) for h in hits if _cos(h) is not None]
         lo = (min(cos) if cos else 0.0) - rules.missing_cos_drop
         top_s = max([h.sparse_score or 0.0 for h in hits] or [0.0]) or 1.0
         for r, h in enumerate(hits, start=1):
@@ -87,7 +90,7 @@ def _collect(lists: list[tuple], weights: dict[str, float], rules: CrossLingualR
                 continue  # a subject document's sentences compete in its own list (its BM25 there
                 # leaves out the words that named the subject)
             c = cands.setdefault((h.sentence.doc_id, h.sentence.i), _Cand(h))
-            e = _Entry(h.score, order, r, _cos(h) if _cos(h) is not None else lo,
+            e = _Entry(h.score, order, r, _cos(h, rules.hub_weight) if _cos(h) is not None else lo,
                        (h.sparse_score or 0.0) / top_s)
             c.subject = c.subject or bool(subject)
             found = via  # this hit's list; another language's sentence in the plain list: the question's

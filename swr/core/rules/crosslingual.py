@@ -151,6 +151,15 @@ class CrossLingualRules(FromDict):
     # again after every write): 200 e5 vectors' mean is within 0.999 cosine of the whole's (SQuAD's
     # 2,080 and CMRC's 5,105 sentences, 5 samples each)
     centre_sample: int = 2000
+    # the fusion reads a sentence's centred cosine less this much times its hubness, the mean centred
+    # cosine of its hub_k nearest sentences of the question's language (xl_centre.Hubness: a generic
+    # sentence near many is near every question; CSLS). Dense only over the mixed KBs, a top-3 hit in
+    # the answer's document, cross questions at 0 / 0.25 / 0.5 / 1: product FAQ 0.70 / 0.73 / 0.80 /
+    # 0.85, BiPaR 0.27 / 0.33 / 0.37 / 0.40, XQuAD 0.88 / 0.90 / 0.92 / 0.92; same-language questions
+    # 0.98 / 0.98 / 0.97 / 0.97, 0.80 / 0.80 / 0.79 / 0.74, 0.99 / 0.99 / 0.99 / 0.98. 0: off
+    hub_weight: float = 0.5
+    # ... over this many nearest sentences (one batched k-nearest search per sentence not seen before)
+    hub_k: int = 10
 
     def __post_init__(self) -> None:
         for f in ("own_weights", "foreign_weights"):
