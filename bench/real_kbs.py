@@ -350,7 +350,9 @@ def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
                     "traces": [h.trace for h in sorted(top, key=lambda h: h.rank)],
                     "signals": {**(a.get("signals") or {}), "unknown": len(unknown_terms(eng, q["q"], kb))},
                     "kb": kb, "top": [h.sentence for h in sorted(top, key=lambda h: h.rank)][:3],
-                    "centred": max([h.centred for h in top if h.centred is not None] or [None], key=lambda v: v or -9)})
+                    "centred": max([h.centred for h in top if h.centred is not None] or [None], key=lambda v: v or -9),
+                    "xcos": max([h.centred - 0.5 * (h.hub or 0) for h in top if h.centred is not None] or [None],
+                                key=lambda v: v if v is not None else -9)})
         FIRED.setdefault(f"{kb} ({'cross-lingual on' if xl else 'off'})", Counter()).update(ask_rules(r))
     return out
 

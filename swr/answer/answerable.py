@@ -31,16 +31,12 @@ closest sentence is in the other language than the question (e5 scores those low
 cross_names`` with a name of the question's translation written as a name in the passages
 (:func:`translated_names`), or, when passages of the other language were retrieved (by the
 question's translation), their best hit's cosine at ``translated_cos`` with ``translated_cover`` of
-the translation's terms written there (:func:`translated_evidence`). Across languages a
-shared term counts only in the passages of the closest sentence's language (a code or a number
-is written the same in both, so it is found there): the evidence the cosine vouches for is in
-that language, and a word of the question in a passage of its own language that was not close
-enough ("speed" in an air-fryer sentence for "What is the speed of light?", whose closest
-sentence is Chinese) says nothing about it. The thresholds were set
-per embedding model on the tuning half of ``bench/answerable.py`` (SQuAD and CMRC 2018 questions
-asked against their own knowledge base and against the wrong one; XQuAD-zh questions against the
-English articles) and are reported on both halves (``bench/README.md``, section "Answerability");
-the translated-evidence bars on bench/real_kbs.py's refusal part. Every number is on
+the translation's terms written there (:func:`translated_evidence`); what the bars refuse, the
+evidence score (swr/answer/evidence.py) or the language-centred cosine (swr/answer/centred.py) may
+answer. Across languages a shared term counts only in the passages of the closest sentence's
+language (a code or number is written alike in both). The bars are per embedding model, set on
+``bench/answerable.py``'s tuning half and reported on both halves (``bench/README.md``); the
+translated-evidence bars on bench/real_kbs.py's refusal part. Every number is on
 :class:`swr.core.rules.answerable.AnswerRules` (``RetrievalParams.answerable``).
 """
 from __future__ import annotations
@@ -58,6 +54,7 @@ from swr.answer.answerable_terms import (
     translated_names,
     unknown_terms,
 )
+from swr.answer.centred import centred_turn
 from swr.answer.evidence import standout, weigh
 from swr.answer.substantive import substantive_text
 from swr.core.ids import sentence_id
@@ -83,6 +80,7 @@ class Rule(str, Enum):
     HIGH = "answerable.high"  # cosine at the high bar with a term of the question
     LOW_COVER = "answerable.low_cover"  # cosine at the low bar with most of the question's terms
     EVIDENCE = "answerable.evidence"  # the bars refused, the evidence score answers (EvidenceModel)
+    CENTRED = "answerable.centred"  # the bars refused, the language-centred cosine answers (answer/centred.py)
     NO_TERM = "answerable.no_term"  # high cosine, but none of the question's terms in the passages
     BELOW = "answerable.below"  # cosine below the bars
 
@@ -228,9 +226,8 @@ def _codes_and_names(cos: float, cross: bool, t: AnswerThresholds, codes: tuple,
                      translated: tuple | None = None) -> tuple[bool, str] | None:
     """:func:`decide`'s first rules, on what the question names: its codes, its Chinese names, its
     terms no document uses (None: none of them decides)."""
-    # a code says exactly what is asked about, in either language: when the passages lack one,
-    # they are about something else, however close ("What does E9 mean on the air fryer?": no
-    # manual lists an E9, and its closest sentences are the other codes' rows)
+    # a code says exactly what is asked about, in either language: passages without it are about something
+    # else ("What does E9 mean on the air fryer?": no manual lists an E9, its closest are other codes' rows)
     if missing:
         return False, Reason(f"cosine {cos:.3f}, but the question's {', '.join(missing)} is in none of the passages",
                              Rule.CODE_MISSING)
@@ -356,10 +353,8 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     cos, text = best
     cross = has_han(question) != has_han(text)
     if not cross and passages and all(has_han(p.text) != has_han(question) for p in passages):
-        # the closest sentence is in the question's language (an English FAQ line on the kettle) but
-        # every passage is in the other one (the Chinese kettle manual's warranty): the evidence is
-        # across languages, read as such ("Does the kettle have a 5-year warranty?" was refused for
-        # "none of the question's terms is in the passages")
+        # the closest sentence is in the question's language but every passage in the other (the Chinese
+        # kettle manual's warranty for "Does the kettle have a 5-year warranty?"): read across languages
         cross, text = True, passages[0].text
     cover = evidence_coverage(question, passages, text, cross)  # across languages: in the closest's
     asked = sources_named(engine, kb, question) if passages else set()  # the documents it names, once
@@ -396,5 +391,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
         said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages)
         if said:
             ok, why, rule = True, Reason(said, Rule.EVIDENCE), Rule.EVIDENCE
+        elif said := centred_turn(engine, question, kb, hits, filters, rules.centred_answer, other):
+            ok, why, rule = True, Reason(said, Rule.CENTRED), Rule.CENTRED
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
                          [rule.value] if rule else [], signals)

@@ -151,6 +151,7 @@ class PassageHit:
     matched_tokens: list[str] | None = None  # Hit.matched_tokens
     trace: list[str] | None = None  # Hit.trace: the ranking rules that placed it
     centred: float | None = None  # Hit.centred: the language-centred cosine (a mixed knowledge base)
+    hub: float | None = None  # Hit.hub: its hubness among the question language's sentences
 
 
 @dataclass

@@ -153,7 +153,7 @@ def _passage(iv: Interval, run: list[Sentence], hit_at: dict[int, tuple[Hit, int
                                 sparse_score=h.sparse_score, sparse_rank=h.sparse_rank,
                                 fused_score=h.fused_score, rerank_score=h.rerank_score, via=h.via,
                                 matched_tokens=h.matched_tokens, trace=list(h.trace) if h.trace else None,
-                                centred=h.centred))
+                                centred=h.centred, hub=h.hub))
     pages = sorted({s.page for s in run if s.page is not None})
     return Passage(doc_id=iv.doc_id, source=iv.source, first=run[0].i, last=run[-1].i, text=text,
                    hits=phits, score=max(h.score for h in phits), pages=pages, window_mode=iv.mode,

@@ -110,6 +110,12 @@ class AnswerRules(FromDict):
     # for the evidence score ("What is the power of the sun?" -> 功率 in the sample manuals; real, three
     # seeds: 5 of 119 right answers and 3 of 16 off-domain answers had one)
     translated_min_terms: int = 2
+    # the bars and the evidence score refused, a search that centred the languages (swr/retrieve/xl_centre.py)
+    # answers when its best hit's centred cosine less half its hubness reaches this and every term of the
+    # question or its translation is known (swr/answer/centred.py). bench/real_kbs.py seeds 0 / 1 / 2 at
+    # 0.25 / 0.30 / 0.35 (before the known-terms condition): refused right answers across languages answered
+    # 44 / 27 / 14 of 109, refused off-domain questions answered 30 / 5 / 0 of 586. Above 1: off
+    centred_answer: float = 0.30
     # how documents' subjects are learnt (swr/retrieve/aliases.py, swr/retrieve/subjects.py)
     subjects: "SubjectRules" = field(default_factory=lambda: DEFAULT_SUBJECTS)
     heading_chars: int = 80  # size: a Markdown heading line shorter than this is no answer sentence

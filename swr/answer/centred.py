@@ -1,0 +1,49 @@
+"""Answerability's reading of the language-centred cosine (rules ``answerable.centred`` and
+``answerable.centred_low``).
+
+Across languages the plain cosine runs low for a right answer (an English question's Chinese answer
+scored 0.79-0.84 where the bars sit at 0.86-0.875) and e5 puts generic sentences near every
+question. The cross-lingual search marks each hit with its cosine after each language's mean is
+taken out (``Hit.centred``) and with its hubness (``Hit.hub``, :mod:`swr.retrieve.xl_centre`); the
+best hit's centred cosine less the fusion's share of its hubness compares languages on one scale
+and a generic sentence for what it is. It answers what the bars refused when it is high, and
+refuses what they answered when it is very low. Only a knowledge base the search centred (two
+languages) has both; elsewhere nothing changes.
+"""
+from __future__ import annotations
+
+from swr.core.rules.crosslingual import DEFAULT_RULES as XL_RULES
+
+
+def hub_weight(params) -> float:
+    """The fusion's hubness weight of a retrieval's params (a RetrievalParams or its dict)."""
+    xl = params.get("crosslingual") if isinstance(params, dict) else getattr(params, "crosslingual", None)
+    if isinstance(xl, dict):
+        return float(xl.get("hub_weight", XL_RULES.hub_weight))
+    return float(getattr(xl, "hub_weight", XL_RULES.hub_weight))
+
+
+def best_centred(hits, weight: float) -> float | None:
+    """The best centred cosine of ``hits`` less ``weight`` x its hubness (None: no hit has both: a
+    knowledge base of one language has no hubness among the question's language, and its centred
+    cosines alone answered chit-chat in Chinese on the English S10 manual, bench/real_kbs.py)."""
+    got = [h.centred - weight * h.hub for h in hits or ()
+           if getattr(h, "centred", None) is not None and getattr(h, "hub", None) is not None]
+    return max(got) if got else None
+
+
+def centred_turn(engine, question: str, kb: str, hits, params, bar: float, other) -> str | None:
+    """Why the centred cosine answers a question the bars refused (None: it does not): the best
+    hit's centred cosine less its hubness at ``bar``, and every content term of the question, or of
+    its translation (``other``: :class:`swr.answer.answerable_terms.Translated`), used by the
+    knowledge base (an unknown one may name what it lacks: "What does error E21 mean on my washing
+    machine?" reached the bar on the product FAQ)."""
+    from swr.answer.answerable_terms import unknown_terms
+
+    xc = best_centred(hits, hub_weight(params))
+    if xc is None or xc < bar:
+        return None
+    if unknown_terms(engine, question, kb) and not (other is not None and other.terms and not other.unknown):
+        return None
+    return (f"the language-centred cosine less its hubness {xc:.3f} >= {bar:g}, and every term of the question "
+            "or its translation is used by this knowledge base")
