@@ -1,7 +1,8 @@
 """The candidate lists of the cross-lingual search, captured per question, for calibrating its fusion.
 
-    python bench/xl_calibrate.py capture --out bench/out/xl_lists.json   # BiPaR + XQuAD mixed KBs
-    python bench/xl_calibrate.py capture --seed 1 --out bench/out/xl_lists_s1.json  # another sample of both
+    python bench/xl_calibrate.py capture --rule hub_weight=0 --out bench/out/xl_lists.json   # BiPaR + XQuAD
+    python bench/xl_calibrate.py capture --rule hub_weight=0 --seed 1 --out bench/out/xl_lists_s1.json
+    # (the weights are fitted on the centred cosines without the hubness: CrossLingualRules.foreign_weights)
     python bench/xl_calibrate.py fit bench/out/xl_lists.json             # the rules' hit rates offline
     python bench/xl_calibrate.py fit bench/out/xl_lists.json bench/out/xl_lists_s1.json  # fitted on both seeds
     python bench/xl_calibrate.py capture --rule other_depth=50 --out bench/out/xl_lists50.json
