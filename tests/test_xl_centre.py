@@ -162,3 +162,13 @@ def test_hubness_is_the_mean_centred_cosine_of_the_nearest_question_language_sen
     h2 = Hit(sentence=_sentence(("zha", 0), "zh"), score=1.0)
     hub.mark([h2], {("zha", 0): v}, "en", means)
     assert h2.hub == h.hub and Near.searches == 1
+
+
+def test_the_evidence_shows_a_hits_centred_cosine_and_hubness():
+    from swr.core.types import PassageHit
+    from swr.manage.render import hit_title
+
+    h = PassageHit(i=2, sentence="E2 表示风扇故障。", score=1.1, start=0, end=9, rank=1, via="lang-list",
+                   centred=0.4123, hub=0.3011)
+    assert "centred cosine 0.4123, hubness 0.3011" in hit_title(h)
+    assert "centred" not in hit_title(PassageHit(i=2, sentence="x", score=1.0, start=0, end=1))

@@ -90,6 +90,9 @@ def hit_title(hit: PassageHit) -> str:
         parts.append("matched " + (" ".join(terms) if terms else "no term"))
     if hit.via:  # found by the cross-lingual search (swr/retrieve/crosslingual.py): how
         parts.append("via " + " + ".join(VIA_LABELS.get(v, v) for v in hit.via.split("+")))
+    if getattr(hit, "centred", None) is not None:  # the languages compared on one scale (xl_centre)
+        hub = getattr(hit, "hub", None)
+        parts.append(f"centred cosine {_fmt(hit.centred)}" + (f", hubness {_fmt(hub)}" if hub is not None else ""))
     return " · ".join(parts)
 
 
