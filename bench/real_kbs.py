@@ -331,10 +331,11 @@ def build(eng, kb: str, docs: list[tuple[str, str]]) -> None:
 
 
 def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
-    from swr.answer.answerable_terms import unknown_terms
-
     """Each question asked at the defaults (no LLM): answer in the passages (of its document when
     it names one), answerable, and the top hits' languages / rule traces."""
+    from swr.answer.answerable_terms import unknown_terms
+    from swr.answer.centred import best_centred
+
     eng.crosslingual.enabled = xl
     eng.crosslingual._translated.clear()
     out = []
@@ -350,9 +351,8 @@ def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
                     "traces": [h.trace for h in sorted(top, key=lambda h: h.rank)],
                     "signals": {**(a.get("signals") or {}), "unknown": len(unknown_terms(eng, q["q"], kb))},
                     "kb": kb, "top": [h.sentence for h in sorted(top, key=lambda h: h.rank)][:3],
-                    "centred": max([h.centred for h in top if h.centred is not None] or [None], key=lambda v: v or -9),
-                    "xcos": max([h.centred - 0.5 * (h.hub or 0) for h in top if h.centred is not None] or [None],
-                                key=lambda v: v if v is not None else -9)})
+                    # what answerable.centred reads (the best centred cosine less the hubness share)
+                    "xcos": best_centred(top, RULES.hub_weight)})
         FIRED.setdefault(f"{kb} ({'cross-lingual on' if xl else 'off'})", Counter()).update(ask_rules(r))
     return out
 
