@@ -364,3 +364,17 @@ def test_a_document_named_across_languages_needs_some_of_the_questions_other_wor
     ok, why = decide(0.854, 0.0, True, E5, named=True, translated=(0.854, 0.5, 4, 0))
     assert ok and why.rule is Rule.CROSS, why
     assert decide(0.854, 0.0, True, E5, named=True)[0]  # no translation to read: the name answers
+
+
+def test_a_known_word_beside_an_unknown_one_is_not_found_alone():
+    """"air" of "air fryer" in a dehumidifier's "air filter" says nothing of an air fryer; "garage"
+    alone, with no term beside it, changes nothing."""
+    from swr.answer.answerable_terms import compound_cover
+    from swr.core.types import Passage
+
+    p = [Passage(doc_id="d", source="dh.md", first=0, last=1, hits=[], score=1.0,
+                 text="The warranty is two years. Clean the air filter every two weeks.")]
+    q = "What is the warranty on the air fryer?"
+    assert compound_cover(q, p, ("fryer",), 2 / 3) == pytest.approx(1 / 3)
+    assert compound_cover(q, p, (), 2 / 3) == 2 / 3
+    assert compound_cover("Can I run the dehumidifier in a garage at 3 degrees?", p, ("garage",), 0.5) == 0.5

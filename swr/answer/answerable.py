@@ -48,6 +48,7 @@ from swr.answer.answerable_terms import (
     Translated,
     absent_names,
     code_evidence,
+    compound_cover,
     question_terms,
     topic_terms,
     translated_evidence,
@@ -372,10 +373,9 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                                 probe, rules)
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,
                      names=names, n_terms=len(terms), subject=subject, translated=other, rules=rules, held=held)
-    if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then
-        # (under eight askers beside an upload the probes of every question were an eighth of the
-        # time the process held the GIL: py-spy, bench/README.md)
+    if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then (py-spy)
         unknown = tuple(u for u in unknown_terms(engine, question, kb) if u in topic_terms(question, terms))
+        cover = compound_cover(question, passages, unknown, cover)  # "air" of "air fryer": not found alone
         ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing, names=names,
                          unknown=unknown, n_terms=len(terms),
                          absent=absent_names(engine, question, kb, passages, rules), subject=subject,
