@@ -172,3 +172,14 @@ def test_the_evidence_shows_a_hits_centred_cosine_and_hubness():
                    centred=0.4123, hub=0.3011)
     assert "centred cosine 0.4123, hubness 0.3011" in hit_title(h)
     assert "centred" not in hit_title(PassageHit(i=2, sentence="x", score=1.0, start=0, end=1))
+
+
+def test_a_language_of_one_sentence_has_no_spread_and_still_answers(e5_engine):
+    kb = "one_en_sentence"
+    zh = "# 电热水壶\n\n## 保修\n\n整机保修一年。\n\n## 除垢\n\n每月用柠檬酸除垢一次。\n"
+    e5_engine.index_files(kb, [("kettle_zh.md", zh.encode("utf-8")), ("note_en.txt", b"Kettle.")])
+    try:
+        r = e5_engine.retrieve("How long is the warranty?", kb)
+        assert r.hits and all(h.hub is not None for h in r.hits if h.centred is not None)
+    finally:
+        e5_engine.delete_kb(kb, trash=False)

@@ -205,7 +205,8 @@ class Hubness:
                 shift = float(u @ means[qlang])  # u . (x - mean) = cos(u, x) - u . mean, x of unit length
                 near = [(r.dense_score or 0.0) - shift for r in res if (r.sentence.doc_id, r.sentence.i) != key]
                 near = sorted(near, reverse=True)[:self.k]
-                self.cache[(self.version, qlang, key)] = sum(near) / len(near) / self.spread[qlang] if near else 0.0
+                spread = max(self.spread[qlang], 1e-6)  # one sentence of that language: no spread
+                self.cache[(self.version, qlang, key)] = sum(near) / len(near) / spread if near else 0.0
             for h in hits:
                 ck = (self.version, qlang, (h.sentence.doc_id, h.sentence.i))
                 if h.hub is None and ck in self.cache:
