@@ -201,6 +201,8 @@ def test_results_carry_the_rule_traces_as_ask_json_does(team):
     hits = sorted((h for p in local["passages"] for h in p["hits"]), key=lambda h: h["rank"])
     assert [x["trace"] for x in r["results"]] == [h["trace"] or [] for h in hits]
     assert [x["matched_tokens"] for x in r["results"]] == [h["matched_tokens"] for h in hits]
+    assert [(x["scores"]["centred"], x["scores"]["hub"]) for x in r["results"]] == \
+        [(h.get("centred"), h.get("hub")) for h in hits]
     assert "descal" in " ".join(r["results"][0]["matched_tokens"])
     assert r["answerable"]["rules"] == local["answerability"]["rules"] and r["answerable"]["rules"]
     assert r["trace"] == local["trace"] and r["trace"][0]["rule"].startswith("answerable.")

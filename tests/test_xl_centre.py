@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from swr.api import shape
 from swr.core.types import DocInfo, Hit, Sentence
 from swr.retrieve import xl_centre
 
@@ -102,6 +103,9 @@ def test_a_mixed_knowledge_bases_hits_carry_the_centred_cosine(e5_engine):
     n = means.samples
     e5_engine.retrieve("What is the rated power of the kettle?", "sample")
     assert means.samples == n  # the means are kept until the knowledge base changes
+    res = e5_engine.ask("How do I descale the kettle?", "sample", llm=False)
+    rows = shape.results(e5_engine, res)  # the HTTP API's results carry them too
+    assert rows and all(r["scores"]["centred"] is not None and r["scores"]["hub"] is not None for r in rows)
 
 
 def test_a_one_language_knowledge_base_gets_the_questions_language_mean_from_the_parallel_sentences():

@@ -112,6 +112,10 @@ class Scores(BaseModel):
     rerank: float | None
     dense_rank: int | None
     sparse_rank: int | None
+    centred: float | None = Field(None, description="a knowledge base of two languages: the hit's cosine less "
+                                  "the language means (cross-lingual search compares languages on it)")
+    hub: float | None = Field(None, description="its hubness: the mean centred cosine of its nearest sentences "
+                              "of the question's language")
 
 
 class Result(BaseModel):

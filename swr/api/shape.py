@@ -39,7 +39,9 @@ def results(view, res: AskResult) -> list[dict]:
                 "lang": getattr(sents.get((p.doc_id, h.i)), "lang", None),
                 "scores": {"score": h.score, "dense": h.dense_score, "sparse": h.sparse_score,
                            "fused": h.fused_score, "rerank": h.rerank_score, "dense_rank": h.dense_rank,
-                           "sparse_rank": h.sparse_rank},
+                           "sparse_rank": h.sparse_rank,
+                           # cross-lingual: cosine less the language means, and the sentence's hubness
+                           "centred": getattr(h, "centred", None), "hub": getattr(h, "hub", None)},
                 "via": h.via, "trace": list(h.trace or []), "matched_tokens": h.matched_tokens})
     return sorted(rows, key=lambda r: r["rank"] or 0)
 
