@@ -127,6 +127,26 @@ def test_a_one_language_knowledge_base_gets_the_questions_language_mean_from_the
     assert set(xl_centre.LangMeans(store).of("kb", 1, sample=2000, want="en")) == {"zh"}  # no embedder: none
 
 
+def test_the_parallel_offset_is_embedded_once_per_process_and_model():
+    """Every engine of a process (each test's) shares the parallel sentences' vectors of one model."""
+    store = _Store({k: v for k, v in _store().sents.items() if v[0] == "zh"})
+
+    class Embedder:
+        runtime, dim = "test", 3
+
+        def __init__(self, name):
+            self.name, self.calls = name, 0
+
+        def encode_passages(self, texts):
+            self.calls += 1
+            return np.stack([LANG["zh"] if any("\u4e00" <= c <= "\u9fff" for c in t) else LANG["en"] for t in texts])
+
+    one, two, other = Embedder("shared-model"), Embedder("shared-model"), Embedder("another-model")
+    for e in (one, two, other):
+        assert set(xl_centre.LangMeans(store, e.encode_passages).of("kb", 1, sample=2000, want="en")) == {"zh", "en"}
+    assert (one.calls, two.calls, other.calls) == (1, 0, 1)
+
+
 def test_english_questions_on_a_chinese_only_knowledge_base_are_centred(e5_engine):
     kb = "zh_only_centre"
     text = "# 电热水壶\n\n## 除垢\n\n每月用柠檬酸除垢一次。\n\n## 保修\n\n整机保修一年。\n"
