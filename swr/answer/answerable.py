@@ -57,6 +57,7 @@ from swr.answer.answerable_terms import (
 )
 from swr.answer.centred import centred_turn
 from swr.answer.evidence import standout, weigh
+from swr.answer.smalltalk import small_talk
 from swr.answer.substantive import substantive_text
 from swr.core.ids import sentence_id
 from swr.core.lang import detect_lang, has_han
@@ -70,6 +71,7 @@ class Rule(str, Enum):
     """The rule that decided a question's answerability (kept in the answer's trace)."""
 
     NO_SENTENCE = "answerable.no_sentence"  # nothing substantive retrieved
+    SMALL_TALK = "answerable.small_talk"  # closer to a small-talk example than to the knowledge base
     CODE_MISSING = "answerable.code_missing"  # a code of the question no passage writes
     NAME_ABSENT = "answerable.name_absent"  # a Chinese name neither the passages nor their documents write
     UNKNOWN_TERMS = "answerable.unknown_terms"  # most of the question's terms in no document
@@ -215,13 +217,6 @@ def best_hit(engine, question: str, kb: str, hits, filters: dict | None = None,
     return max(scored) if scored else None
 
 
-def best_cosine(engine, question: str, kb: str, hits, filters: dict | None = None,
-                pool: list | None = None, foreign=frozenset(), named=frozenset()) -> float | None:
-    """The cosine of :func:`best_hit` (None: no substantive sentence)."""
-    best = best_hit(engine, question, kb, hits, filters, pool, foreign, named)
-    return best[0] if best else None
-
-
 def _codes_and_names(cos: float, cross: bool, t: AnswerThresholds, codes: tuple, missing: tuple, absent: tuple,
                      unknown: tuple, n_terms: int, rules: AnswerRules,
                      translated: tuple | None = None) -> tuple[bool, str] | None:
@@ -348,10 +343,12 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     t = rules.thresholds(engine.embedder.name)
     best = best_hit(engine, question, kb, hits, filters, pool, foreign, named, rules)
     cover = coverage(question, passages)
-    if best is None:
-        return Answerability(False, 0.0, cover, "no substantive sentence was retrieved", t.to_dict(),
-                             [Rule.NO_SENTENCE.value])
-    cos, text = best
+    cos, text = best or (0.0, "")
+    # nothing substantive retrieved; or closer to a small-talk example than to the KB (answer/smalltalk.py)
+    chat = small_talk(engine.embedder, question, cos, rules) if best and t is rules.e5 else None
+    if best is None or chat:
+        return Answerability(False, round(cos, 6), round(cover, 4), chat or "no substantive sentence was retrieved",
+                             t.to_dict(), [(Rule.SMALL_TALK if chat else Rule.NO_SENTENCE).value])
     cross = has_han(question) != has_han(text)
     if not cross and passages and all(has_han(p.text) != has_han(question) for p in passages):
         # the closest sentence is in the question's language but every passage in the other (the Chinese
@@ -385,8 +382,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                "subject": None if subject is None else round(subject, 4),
                "translated": None if other is None else [round(x, 4) for x in other],
                "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names),
-               "held": held}
-    signals["standout"] = standout(cosines, detect_lang(question), rules.evidence.standout_depth)
+               "held": held, "standout": standout(cosines, detect_lang(question), rules.evidence.standout_depth)}
     if not ok and rule in (Rule.BELOW, Rule.NO_TERM) and t is rules.e5:  # the bars refused: the score's turn
         said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages)
         if said:

@@ -28,6 +28,7 @@ _LABELS = {
         "quoted": "Extractive answer (no LLM configured): the sentence that answers it, from [{n}] {source}:",
         "context": "Context:",
         "not_found": "Nothing relevant was found in this knowledge base.",
+        "small_talk": "I answer questions about this knowledge base's documents: ask me about them.",
         "yes": "Yes.", "no": "No.",
     },
     "zh": {
@@ -35,6 +36,7 @@ _LABELS = {
         "quoted": "摘录式回答（未配置大语言模型）：回答问题的句子，来自 [{n}] {source}：",
         "context": "上下文：",
         "not_found": "在此知识库中没有找到相关内容。",
+        "small_talk": "我只回答与此知识库文档有关的问题，请就文档内容提问。",
         "yes": "是的。", "no": "不是。",
     },
 }
@@ -58,9 +60,10 @@ class Rule(str, Enum):
 
 
 
-def not_found_message(question: str) -> str:
-    """The "nothing found in this knowledge base" message, in the question's language."""
-    return _LABELS[question_lang(question)]["not_found"]
+def not_found_message(question: str, small_talk: bool = False) -> str:
+    """The "nothing found in this knowledge base" message, in the question's language (``small_talk``:
+    the question was refused as small talk, answerable.small_talk: what the assistant answers instead)."""
+    return _LABELS[question_lang(question)]["small_talk" if small_talk else "not_found"]
 
 
 def plain(text: str) -> str:

@@ -110,6 +110,14 @@ class AnswerRules(FromDict):
     # for the evidence score ("What is the power of the sun?" -> 功率 in the sample manuals; real, three
     # seeds: 5 of 119 right answers and 3 of 16 off-domain answers had one)
     translated_min_terms: int = 2
+    # a question whose closest small-talk example (swr/answer/data/smalltalk.tsv) scores this with an e5
+    # embedder, and ``small_talk_margin`` more than the knowledge base's best sentence, is small talk and
+    # refused (swr/answer/smalltalk.py). real (seeds 0-2, every knowledge base): 0 of the 1,000 distinct
+    # questions whose answer was in the passages reach it with the margin (the closest: 0.919, a novel's
+    # "前几天我是什么感觉？", 0.024 above its passage), 18 of 123 answered off-domain rows (chit-chat) do;
+    # the 146 follow-up and new-user questions of bench/data: none (at 0.89 / 0.02 margin, 6 right answers)
+    small_talk: float = 0.90
+    small_talk_margin: float = 0.05  # ... and this much above the knowledge base's best cosine (same calibration)
     # the bars and the evidence score refused, a search that centred the languages (swr/retrieve/xl_centre.py)
     # answers when its best hit's centred cosine less half its hubness reaches this and every term of the
     # question or its translation is known (swr/answer/centred.py). bench/real_kbs.py seeds 0 / 1 / 2 at

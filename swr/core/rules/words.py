@@ -22,6 +22,7 @@ WORDS = {
     # answerability (swr.answer.answerable.Rule)
     "answerable.no_sentence": "Nothing usable was found in the knowledge base.",
     "answerable.code_missing": "The question names a code (like E4) that no passage mentions.",
+    "answerable.small_talk": "Small talk, not a question about this knowledge base's documents.",
     "answerable.name_absent": "The question names something no document of this knowledge base mentions.",
     "answerable.unknown_terms": "Most of the question's words appear in no document of this knowledge base.",
     "answerable.codes_named": "The question's codes are in the document it asks about.",
