@@ -21,6 +21,7 @@ from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chr
 )
 
 OFF_TOPIC = ["What is the capital of France?", "今天天气怎么样？"]
+SMALL_TALK = "Tell me a joke."  # refused as small talk: the reply says what the assistant answers
 SAMPLE = "电热水壶第一次使用前要做什么？"
 
 
@@ -41,7 +42,7 @@ def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
         page = None
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            for n, q in enumerate(OFF_TOPIC, 1):
+            for n, q in enumerate([*OFF_TOPIC, SMALL_TALK], 1):
                 # each in a fresh session: a chat's next question may be taken as a follow-up of the last
                 page.goto(server["url"], wait_until="domcontentloaded")
                 page.locator('[data-testid="stChatInputTextArea"]').wait_for(state="visible",
@@ -50,7 +51,7 @@ def test_off_topic_questions_get_not_in_the_kb_and_the_closest_passages(server):
                 assert "follow-up" not in reply.inner_text()
                 text = reply.inner_text()
                 assert "Not in the knowledge base" in text, text[:800]
-                assert not_found_message(q) in text, text[:800]  # in the question's language
+                assert not_found_message(q, small_talk=q == SMALL_TALK) in text, text[:800]  # in its language
                 assert "closest ones, not an answer" in text, text[:800]
                 head = reply.locator(".swr-evhead").first.inner_text()
                 assert head.startswith("Closest, not an answer"), head

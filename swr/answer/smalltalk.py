@@ -58,5 +58,5 @@ def small_talk(embedder, question: str, cos: float, rules) -> str | None:
     near, text = closest(embedder, question)
     if near >= bar and near - cos >= margin:
         return (f"this reads as small talk (cosine {near:.3f} to \"{text}\", {near - cos:.3f} above the "
-                f"knowledge base's closest sentence, {cos:.3f}): ask about the knowledge base's documents")
+                f"knowledge base's closest sentence, {cos:.3f})")
     return None
