@@ -164,7 +164,8 @@ def test_a_new_question_is_one_model_call_and_one_ask_one_search_pass(e5_engine)
         calls["any"] += 1
         return real_any(kb, lang, vecs)
 
-    eng.retrieve("warm up the languages", "sample")
+    # a first question warms the process: the languages, and the small-talk examples (embedded once)
+    eng.ask("warm up the languages", "sample", llm=False)
     store.search, store.sparse_any = search, sparse_any
     try:
         before = eng.embedder.inner.calls
