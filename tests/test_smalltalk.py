@@ -43,6 +43,9 @@ def test_small_talk_needs_the_bar_and_the_margin_above_the_knowledge_base():
     assert smalltalk.small_talk(e, "half: hello", 0.50, DEFAULT_ANSWER)  # 0.92 >= 0.90
     assert smalltalk.small_talk(e, "How do I descale the kettle?", 0.80, DEFAULT_ANSWER) is None  # 0.0
     assert e.batches == 1  # the examples are embedded once per process and model
+    e.encode_query = None  # the retrieval's own vector: nothing asked of the embedder about the question
+    assert smalltalk.small_talk(e, "How do I descale the kettle?", 0.5, DEFAULT_ANSWER,
+                                vector=np.array([1.0, 0.0], dtype=np.float32))
 
 
 def test_small_talk_is_refused_as_such_and_a_greeting_before_a_question_is_not(e5_engine):

@@ -333,11 +333,11 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
 
 def assess(engine, question: str, kb: str, hits, passages: list[Passage], filters: dict | None = None,
            pool: list | None = None, named=frozenset(), foreign=frozenset(),
-           translations: dict | None = None, cosines: dict | None = None) -> Answerability:
+           translations: dict | None = None, cosines: dict | None = None, vector=None) -> Answerability:
     """Decide whether ``passages`` (retrieved for ``question`` from ``kb`` with ``filters``:
     the retrieval's params) answer it; ``pool``, ``named``, ``foreign``: the retrieval's dense
     candidates and the documents its question names or not, ``translations`` the question's
-    translations by language (:class:`swr.engine.Retrieval`)."""
+    translations by language, ``vector`` the question's dense vector (:class:`swr.engine.Retrieval`)."""
     rules = rules_of(filters)
     named_docs = frozenset(named or ())
     t = rules.thresholds(engine.embedder.name)
@@ -345,7 +345,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     cover = coverage(question, passages)
     cos, text = best or (0.0, "")
     # nothing substantive retrieved; or closer to a small-talk example than to the KB (answer/smalltalk.py)
-    chat = small_talk(engine.embedder, question, cos, rules) if best and t is rules.e5 else None
+    chat = small_talk(engine.embedder, question, cos, rules, vector) if best and t is rules.e5 else None
     if best is None or chat:
         return Answerability(False, round(cos, 6), round(cover, 4), chat or "no substantive sentence was retrieved",
                              t.to_dict(), [(Rule.SMALL_TALK if chat else Rule.NO_SENTENCE).value])

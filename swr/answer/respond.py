@@ -47,7 +47,8 @@ def answer(engine, result: AskResult, retrieval: Retrieval, asked: str, use_llm:
     kb, question, passages = result.kb, retrieval.question, result.passages
     verdict = answerable.assess(engine, question, kb, retrieval.hits, passages, retrieval.params,
                                 pool=retrieval.answer_pool, named=retrieval.named, foreign=retrieval.foreign,
-                                translations=retrieval.translations, cosines=retrieval.cosines)
+                                translations=retrieval.translations, cosines=retrieval.cosines,
+                                vector=retrieval.query_vector)
     result.answerable, result.answerable_score = verdict.answerable, verdict.score
     result.answerability = verdict.to_dict()
     result.trace = [{"rule": r, "why": verdict.reason} for r in verdict.rules]

@@ -8,7 +8,7 @@ assistant itself, jokes, weather, time, recommendations); one that is closer to 
 :attr:`swr.core.rules.answerable.AnswerRules.small_talk` and closer by
 ``small_talk_margin`` than to the knowledge base's best sentence is refused as small talk. The
 examples are embedded once per process and embedding model; the question's vector is the one its
-retrieval embedded (the embedder's query cache).
+retrieval embedded (passed along, else the embedder's query cache).
 """
 from __future__ import annotations
 
@@ -42,20 +42,22 @@ def _vectors(embedder) -> tuple[list[str], np.ndarray]:
     return got
 
 
-def closest(embedder, question: str) -> tuple[float, str]:
-    """(cosine, text) of the small-talk example closest to ``question``."""
+def closest(embedder, question: str, vector=None) -> tuple[float, str]:
+    """(cosine, text) of the small-talk example closest to ``question`` (``vector``: its query vector,
+    when its retrieval has it: a regenerated answer asks nothing of the embedder about the question)."""
     texts, vecs = _vectors(embedder)
-    sims = vecs @ np.asarray(embedder.encode_query(question), dtype=np.float32)
+    q = np.asarray(embedder.encode_query(question) if vector is None else vector, dtype=np.float32)
+    sims = vecs @ q
     i = int(np.argmax(sims))
     return float(sims[i]), texts[i]
 
 
-def small_talk(embedder, question: str, cos: float, rules) -> str | None:
+def small_talk(embedder, question: str, cos: float, rules, vector=None) -> str | None:
     """Why ``question`` is small talk (None: it is not): its closest example scores ``rules.small_talk``
     or more, and ``rules.small_talk_margin`` more than ``cos``, the knowledge base's best sentence
-    (``rules``: :class:`swr.core.rules.answerable.AnswerRules`)."""
+    (``rules``: :class:`swr.core.rules.answerable.AnswerRules`; ``vector``: the question's, if known)."""
     bar, margin = rules.small_talk, rules.small_talk_margin
-    near, text = closest(embedder, question)
+    near, text = closest(embedder, question, vector)
     if near >= bar and near - cos >= margin:
         return (f"this reads as small talk (cosine {near:.3f} to \"{text}\", {near - cos:.3f} above the "
                 f"knowledge base's closest sentence, {cos:.3f})")
