@@ -878,21 +878,3 @@ def test_edge_failed_hnsw_build_leaves_the_live_shard_alone(tmp_path, monkeypatc
     assert ask(st_, "a", "lamp", vec=vecs[3], top_k=1, mode="dense")[0].sentence.i == 3
     assert not list(tmp_path.rglob("*.g1")), "the failed copy was removed"
     st_.close()
-
-
-def test_equal_scores_come_back_in_the_same_order_whatever_the_writing_order(tmp_path):
-    """A manual repeats sentences ("Tap Settings."): their scores are equal, and the order Qdrant
-    returns them in follows its internal layout, which differs between two builds of the same
-    knowledge base. The embedded store orders equal scores by point id, so both builds answer alike
-    (the server store keeps Qdrant's order: its own fusion, which swr's must equal, ranks ties so)."""
-    repeated = ["Tap Settings.", "Tap Settings.", "Tap Settings.", "Tap the Back key."]
-    orders = []
-    for run, docs in enumerate((("a", "b", "c"), ("c", "b", "a"))):
-        s = make_store("edge", tmp_path / f"home{run}")
-        s.ensure(META)
-        for d in docs:
-            index(s, "kb", d, repeated)
-        got = ask(s, "kb", "Tap Settings.", top_k=6, mode="dense")
-        orders.append([key(h) for h in got])
-        s.close()
-    assert len(orders[0]) == 6 and orders[0] == orders[1], orders

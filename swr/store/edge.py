@@ -367,10 +367,7 @@ class EdgeStore(BuildScheduling, Store):
         results = iter(self._edge.query_batch(q.QueryBatchRequest(flat)) if flat else [])
         lists = []
         for req, (names, _) in zip(reqs, plans):
-            # equal scores (a manual's repeated "Tap Settings.") in point-id order: Qdrant returns them in
-            # its internal order, which differs between two builds of the same knowledge base
-            got = {n: sorted(((self._id_str(p.id), p.score) for p in next(results)), key=lambda t: (-t[1], t[0]))
-                   for n in names}
+            got = {n: [(self._id_str(p.id), p.score) for p in next(results)] for n in names}
             if req.mode == "hybrid" and "dense" in got and "sparse" in got:
                 # one search per list: the fused list is computed from the two lists the ranks come
                 # from, exactly as Qdrant's prefetch + fusion would (swr/store/fusion.py, tested)
