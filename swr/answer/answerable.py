@@ -372,7 +372,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                      names=names, n_terms=len(terms), subject=subject, translated=other, rules=rules, held=held)
     if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then (py-spy)
         unknown = tuple(u for u in unknown_terms(engine, question, kb) if u in topic_terms(question, terms))
-        cover = compound_cover(question, passages, unknown, cover)  # "air" of "air fryer": not found alone
+        cover = compound_cover(question, passages, unknown, cover, terms)  # "air" of "air fryer": not alone
         ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing, names=names,
                          unknown=unknown, n_terms=len(terms),
                          absent=absent_names(engine, question, kb, passages, rules), subject=subject,

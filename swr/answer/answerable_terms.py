@@ -22,11 +22,12 @@ def question_terms(question: str) -> list[str]:
     return [t for t in cl.content_terms(question) if t not in ASK_WORDS and cl.stem(t) not in ASK_WORDS]
 
 
-def compound_cover(question: str, passages, unknown: tuple, cover: float) -> float:
+def compound_cover(question: str, passages, unknown: tuple, cover: float, terms: list | None = None) -> float:
     """``cover`` again, a term written right beside an unknown term of the question not counted as
     found: the two name one thing ("air fryer" on a dehumidifier's knowledge base, whose "air filter"
-    holds "air"; bench/new_user.py), so the known half found alone says nothing of it."""
-    terms, low = question_terms(question), question.lower()
+    holds "air"; bench/new_user.py), so the known half found alone says nothing of it. ``terms``:
+    the question's :func:`question_terms`, when the caller has them."""
+    terms, low = question_terms(question) if terms is None else terms, question.lower()
     beside = set()
     for u in unknown:
         for m in re.finditer(rf"(\w+)[ -]{re.escape(u.lower())}\b|\b{re.escape(u.lower())}[ -](\w+)", low):

@@ -53,7 +53,7 @@ def answer(engine, result: AskResult, retrieval: Retrieval, asked: str, use_llm:
     result.answerability = verdict.to_dict()
     result.trace = [{"rule": r, "why": verdict.reason} for r in verdict.rules]
     if not verdict.answerable:  # say so plainly; the passages stay as the closest, not an answer
-        chat = "answerable.small_talk" in verdict.rules  # refused as small talk: say what it answers
+        chat = answerable.Rule.SMALL_TALK.value in verdict.rules  # refused as small talk: say what it answers
         result.answer, result.answer_kind = not_found_message(asked, small_talk=chat), "extractive"
         result.settings["llm_model"] = None
         return None

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from swr.embed.base import model_key
+
 EXAMPLES = Path(__file__).with_name("data") / "smalltalk.tsv"
 _VECS: dict[tuple, tuple[list[str], np.ndarray]] = {}  # (embedder class, model, runtime, dim) -> examples
 _LOCK = threading.Lock()
@@ -30,8 +32,7 @@ def examples() -> list[str]:
 
 
 def _vectors(embedder) -> tuple[list[str], np.ndarray]:
-    key = (type(embedder).__name__, getattr(embedder, "name", None), getattr(embedder, "runtime", None),
-           getattr(embedder, "dim", None))
+    key = model_key(embedder)
     with _LOCK:
         got = _VECS.get(key)
     if got is None:

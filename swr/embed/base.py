@@ -26,6 +26,14 @@ def prefixes(model: str) -> tuple[str, str]:
         return (query, "")
     return "", ""
 
+def model_key(embedder) -> tuple:
+    """What makes two embedders give the same vectors: (class, model, runtime, dimension). Keys the
+    per-process caches of texts swr ships and embeds once (xl_centre's parallel sentences, the
+    small-talk examples)."""
+    return (type(embedder).__name__, getattr(embedder, "name", None), getattr(embedder, "runtime", None),
+            getattr(embedder, "dim", None))
+
+
 class Embedder:
     """Base class: ``encode_passages`` and ``encode_query`` return L2-normalised float32 arrays."""
 

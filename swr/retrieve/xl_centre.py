@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from swr.core.types import Hit
+from swr.embed.base import model_key
 
 MEANS_CACHED = 1000  # knowledge bases whose language means are kept (size of the cache)
 HUBS_CACHED = 200_000  # sentences whose hubness is kept per knowledge base
@@ -76,9 +77,8 @@ class LangMeans:
         """Each language's mean vector of the parallel sentences: embedded once per process and
         embedding model (every engine of a process, each test's among them, shares it)."""
         if self._offsets is None:
-            owner = getattr(self.embed_passages, "__self__", None)
-            model = getattr(owner, "name", None)
-            key = (type(owner).__name__, model, getattr(owner, "runtime", None), getattr(owner, "dim", None))
+            key = model_key(getattr(self.embed_passages, "__self__", None))
+            model = key[1]  # a bare function has no model name: not shared
             got = _PARALLEL.get(key) if model else None
             if got is None:
                 rows = [line.split("\t") for line in PARALLEL.read_text(encoding="utf-8").splitlines()
