@@ -109,7 +109,21 @@ def _one_by_one(lists, fusion, k, weights):
                       float(f(1.0) / (f(r + 1) / f(w) + f(k) - f(1.0))) for r in range(len(ranked))]
         for (pid, _), s in zip(ranked, scores):
             total[pid] = f(total.get(pid, f(0.0)) + f(s))
-    return sorted(((pid, float(s)) for pid, s in total.items()), key=lambda x: -x[1])
+    return sorted(((pid, float(s)) for pid, s in total.items()), key=lambda x: (-x[1], x[0]))
+
+
+def test_equal_fused_scores_come_in_point_id_order_whatever_the_lists_order():
+    """Two builds of one knowledge base list a repeated sentence's points in different orders (Qdrant's
+    internal order); DBSF's fused list must not follow it. (RRF reads the ranks, which that order sets:
+    equal input scores are not equal fused scores there.)"""
+    from swr.store.fusion import fuse
+
+    dense = [("a", 0.9), ("c", 0.5), ("b", 0.5), ("d", 0.1)]
+    swapped = [("a", 0.9), ("b", 0.5), ("c", 0.5), ("d", 0.1)]
+    sparse = [("a", 3.0), ("c", 1.0), ("b", 1.0)]
+    one = fuse([dense, sparse], "dbsf")
+    two = fuse([swapped, [("a", 3.0), ("b", 1.0), ("c", 1.0)]], "dbsf")
+    assert [p for p, _ in one] == [p for p, _ in two] == ["a", "b", "c", "d"]
 
 
 @pytest.mark.parametrize("fusion", ["dbsf", "rrf", "weighted"])

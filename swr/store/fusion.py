@@ -58,7 +58,7 @@ def _rrf_score(rank0: int, k: int, weight: float | None) -> float:
 
 def fuse(lists: list[Ranked], fusion: str, *, k: int = 60, weights: list[float] | None = None,
          limit: int | None = None) -> Ranked:
-    """The fused ``(id, score)`` list, best first (ties in first-seen order)."""
+    """The fused ``(id, score)`` list, best first (equal scores in point-id order)."""
     slot: dict[str, int] = {}  # each point's place in ``total``, in first-seen order
     total = np.zeros(sum(len(r) for r in lists), dtype=np.float32)
     for n, ranked in enumerate(lists):
@@ -70,5 +70,8 @@ def fuse(lists: list[Ranked], fusion: str, *, k: int = 60, weights: list[float] 
         at = [slot.setdefault(pid, len(slot)) for pid, _ in ranked]
         # float32 sums in list order, each point's as it was added one by one (np.add.at: unbuffered)
         np.add.at(total, at, np.asarray(scores, dtype=np.float32))
-    out = sorted(zip(slot, total[:len(slot)].tolist()), key=lambda x: -x[1])
+    # equal fused scores in point-id order: a document's repeated sentences ("Tap Settings.") score
+    # alike, and their first-seen order is Qdrant's internal one, which differs between two builds of
+    # the same knowledge base (so did their hits); the ids are uuid5 of (kb, document, sentence)
+    out = sorted(zip(slot, total[:len(slot)].tolist()), key=lambda x: (-x[1], x[0]))
     return out[:limit] if limit is not None else out
