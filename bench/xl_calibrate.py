@@ -59,7 +59,8 @@ def capture(args) -> None:
             {"src": h.sentence.source, "i": h.sentence.i, "lang": h.sentence.lang, "score": h.score,
              "dense": xl_fuse._cos(h, rules.hub_weight), "sparse": h.sparse_score,
              "wordy": bool(xl._WORDY.search(h.sentence.text)), "win": in_window(h),
-             "chars": len(h.sentence.text.strip()), "text": h.sentence.text} for h in hits]} for via, hits, *rest in lists])
+             "chars": len(h.sentence.text.strip()), "text": h.sentence.text} for h in hits]}
+            for via, hits, *rest in lists])
         return real_fuse(lists, top_k, weights, bonus, foreign, exempt, *rest, **kw)
 
     xl.fuse = recording
