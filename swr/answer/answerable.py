@@ -372,8 +372,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     ok, why = decide(cos, cover, cross, t, named, has_terms=bool(terms), codes=codes, missing=missing,
                      names=names, n_terms=len(terms), subject=subject, translated=other, rules=rules, held=held)
     if ok and not cross and terms:  # the unknown-terms rule only refuses: its store probe only then (py-spy)
-        unknown = unwritten([u for u in unknown_terms(engine, question, kb) if u in topic_terms(question, terms)],
-                            passages)
+        unknown = unwritten(unknown_terms(engine, question, kb), passages, topic_terms(question, terms))
         cover = compound_cover(question, passages, unknown, cover, terms)  # "air" of "air fryer": not alone
         ok, why = decide(cos, cover, cross, t, named, has_terms=True, codes=codes, missing=missing, names=names,
                          unknown=unknown, n_terms=len(terms),

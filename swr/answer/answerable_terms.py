@@ -107,11 +107,13 @@ def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
         return ()
 
 
-def unwritten(unknown, passages: list[Passage]) -> tuple[str, ...]:
-    """The ``unknown`` terms the passages do not write: a Chinese term they write is known, however
-    BM25 cut their text ("扫地机报 E14 是怎么回事？": jieba keeps 扫地机 whole in the question and cuts
-    the FAQ's 扫地机器人 into 扫地 + 机器人, so 扫地机 was "in no document" and the answer refused)."""
-    return tuple(u for u in unknown if not (_ALL_CJK.fullmatch(u) and any(u in p.text for p in passages)))
+def unwritten(unknown, passages: list[Passage], among=None) -> tuple[str, ...]:
+    """The ``unknown`` terms (of those ``among``, when given) the passages do not write: a Chinese term
+    they write is known, however BM25 cut their text ("扫地机报 E14 是怎么回事？": jieba keeps 扫地机
+    whole in the question and cuts the FAQ's 扫地机器人 into 扫地 + 机器人, so 扫地机 was "in no
+    document" and the answer refused)."""
+    return tuple(u for u in unknown if (among is None or u in among)
+                 and not (_ALL_CJK.fullmatch(u) and any(u in p.text for p in passages)))
 
 
 # jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
