@@ -303,3 +303,31 @@ def test_the_heading_of_a_section_a_better_hit_is_in_gives_its_place():
     assert [h.sentence.i for h in out] == [76, 120, 69] and XlRule.HEADING_AFTER.value in out[-1].trace
     assert [h.sentence.i for h in fuse(lists(), 3, rules=CrossLingualRules(heading_after=False), qlang="zh")] == \
         [76, 69, 120]
+
+
+def _agreeing(own_n: int = 3):
+    """A Chinese question: its own list's sentences score high; the English sentence both English lists
+    rank first scores below them (the bilingual FAQ's "扫地机器人支持哪些语音语言？")."""
+    own = [_hit(f"z{j}", j, f"扫地机器人的语音助手第{j}条说明，支持定时清扫和回充。", 1.9 - j * 0.05, "zh", 0.90 - j * 0.005,
+                8.0 - j, 0.62 - j * 0.005) for j in range(own_n)]
+    text = "The robot speaks English, Chinese, German, French and Spanish; pick one in the app."
+    ll = _hit("e1", 4, text, 1.2, "en", 0.78, 0.5, 0.30)
+    tr = _hit("e1", 4, text, 1.3, "en", 0.79, 0.5, 0.31)
+    other = _hit("e2", 1, "The dock's light shows white while the robot charges and goes off when it is full.",
+                 1.0, "en", 0.77, 0.4, 0.28)
+    return [(None, own), ("lang-list", [ll, other]), ("translation", [tr, other])]
+
+
+def test_the_other_languages_sentence_both_its_lists_rank_first_keeps_a_place():
+    """Both English lists rank the answer first, yet it was not clearly more likely than the Chinese
+    near-topic sentences, so all three places went to them. It takes the last place (never the
+    question language's best); without the rule the question language keeps all three."""
+    out = fuse(_agreeing(), 3, rules=CrossLingualRules(), qlang="zh")
+    docs = [h.sentence.doc_id for h in out]
+    assert docs == ["z0", "z1", "e1"], docs
+    assert XlRule.AGREED_KEPT.value in out[2].trace
+    off = fuse(_agreeing(), 3, rules=CrossLingualRules(agreed_kept=False), qlang="zh")
+    assert [h.sentence.doc_id for h in off] == ["z0", "z1", "z2"]
+    assert [h.sentence.doc_id for h in fuse(_agreeing(), 1, rules=CrossLingualRules(), qlang="zh")] == ["z0"]
+    few = fuse(_agreeing(own_n=1), 3, rules=CrossLingualRules(), qlang="zh")
+    assert [h.sentence.doc_id for h in few][:2] == ["z0", "e1"]

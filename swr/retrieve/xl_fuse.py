@@ -176,10 +176,17 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     primary.sort(key=lambda t: (-t[1].score, t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     merged = _merge(primary, others, rules.margin)
-    return _ranked(merged, top_k, weights, foreign, exempt, rules)
+    # the other language's most probable sentence, when both its lists rank it first too
+    agreed = others[0][1] if others and _first_in_both(others[0][1]) else None
+    return _ranked(merged, top_k, weights, foreign, exempt, rules, agreed)
 
 
-def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign, exempt, rules) -> list[Hit]:
+def _first_in_both(c: _Cand) -> bool:
+    return not c.own and all(v in c.lists and c.lists[v].rank == 1 for v in ("translation", "lang-list"))
+
+
+def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign, exempt, rules,
+            agreed: _Cand | None = None) -> list[Hit]:
     def key(t):
         c, trace = t
         other = bool(weights) and rules.other_product_last and c.hit.sentence.source in foreign \
@@ -193,6 +200,8 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
     if rules.heading_after:
         ordered = _headings_after(ordered)
     ranked = _kept(ordered, top_k, rules.own_kept, lambda t: any(key(t)))
+    if rules.agreed_kept and agreed is not None:
+        ranked = _agreed(ordered, ranked, top_k, agreed, lambda t: any(key(t)))
     for r, (c, trace) in enumerate(ranked, start=1):
         empty, contents, other = key((c, trace))
         trace = trace + ([XlRule.OTHER_PRODUCT_LAST.value] if other else []) + \
@@ -240,6 +249,24 @@ def _kept(merged: list[tuple], top_k: int, keep: int, last: Callable[[tuple], bo
         i = max(i for i, t in enumerate(top) if t[1][0] not in mine)
         top = top[:i] + top[i + 1:] + [(c, [*trace, XlRule.OWN_KEPT.value])]
     return top
+
+
+def _agreed(ordered: list[tuple], top: list[tuple], top_k: int, agreed: _Cand,
+            last: Callable[[tuple], bool]) -> list[tuple]:
+    """``top``, with ``agreed`` (another language's most probable sentence, which both its lists
+    rank first) given its last place when it is not in it (a place beside the question language's best)."""
+    if top_k < 2 or any(t[0] is agreed for t in top):
+        return top
+    cand = next((t for t in ordered if t[0] is agreed and not last(t)), None)
+    if cand is None:
+        return top
+    kept = (cand[0], [*cand[1], XlRule.AGREED_KEPT.value])
+    if len(top) < top_k:
+        return [*top, kept]
+    mine = {XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value}
+    best = next((i for i, t in enumerate(top) if t[1][0] in mine), None)  # the question language's best stays
+    i = max(i for i in range(len(top)) if i != best)
+    return top[:i] + [kept] + top[i + 1:]
 
 
 def list_cosines(own_of: dict, translated_of: dict) -> dict[str, list[float]]:
