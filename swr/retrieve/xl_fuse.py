@@ -255,7 +255,7 @@ def _agreed(ordered: list[tuple], top: list[tuple], top_k: int, agreed: _Cand,
             last: Callable[[tuple], bool]) -> list[tuple]:
     """``top``, with ``agreed`` (another language's most probable sentence, which both its lists
     rank first) given its last place when it is not in it (a place beside the question language's best)."""
-    if top_k < 2 or any(t[0] is agreed for t in top):
+    if any(t[0] is agreed for t in top):
         return top
     cand = next((t for t in ordered if t[0] is agreed and not last(t)), None)
     if cand is None:
@@ -265,7 +265,10 @@ def _agreed(ordered: list[tuple], top: list[tuple], top_k: int, agreed: _Cand,
         return [*top, kept]
     mine = {XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value}
     best = next((i for i, t in enumerate(top) if t[1][0] in mine), None)  # the question language's best stays
-    i = max(i for i in range(len(top)) if i != best)
+    places = [i for i in range(len(top)) if i != best]
+    if not places:  # top-k 1: the place is the question language's best
+        return top
+    i = places[-1]
     return top[:i] + [kept] + top[i + 1:]
 
 
