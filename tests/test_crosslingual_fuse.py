@@ -63,8 +63,11 @@ def test_a_sentence_of_the_other_language_in_the_plain_list_does_not_make_the_re
 
 
 def test_at_the_largest_margin_the_search_is_the_question_languages_alone():
-    out = _mixed(CrossLingualRules(margin=1.0))
+    out = _mixed(CrossLingualRules(margin=1.0, agreed_kept=False))
     assert [h.sentence.doc_id for h in out] == ["e1", "e2", "e3"]
+    # with agreed_kept, the other language's most probable sentence, second in both its lists, keeps a place
+    out = _mixed(CrossLingualRules(margin=1.0))
+    assert [h.sentence.doc_id for h in out] == ["e1", "e2", "z2"] and XlRule.AGREED_KEPT.value in out[2].trace
 
 
 def test_a_short_line_is_less_likely_than_a_long_one_of_the_same_cosines():
@@ -307,7 +310,7 @@ def test_the_heading_of_a_section_a_better_hit_is_in_gives_its_place():
 
 def _agreeing(own_n: int = 3):
     """A Chinese question: its own list's sentences score high; the English sentence both English lists
-    rank first scores below them (the bilingual FAQ's "扫地机器人支持哪些语音语言？")."""
+    rank first scores below them (the bilingual FAQ's "扫地机器人支持哪些语音语言？": second and first)."""
     own = [_hit(f"z{j}", j, f"扫地机器人的语音助手第{j}条说明，支持定时清扫和回充。", 1.9 - j * 0.05, "zh", 0.90 - j * 0.005,
                 8.0 - j, 0.62 - j * 0.005) for j in range(own_n)]
     text = "The robot speaks English, Chinese, German, French and Spanish; pick one in the app."
@@ -319,7 +322,7 @@ def _agreeing(own_n: int = 3):
 
 
 def test_the_other_languages_sentence_both_its_lists_rank_first_keeps_a_place():
-    """Both English lists rank the answer first, yet it was not clearly more likely than the Chinese
+    """Both English lists rank the answer high, yet it was not clearly more likely than the Chinese
     near-topic sentences, so all three places went to them. It takes the last place (never the
     question language's best); without the rule the question language keeps all three."""
     out = fuse(_agreeing(), 3, rules=CrossLingualRules(), qlang="zh")
@@ -328,6 +331,8 @@ def test_the_other_languages_sentence_both_its_lists_rank_first_keeps_a_place():
     assert XlRule.AGREED_KEPT.value in out[2].trace
     off = fuse(_agreeing(), 3, rules=CrossLingualRules(agreed_kept=False), qlang="zh")
     assert [h.sentence.doc_id for h in off] == ["z0", "z1", "z2"]
+    deep = fuse(_agreeing(), 3, rules=CrossLingualRules(agreed_rank=0), qlang="zh")  # ranked too low to count
+    assert [h.sentence.doc_id for h in deep] == ["z0", "z1", "z2"]
     assert [h.sentence.doc_id for h in fuse(_agreeing(), 1, rules=CrossLingualRules(), qlang="zh")] == ["z0"]
     few = fuse(_agreeing(own_n=1), 3, rules=CrossLingualRules(), qlang="zh")
     assert [h.sentence.doc_id for h in few][:2] == ["z0", "e1"]

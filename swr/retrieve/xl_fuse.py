@@ -176,13 +176,13 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     primary.sort(key=lambda t: (-t[1].score, t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     merged = _merge(primary, others, rules.margin)
-    # the other language's most probable sentence, when both its lists rank it first too
-    agreed = others[0][1] if others and _first_in_both(others[0][1]) else None
+    # the other language's most probable sentence, when both its lists rank it high too (rules.agreed_rank)
+    agreed = others[0][1] if others and _first_in_both(others[0][1], rules.agreed_rank) else None
     return _ranked(merged, top_k, weights, foreign, exempt, rules, agreed)
 
 
-def _first_in_both(c: _Cand) -> bool:
-    return not c.own and all(v in c.lists and c.lists[v].rank == 1 for v in ("translation", "lang-list"))
+def _first_in_both(c: _Cand, rank: int) -> bool:
+    return not c.own and all(v in c.lists and c.lists[v].rank <= rank for v in ("translation", "lang-list"))
 
 
 def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign, exempt, rules,
@@ -254,7 +254,7 @@ def _kept(merged: list[tuple], top_k: int, keep: int, last: Callable[[tuple], bo
 def _agreed(ordered: list[tuple], top: list[tuple], top_k: int, agreed: _Cand,
             last: Callable[[tuple], bool]) -> list[tuple]:
     """``top``, with ``agreed`` (another language's most probable sentence, which both its lists
-    rank first) given its last place when it is not in it (a place beside the question language's best)."""
+    rank high) given its last place when it is not in it (a place beside the question language's best)."""
     if any(t[0] is agreed for t in top):
         return top
     cand = next((t for t in ordered if t[0] is agreed and not last(t)), None)

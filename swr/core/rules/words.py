@@ -17,7 +17,7 @@ WORDS = {
     "heading_after": "The heading of a section a better result is already in, so its place went to another passage.",
     "own_kept": "The best sentence in the question's language, kept in the results though other-language "
                 "sentences scored higher.",
-    "agreed_kept": "The other language's most likely sentence, ranked first by both its searches (the question's "
+    "agreed_kept": "The other language's most likely sentence, ranked high by both its searches (the question's "
                    "and its translation's), kept in the results beside the question-language ones.",
     "topic_word": "Its document's title shares a word with the question, but the knowledge base says that word "
                   "in many documents, so it was not ranked up as the product the question names.",
