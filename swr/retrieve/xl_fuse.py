@@ -182,6 +182,7 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
 
 
 def _first_in_both(c: _Cand, rank: int) -> bool:
+    """Whether another language's candidate is within ``rank`` in both its lists."""
     return not c.own and all(v in c.lists and c.lists[v].rank <= rank for v in ("translation", "lang-list"))
 
 
