@@ -78,10 +78,11 @@ class CrossLingualRules(FromDict):
     # language's best) when both its lists (the question's vectors, the translation's) rank it high
     # (the product FAQ: the answer second and first in the English lists, all three places Chinese)
     agreed_kept: bool = True
-    # ... at most this deep in each of the two lists. bench/real_kbs.py seeds 0-2, other-language answers
-    # of 100 (FAQ 60), against without the rule: at 1, +3 BiPaR, +4 XQuAD, +1 crowded, FAQ +0; at 2,
-    # +5, +5, +2, +2; at 3, +6, +6, +5, +2. Same-language answers: one fewer on BiPaR (seed 0) at 2 and
-    # 3, none elsewhere; right answers refused and off-domain refusals unchanged
+    # ... at most this deep in each of the two lists. bench/real_kbs.py, other-language answers against
+    # without the rule, summed over seeds 0-2 (of 300 a set; the FAQ, the same in every seed, of 60):
+    # at 1, +3 BiPaR, +4 XQuAD, +1 crowded, FAQ +0; at 2, +5, +5, +2, +2; at 3, +6, +6, +5, +2.
+    # Same-language answers: one fewer on BiPaR (seed 0) at 2 and 3, none elsewhere; right answers
+    # refused and off-domain refusals unchanged
     agreed_rank: int = 3
     # candidates per other-language list (the question's vectors in that language, and the
     # translation's); the question language's list keeps the plain search's depth (max(2 x top_k,
