@@ -107,6 +107,11 @@ def unknown_terms(engine, question: str, kb: str) -> tuple[str, ...]:
         return ()
 
 
+# jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
+_NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
+_ALL_CJK = re.compile(f"[{HAN_BMP}]+")  # the Chinese characters swr.text.claims reads terms by
+
+
 def unwritten(unknown, passages: list[Passage], among=None) -> tuple[str, ...]:
     """The ``unknown`` terms (of those ``among``, when given) the passages do not write: a Chinese term
     they write is known, however BM25 cut their text ("扫地机报 E14 是怎么回事？": jieba keeps 扫地机
@@ -114,11 +119,6 @@ def unwritten(unknown, passages: list[Passage], among=None) -> tuple[str, ...]:
     document" and the answer refused)."""
     return tuple(u for u in unknown if (among is None or u in among)
                  and not (_ALL_CJK.fullmatch(u) and any(u in p.text for p in passages)))
-
-
-# jieba's part-of-speech tags of a name: person, place, organisation, other proper noun
-_NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
-_ALL_CJK = re.compile(f"[{HAN_BMP}]+")  # the Chinese characters swr.text.claims reads terms by
 
 
 NAME_CHARS = 2  # size: a Chinese name has two characters or more (one is a surname, or no name)

@@ -26,6 +26,7 @@ def prefixes(model: str) -> tuple[str, str]:
         return (query, "")
     return "", ""
 
+
 def model_key(embedder) -> tuple:
     """What makes two embedders give the same vectors: (class, model, runtime, dimension). Keys the
     per-process caches of texts swr ships and embeds once (xl_centre's parallel sentences, the

@@ -177,11 +177,12 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     merged = _merge(primary, others, rules.margin)
     # the other language's most probable sentence, when both its lists rank it high too (rules.agreed_rank)
-    agreed = others[0][1] if others and _first_in_both(others[0][1], rules.agreed_rank) else None
+    agreed = others[0][1] if rules.agreed_kept and others and _high_in_both(others[0][1], rules.agreed_rank) \
+        else None
     return _ranked(merged, top_k, weights, foreign, exempt, rules, agreed)
 
 
-def _first_in_both(c: _Cand, rank: int) -> bool:
+def _high_in_both(c: _Cand, rank: int) -> bool:
     """Whether another language's candidate is within ``rank`` in both its lists."""
     return not c.own and all(v in c.lists and c.lists[v].rank <= rank for v in ("translation", "lang-list"))
 
@@ -201,7 +202,7 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
     if rules.heading_after:
         ordered = _headings_after(ordered)
     ranked = _kept(ordered, top_k, rules.own_kept, lambda t: any(key(t)))
-    if rules.agreed_kept and agreed is not None:
+    if agreed is not None:
         ranked = _agreed(ordered, ranked, top_k, agreed, lambda t: any(key(t)))
     for r, (c, trace) in enumerate(ranked, start=1):
         empty, contents, other = key((c, trace))
@@ -237,6 +238,10 @@ def _headings_after(ordered: list[tuple]) -> list[tuple]:
     return kept + after
 
 
+# the first trace of a question-language sentence (or a named document's): the places own_kept keeps
+_MINE = frozenset({XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value})
+
+
 def _kept(merged: list[tuple], top_k: int, keep: int, last: Callable[[tuple], bool]) -> list[tuple]:
     """The top ``top_k`` of ``merged``, with at least ``keep`` of the question language's sentences
     (or the named documents'): those missing take the last places from other-language ones. One
@@ -244,10 +249,9 @@ def _kept(merged: list[tuple], top_k: int, keep: int, last: Callable[[tuple], bo
     put ``last`` (no word, another product's) is never brought up."""
     keep = min(keep, top_k - 1)
     top, rest = merged[:top_k], merged[top_k:]
-    mine = {XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value}
-    have = sum(t[1][0] in mine for t in top)
-    for c, trace in [t for t in rest if t[1][0] in mine and not last(t)][:max(0, keep - have)]:
-        i = max(i for i, t in enumerate(top) if t[1][0] not in mine)
+    have = sum(t[1][0] in _MINE for t in top)
+    for c, trace in [t for t in rest if t[1][0] in _MINE and not last(t)][:max(0, keep - have)]:
+        i = max(i for i, t in enumerate(top) if t[1][0] not in _MINE)
         top = top[:i] + top[i + 1:] + [(c, [*trace, XlRule.OWN_KEPT.value])]
     return top
 
@@ -264,8 +268,7 @@ def _agreed(ordered: list[tuple], top: list[tuple], top_k: int, agreed: _Cand,
     kept = (cand[0], [*cand[1], XlRule.AGREED_KEPT.value])
     if len(top) < top_k:
         return [*top, kept]
-    mine = {XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value}
-    best = next((i for i, t in enumerate(top) if t[1][0] in mine), None)  # the question language's best stays
+    best = next((i for i, t in enumerate(top) if t[1][0] in _MINE), None)  # the question language's best stays
     places = [i for i in range(len(top)) if i != best]
     if not places:  # top-k 1: the place is the question language's best
         return top
