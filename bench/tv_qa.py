@@ -25,6 +25,7 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
+import real_data
 import real_kbs
 from intervals import wilson
 
@@ -36,16 +37,16 @@ KINDS = {"Normal Q&A": "normal", "Paraphrased Q&A": "paraphrased", "Compound Q&A
 
 def questions() -> list[dict]:
     """The zip's QA pairs whose answer holds a sentence of the manual, each question once."""
-    _, lines_of = real_kbs._tv_markdown()
-    said = Counter(real_kbs.norm(x.rstrip(".")) for v in lines_of.values() for x in v)
+    _, lines_of = real_data._tv_markdown()
+    said = Counter(real_data.norm(x.rstrip(".")) for v in lines_of.values() for x in v)
     # a line the manual repeats ("This function may not be supported depending on the model") is in
     # many answers and near many questions: it is no evidence of having found this one
-    keys = sorted({(real_kbs.norm(x.rstrip(".")), x.rstrip(".")) for v in lines_of.values() for x in v
-                   if said[real_kbs.norm(x.rstrip("."))] <= REPEATED})
-    with (real_kbs.DATA / "emanual" / "smart_tv_remote_50_questions.csv").open(encoding="utf-8") as fh:
+    keys = sorted({(real_data.norm(x.rstrip(".")), x.rstrip(".")) for v in lines_of.values() for x in v
+                   if said[real_data.norm(x.rstrip("."))] <= REPEATED})
+    with (real_data.DATA / "emanual" / "smart_tv_remote_50_questions.csv").open(encoding="utf-8") as fh:
         seen = {r["question"].strip().lower() for r in csv.DictReader(fh)}
     out = []
-    with zipfile.ZipFile(real_kbs.DATA / "emanual" / "smart_remote_QA.zip") as z:
+    with zipfile.ZipFile(real_data.DATA / "emanual" / "smart_remote_QA.zip") as z:
         for name in sorted(n for n in z.namelist() if n.endswith(".json")):
             kind = KINDS.get(name.split("/")[-2] if "/" in name else "", "other")
             for path, _, q, a in PAIR.findall(z.read(name).decode("utf-8")):
@@ -53,7 +54,7 @@ def questions() -> list[dict]:
                 if key in seen:
                     continue
                 seen.add(key)
-                na = real_kbs.norm(a)
+                na = real_data.norm(a)
                 answers = [s for k, s in keys if k in na]
                 if answers:
                     out.append({"q": q.strip(), "answers": answers, "kind": kind, "lang": "en",
