@@ -3,8 +3,14 @@ scriptable fake embedder for fast unit tests (never instead of the real ones).""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
+import io
+import json
+import logging
 import os
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -129,3 +135,86 @@ def app_home(tmp_path_factory):
     a module of page tests uses it for all its tests (``pytestmark``)."""
     with app_environment(tmp_path_factory.mktemp("apphome")) as home:
         yield home
+
+
+@dataclass
+class CliRun:
+    """What one command line printed: ``code`` (the exit status), ``stdout``, ``stderr``."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def doc(self):
+        """The whole of stdout as ONE JSON document (``json.loads`` refuses anything after it)."""
+        return json.loads(self.stdout)
+
+
+@contextlib.contextmanager
+def _cli_process(env: dict, unset, stdin: str):
+    """What a fresh ``python -m swr`` process would have, undone afterwards: ``os.environ`` with
+    ``env`` set and ``unset`` removed (every ``Settings.from_env()`` of the command reads it), stdin
+    (not a terminal), the root logger ``main`` configures, and every engine the command opened
+    closed. A process's exit releases the store's folder lock (``flock`` on ``<collection>.lock``);
+    here an engine left open would keep it, and the next command of the test would be refused
+    (StoreLocked, then "through the server"). The handlers close their engine, but ``kbs``,
+    ``delete`` and ``eval`` only on success; :meth:`Engine.close` is idempotent, so each one is
+    closed again here. No engine, store or settings object outlives a command: each builds its own
+    from the environment and the files. (Process-wide caches that remain are keyed on content:
+    the subject index on the engine and the documents' content-hash ids, the JSON file cache on
+    inode, size and mtime, the language centres on the model.)"""
+    import swr.cli.main as cli_main
+
+    saved_env, saved_stdin = dict(os.environ), sys.stdin
+    root = logging.getLogger()
+    saved_log = (root.level, root.handlers[:])
+    real_engine, opened = cli_main._engine, []
+
+    def engine():
+        opened.append(real_engine())
+        return opened[-1]
+
+    os.environ.update(env)
+    for k in unset:
+        os.environ.pop(k, None)
+    sys.stdin, cli_main._engine = io.StringIO(stdin), engine
+    try:
+        yield
+    finally:
+        cli_main._engine, sys.stdin = real_engine, saved_stdin
+        root.setLevel(saved_log[0])
+        root.handlers[:] = saved_log[1]
+        os.environ.clear()
+        os.environ.update(saved_env)
+        for eng in opened:
+            eng.close()
+
+
+@pytest.fixture
+def swr_cli(capfd):
+    """``swr_cli(*args, env={...}, unset=(...), stdin="", code=0) -> CliRun``: the command line,
+    ``swr.cli.main.main(args)``, in this process (a ``python -m swr`` subprocess loads Python, torch
+    and the model again each time: tens of seconds on the 2-core CI machine), isolated as the
+    subprocess was (:func:`_cli_process`). Output is captured at the file-descriptor level
+    (``capfd``), so anything a library writes to fd 1 lands in ``stdout`` and breaks a test's
+    one-JSON-document check as it would in a shell. An ``argparse`` refusal's ``SystemExit`` is its
+    exit status; ``code=None`` leaves the status to the caller. tests/test_cli_manage.py keeps one
+    real ``python -m swr`` subprocess for the entry point itself."""
+    from swr.cli.main import main
+
+    def run(*args: str, env: dict | None = None, unset=(), stdin: str = "", code: int | None = 0) -> CliRun:
+        capfd.readouterr()  # what the test printed before is not this command's
+        with _cli_process(env or {}, unset, stdin):
+            try:
+                got = main([str(a) for a in args])
+            except SystemExit as exc:  # the parser's usage errors (status 2), as a process exits
+                got = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            ctypes.CDLL(None).fflush(None)  # and C's stdio buffers, which a process's exit flushes
+        out, err = capfd.readouterr()
+        assert code is None or got == code, (args, got, out[-2000:], err[-2000:])
+        return CliRun(got, out, err)
+
+    return run

@@ -19,6 +19,7 @@ from swr.core.settings import Settings
 from swr.engine import Engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLEARED = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL")  # not in the app's environment
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def app_server(tmp_path_factory):
     port = free_port()
     env = dict(os.environ, SWR_HOME=str(home), SWR_SECRETS=str(tmp / "none.toml"), SWR_SAMPLE_KB="",
                HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", PYTHONPATH=ROOT)
-    for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "QDRANT_URL"):
+    for k in CLEARED:
         env.pop(k, None)
     log = (tmp / "streamlit.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -67,29 +68,31 @@ def test_one_process_serves_a_page_and_the_api(app_server):
     assert stat.S_IMODE(server.stat().st_mode) == 0o600 and json.loads(server.read_text())["url"] == app_server["url"]
 
 
-def _cli(app_server, *args) -> dict:
-    out = subprocess.run([sys.executable, "-m", "swr", *args, "--json"], cwd=ROOT, env=app_server["env"],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
+def _cli(swr_cli, app_server, *args) -> dict:
+    """The command line in this process (conftest's ``swr_cli``) with the app's environment: the
+    server (another process) holds the store, so the command is refused it and goes through the server."""
+    out = swr_cli(*args, "--json", env=app_server["env"], unset=CLEARED, code=None)
+    assert out.code == 0, out.stderr[-2000:]
     return json.loads(out.stdout)
 
 
-def test_the_command_line_goes_through_the_running_app(app_server):
-    kbs = _cli(app_server, "kbs")["kbs"]
+def test_the_command_line_goes_through_the_running_app(app_server, swr_cli):
+    cli = lambda *args: _cli(swr_cli, app_server, *args)
+    kbs = cli("kbs")["kbs"]
     assert kbs[0]["kb"] == "alpha" and kbs[0]["documents"] == 2 and kbs[0]["published_version"] == 1
-    ans = _cli(app_server, "ask", "How often should I descale the kettle?", "--kb", "alpha")
+    ans = cli("ask", "How often should I descale the kettle?", "--kb", "alpha")
     assert "Descale" in ans["answer"] and ans["settings"]["published"] == {"version": 1, "overrides": []}
     assert ans["settings"]["top_k"] == 2 and ans["settings"]["window_size"] == 1 and ans["check"] is not None
     note = app_server["home"].parent / "filter.txt"
     note.write_text("The filter of the kettle is rinsed every week.\n", encoding="utf-8")
-    indexed = _cli(app_server, "index", str(note), "--kb", "alpha")
+    indexed = cli("index", str(note), "--kb", "alpha")
     assert indexed["indexed"] == 1 and indexed["files"][0]["source"] == "filter.txt"
-    checked = _cli(app_server, "check", "How much water does the kettle hold?", "--kb", "alpha",
-                   "--answer", "The kettle holds 1.7 litres.")
+    checked = cli("check", "How much water does the kettle hold?", "--kb", "alpha",
+                  "--answer", "The kettle holds 1.7 litres.")
     assert checked["sentences"][0]["supported"]
 
 
-def test_swr_serve_runs_the_api_alone_and_refuses_open_mode_beyond_loopback(app_server, tmp_path):
+def test_swr_serve_runs_the_api_alone_and_refuses_open_mode_beyond_loopback(app_server, tmp_path, swr_cli):
     env = dict(app_server["env"], SWR_HOME=str(tmp_path / "home2"))
     out = subprocess.run([sys.executable, "-m", "swr", "serve", "--host", "0.0.0.0", "--json"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=120)
@@ -108,7 +111,7 @@ def test_swr_serve_runs_the_api_alone_and_refuses_open_mode_beyond_loopback(app_
                 break
             except OSError:
                 time.sleep(0.3)
-        assert _cli({"env": env}, "kbs")["kbs"] == []  # through the server that holds the store
+        assert _cli(swr_cli, {"env": env}, "kbs")["kbs"] == []  # through the server that holds the store
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -6,7 +6,10 @@ tags (a bad file among good ones, then a folder of bad files only: exit status 3
 A temporary SWR_HOME without the sample KB; the bundled MiniLM (``SWR_EMBED_MODEL``) instead of
 e5, as these tests are about the command line, not the model (tests/test_engine.py runs e5).
 Commands run through ``swr.cli.main`` in this process (a subprocess each took ~25 s on a busy
-machine), one through ``python -m swr`` for the exit status and the lone JSON document on stdout.
+machine), two through ``python -m swr`` for the entry point itself: the exit status, the lone JSON
+document on stdout, an error as ``{"error": ...}`` with status 1 and its readable line on stderr.
+The suite's one test of a command's ``python -m swr`` process (elsewhere the command line runs in
+the test's process, conftest's ``swr_cli``, and only servers, ``serve`` and streamlit, are started).
 """
 from __future__ import annotations
 
@@ -18,8 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from swr.cli.main import main
-
 KETTLE = ("The kettle must be boiled empty of any smell before first use. Fill it to MAX and pour the water away. "
           "The E4 code means poor base contact. Descale the kettle every month with white vinegar.\n")
 WARRANTY = ("# Warranty\n\nThe heating element has a two-year warranty. Keep the receipt to claim it. "
@@ -27,28 +28,24 @@ WARRANTY = ("# Warranty\n\nThe heating element has a two-year warranty. Keep the
 NOTES = "Le couvercle se ferme avec un déclic. Never immerse the base in water.\n"
 
 
+UNSET = ("QDRANT_URL", "QDRANT_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "SWR_TOP_K", "SWR_MODE",
+         "SWR_FUSION", "SWR_WINDOW_SIZE")
+
+
 @pytest.fixture
-def cli(tmp_path, monkeypatch, capsys):
-    """``cli(*args, code=0)``: ``swr.cli.main`` in this process (the model loads once per command, as
-    in a shell, but without starting Python and torch each time); ``cli.proc`` runs a real
-    ``python -m swr`` subprocess; ``.json`` variants add ``--json`` and parse stdout."""
+def cli(tmp_path, swr_cli):
+    """``cli(*args, code=0)``: ``swr.cli.main`` in this process (conftest's ``swr_cli``: the model loads
+    once per command, as in a shell, but without starting Python and torch each time); ``cli.proc``
+    runs a real ``python -m swr`` subprocess; ``.json`` variants add ``--json`` and parse stdout."""
     env = {"SWR_HOME": str(tmp_path / "home"), "SWR_SECRETS": str(tmp_path / "none.toml"),
            "SWR_SAMPLE_KB": "", "SWR_EMBED_MODEL": "all-MiniLM-L6-v2", "HF_HUB_OFFLINE": "1"}
-    for k in ("QDRANT_URL", "QDRANT_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL", "SWR_TOP_K",
-              "SWR_MODE", "SWR_FUSION", "SWR_WINDOW_SIZE"):
-        monkeypatch.delenv(k, raising=False)
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
 
     def run(*args: str, code: int = 0) -> str:
-        capsys.readouterr()
-        got = main(list(args))
-        out, err = capsys.readouterr()
-        assert got == code, (args, got, out[-2000:], err[-2000:])
-        return out
+        return swr_cli(*args, env=env, unset=UNSET, code=code).stdout
 
     def proc(*args: str, code: int = 0) -> subprocess.CompletedProcess:
-        p = subprocess.run([sys.executable, "-m", "swr", *args], cwd=tmp_path, env={**os.environ, **env},
+        p = subprocess.run([sys.executable, "-m", "swr", *args], cwd=tmp_path,
+                           env={**{k: v for k, v in os.environ.items() if k not in UNSET}, **env},
                            capture_output=True, text=True, timeout=300)
         assert p.returncode == code, (args, p.returncode, p.stdout[-2000:], p.stderr[-2000:])
         return p
@@ -137,7 +134,11 @@ def test_index_list_ask_verify_delete_round_trip(cli, tmp_path, monkeypatch):
     assert out["claims"] == 2 and [r["claim"] for r in out["results"]] == claims.read_text().splitlines()
     assert out["results"][0]["verdict"] == "supported"
     assert out["supported"] == sum(r["verdict"] == "supported" for r in out["results"])
-    assert cli.json("verify", "--file", str(tmp_path / "none.txt"), "--kb", "manuals", code=1)["error"]
+    # the entry point itself: an error is ONE JSON document {"error": ...} on stdout, exit status 1,
+    # and the readable line on stderr
+    p = cli.proc("verify", "--file", str(tmp_path / "none.txt"), "--kb", "manuals", "--json", code=1)
+    assert json.loads(p.stdout)["error"]["message"] == f"No claims file at {tmp_path / 'none.txt'}."
+    assert "error: No claims file at " in p.stderr and "error: " not in p.stdout
 
     # delete --doc, then delete --kb
     gone = doc_of["notes.txt"]

@@ -3,9 +3,6 @@ history, `Engine.ask(history=...)` and `ask --history FILE --json`."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -117,26 +114,23 @@ def test_engine_ask_with_history_searches_the_standalone_question(e5_engine):
     assert alone.standalone_question == "那E2呢？" and alone.condense == {"method": METHOD_NONE}
 
 
-def test_cli_ask_history_json(tmp_path):
+def test_cli_ask_history_json(tmp_path, swr_cli):
     hist = tmp_path / "history.json"
     hist.write_text(json.dumps(E4, ensure_ascii=False), encoding="utf-8")
-    env = dict(os.environ, SWR_HOME=str(tmp_path / "home"), SWR_SECRETS=str(tmp_path / "none.toml"),
-               SWR_LLM_GGUF="", HF_HUB_OFFLINE="1")
-    for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL"):
-        env.pop(key, None)
-    run = lambda *a: subprocess.run([sys.executable, "-m", "swr", *a], cwd=ROOT, env=env, capture_output=True,
-                                    text=True, timeout=600)
+    env = {"SWR_HOME": str(tmp_path / "home"), "SWR_SECRETS": str(tmp_path / "none.toml"), "SWR_LLM_GGUF": "",
+           "HF_HUB_OFFLINE": "1"}
+    run = lambda *a: swr_cli(*a, env=env, unset=("OPENAI_BASE_URL", "OPENAI_API_KEY", "SWR_LLM_MODEL"), code=None)
     kb = [str(ROOT / "samples" / "kb" / f) for f in ("rice_cooker_manual_zh.md", "kettle_manual_zh.md")]
-    assert run("index", *kb, "--kb", "sample", "--json").returncode == 0
+    assert run("index", *kb, "--kb", "sample", "--json").code == 0
     out = run("ask", "那E2呢？", "--kb", "sample", "--history", str(hist), "--json", "--window-size", "1")
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["standalone_question"] == "电饭煲显示E2是什么意思？" and d["question"] == "那E2呢？"
     assert any("顶部传感器开路" in p["text"] for p in d["passages"])
     bad = tmp_path / "bad.json"
     bad.write_text("[{\"role\": \"user\"}]", encoding="utf-8")
     out = run("ask", "那E2呢？", "--kb", "sample", "--history", str(bad), "--json")
-    assert out.returncode == 1 and json.loads(out.stdout)["error"]["kind"] == "bad_request"
+    assert out.code == 1 and json.loads(out.stdout)["error"]["kind"] == "bad_request"
 
 
 def test_an_llm_echoing_the_previous_question_is_refused(fake_llm):  # noqa: F811

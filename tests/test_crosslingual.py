@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -179,16 +177,14 @@ def test_llm_translation_is_used_and_its_failure_falls_back(fake_llm):  # noqa: 
     assert how == "dictionary" and "电饭煲" in out
 
 
-def test_cli_ask_json_shows_via(tmp_path):
-    env = dict(os.environ, SWR_HOME=str(tmp_path / "home"), HF_HUB_OFFLINE="1")
-    env.pop("OPENAI_BASE_URL", None)
-    run = lambda *a: subprocess.run([sys.executable, "-m", "swr", *a], cwd=ROOT, env=env, capture_output=True,
-                                    text=True, timeout=900)
+def test_cli_ask_json_shows_via(tmp_path, swr_cli):
+    env = {"SWR_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1"}
+    run = lambda *a: swr_cli(*a, env=env, unset=("OPENAI_BASE_URL",), code=None)
     files = [str(ROOT / "samples" / "kb" / n) for n in ("air_fryer_manual_en.md", "kettle_manual_zh.md")]
     out = run("index", *files, "--kb", "two", "--json")
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.stderr
     out = run("ask", "空气炸锅显示E2是什么意思？", "--kb", "two", "--json")
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.stderr
     d = json.loads(out.stdout)
     hits = [h for p in d["passages"] for h in p["hits"]]
     assert any("fan fault" in h["sentence"].lower() and h["via"] for h in hits), hits

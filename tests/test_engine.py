@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -195,29 +194,26 @@ def test_llm_down_still_returns_the_evidence(settings):
     assert r.passages
 
 
-def test_cli_index_then_ask_json_on_a_squad_article(tmp_path):
+def test_cli_index_then_ask_json_on_a_squad_article(tmp_path, swr_cli):
     docs, qs = load_squad(ROOT / "tests" / "data" / "squad_amazon_rainforest.json")
     f = tmp_path / docs[0][0]
     f.write_text(docs[0][1], encoding="utf-8")
-    env = dict(os.environ, SWR_HOME=str(tmp_path / "home"), SWR_EMBED_MODEL="all-MiniLM-L6-v2",
-               HF_HUB_OFFLINE="1")
-    env.pop("OPENAI_BASE_URL", None)
-    run = lambda *a: subprocess.run([sys.executable, "-m", "swr", *a], cwd=ROOT, env=env, capture_output=True,
-                                    text=True, timeout=600)
+    env = {"SWR_HOME": str(tmp_path / "home"), "SWR_EMBED_MODEL": "all-MiniLM-L6-v2", "HF_HUB_OFFLINE": "1"}
+    run = lambda *a: swr_cli(*a, env=env, unset=("OPENAI_BASE_URL",), code=None)
     out = run("index", str(f), "--kb", "amazon", "--json")
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.stderr
     idx = json.loads(out.stdout)
     assert idx["indexed"] == 1 and idx["embedding"]["runtime"] == "torch"
     q = qs[0]
     out = run("ask", q.question, "--kb", "amazon", "--json", "--top-k", "3", "--window-size", "2")
-    assert out.returncode == 0, out.stderr
+    assert out.code == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["answer_kind"] == "extractive" and d["settings"]["top_k"] == 3
     assert any(_norm(a) in _norm(" ".join(p["text"] for p in d["passages"])) for a in q.answers)
     h = d["passages"][0]["hits"][0]
     assert {"sentence", "i", "score", "start", "end", "dense_rank", "sparse_rank"} <= set(h)
     out = run("ask", "x", "--kb", "missing", "--json")
-    assert out.returncode == 1 and json.loads(out.stdout)["error"]["kind"] == "not_found"
+    assert out.code == 1 and json.loads(out.stdout)["error"]["kind"] == "not_found"
 
 
 def test_sparse_and_hybrid_find_a_model_number_question_at_least_as_high_as_dense(e5_engine):

