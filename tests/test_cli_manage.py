@@ -156,3 +156,34 @@ def test_index_list_ask_verify_delete_round_trip(cli, tmp_path, monkeypatch):
     assert "manuals" not in {k["kb"] for k in cli.json("kbs")["kbs"]}
     out = cli.json("ask", q, "--kb", "manuals", code=1)
     assert out["error"]["kind"] == "not_found"
+
+
+class _FailingEngine:
+    """A stand-in engine whose calls fail the way a missing knowledge base does; records its closing."""
+
+    closed = 0
+
+    def close(self):
+        self.closed += 1
+
+    def _missing(self, *args, **kw):
+        from swr.core.errors import SwrError
+
+        raise SwrError("No knowledge base 'nope'.")
+
+    kbs = delete_kb = delete_doc = index_files = _missing
+
+
+@pytest.mark.parametrize("command", ["kbs", "delete"])
+def test_a_failed_command_releases_the_store(command, monkeypatch):
+    """kbs and delete close their engine when they fail too: a server, or the next command of the
+    same process (the app's command line, a test), opens the store after them."""
+    import swr.cli.main as cli_main
+    from swr.core.errors import SwrError
+
+    eng = _FailingEngine()
+    monkeypatch.setattr(cli_main, "_engine", lambda: eng)
+    args = cli_main._parser().parse_args(["kbs"] if command == "kbs" else ["delete", "--kb", "nope"])
+    with pytest.raises(SwrError):
+        {"kbs": cli_main.cmd_kbs, "delete": cli_main.cmd_delete}[command](args)
+    assert eng.closed == 1

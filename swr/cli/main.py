@@ -113,26 +113,31 @@ def cmd_check(a, eng=None) -> dict:
 
 def cmd_kbs(a, eng=None) -> dict:
     own, eng = eng is None, eng or _engine()
-    out = eng.kbs()
-    for kb in out:
-        pub = eng.published(kb["kb"])
-        kb["published_version"] = pub.version if pub else None
-    if a.docs:
+    try:
+        out = eng.kbs()
         for kb in out:
-            kb["docs"] = [d.to_dict() for d in eng.docs(kb["kb"])]
-    if own:
-        eng.close()
+            pub = eng.published(kb["kb"])
+            kb["published_version"] = pub.version if pub else None
+        if a.docs:
+            for kb in out:
+                kb["docs"] = [d.to_dict() for d in eng.docs(kb["kb"])]
+    finally:  # an error too releases the store (a server or the next command in this process opens it)
+        if own:
+            eng.close()
     return {"kbs": out}
 
 
 def cmd_delete(a) -> dict:
     eng = _engine()
-    if a.doc:
-        n = eng.delete_doc(a.kb, a.doc, trash=not a.purge)
-    else:
-        n = eng.delete_kb(a.kb, trash=not a.purge)
-    entry = None if a.purge else next((e for e in eng.trash.entries() if e.kb == a.kb and e.doc_id == a.doc), None)
-    eng.close()
+    try:
+        if a.doc:
+            n = eng.delete_doc(a.kb, a.doc, trash=not a.purge)
+        else:
+            n = eng.delete_kb(a.kb, trash=not a.purge)
+        entry = None if a.purge else next((e for e in eng.trash.entries() if e.kb == a.kb and e.doc_id == a.doc),
+                                          None)
+    finally:  # a missing knowledge base or document too releases the store
+        eng.close()
     return {"kb": a.kb, "doc": a.doc, "deleted_sentences": n, "trash": entry.to_dict() if entry else None}
 
 
@@ -216,23 +221,25 @@ def cmd_eval(a) -> dict:
             bar.set_description(f"{label}{where}")
         bar.update(e["done"] - bar.n)  # respects mininterval, unlike refresh()
 
-    indexed = []
-    files = [(n, t.encode("utf-8")) for n, t in docs] + list(_expand(a.docs))
-    if files:
-        indexed = eng.index_files(a.kb, files, progress=progress)
-        bad = [r for r in indexed if not r.ok]
-        if bad:
-            print(f"warning: {len(bad)} document(s) could not be indexed: "
-                  + "; ".join(r.error["message"] for r in bad[:3]), file=sys.stderr)
-    t_index = time.perf_counter() - t0
-    rows = ev.sweep(eng, a.kb, questions, windows=windows, top_ks=top_ks, modes=modes, chunk_sizes=chunk_sizes,
-                    chunk_overlap=a.chunk_overlap, progress=progress, params=eval_params(eng.default_params, a),
-                    window_modes=window_modes, budgets=budgets)
-    bar.close()
-    table = ev.budget_table(rows, budgets)
-    info = eng.embedder.info()
-    n_docs = len(docs) if docs else len([d for d in eng.docs(a.kb) if d.complete])
-    eng.close()
+    try:
+        indexed = []
+        files = [(n, t.encode("utf-8")) for n, t in docs] + list(_expand(a.docs))
+        if files:
+            indexed = eng.index_files(a.kb, files, progress=progress)
+            bad = [r for r in indexed if not r.ok]
+            if bad:
+                print(f"warning: {len(bad)} document(s) could not be indexed: "
+                      + "; ".join(r.error["message"] for r in bad[:3]), file=sys.stderr)
+        t_index = time.perf_counter() - t0
+        rows = ev.sweep(eng, a.kb, questions, windows=windows, top_ks=top_ks, modes=modes, chunk_sizes=chunk_sizes,
+                        chunk_overlap=a.chunk_overlap, progress=progress, params=eval_params(eng.default_params, a),
+                        window_modes=window_modes, budgets=budgets)
+        bar.close()
+        table = ev.budget_table(rows, budgets)
+        info = eng.embedder.info()
+        n_docs = len(docs) if docs else len([d for d in eng.docs(a.kb) if d.complete])
+    finally:  # a failed sweep too releases the store
+        eng.close()
     out = ev.rows_to_json(rows, table, questions=len(questions), documents=n_docs, kb=a.kb,
                           question_set=str(a.questions), format=fmt, chunk_overlap=a.chunk_overlap,
                           embedding={"model": info["model"], "runtime": info["runtime"]},
