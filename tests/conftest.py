@@ -66,6 +66,23 @@ class FakeEmbedder(Embedder):
         return out
 
 
+@pytest.fixture(scope="session", autouse=True)
+def components_scanned_once():
+    """Streamlit scans every installed distribution's metadata for v2 components on each new
+    ``AppTest``'s first run (a server does it once, at start): about 0.16 s a page test, over half of
+    tests/test_access_property.py's time. The installed packages do not change during the run, so
+    the scan runs once and each test's app registers the same manifests it found."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # a Streamlit without v2 components: nothing to share
+        yield
+        return
+    found = manifest_scanner.scan_component_manifests()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(manifest_scanner, "scan_component_manifests", lambda max_workers=None: list(found))
+        yield
+
+
 @pytest.fixture
 def settings(tmp_path) -> Settings:
     """Settings isolated in a temp SWR_HOME, no LLM, no secrets file."""

@@ -39,24 +39,7 @@ _RUN = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
-def components_scanned_once():
-    """Streamlit scans every installed distribution's metadata for v2 components on each new
-    ``AppTest``'s first run (a server does it once, at start): about 0.16 s an example, over half of
-    this test's time. The installed packages do not change during the run, so the scan runs once
-    and each example's app registers the same manifests it found."""
-    try:
-        from streamlit.components.v2 import manifest_scanner
-    except ImportError:  # a Streamlit without v2 components: nothing to share
-        yield
-        return
-    found = manifest_scanner.scan_component_manifests()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(manifest_scanner, "scan_component_manifests", lambda max_workers=None: list(found))
-        yield
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, request, components_scanned_once):
+def world(tmp_path_factory, request):
     from swr.app import base as ui
     from swr.engine import Engine
     from swr.manage.access import users as users_mod
