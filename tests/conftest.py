@@ -9,6 +9,7 @@ import io
 import json
 import logging
 import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,6 +209,24 @@ def _cli_process(env: dict, unset, stdin: str):
             eng.close()
 
 
+CLI_TIMEOUT_S = 300  # one command at most, as the subprocess's timeout was: a hang fails its test, not the run
+
+
+@contextlib.contextmanager
+def _alarm(seconds: int, args):
+    """A command that runs past ``seconds`` fails its test (SIGALRM; pytest runs tests in the main thread)."""
+    def expired(signum, frame):
+        raise TimeoutError(f"swr {' '.join(map(str, args))} ran past {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.fixture
 def swr_cli(capfd):
     """``swr_cli(*args, env={...}, unset=(...), stdin="", code=0) -> CliRun``: the command line,
@@ -220,9 +239,10 @@ def swr_cli(capfd):
     real ``python -m swr`` subprocess for the entry point itself."""
     from swr.cli.main import main
 
-    def run(*args: str, env: dict | None = None, unset=(), stdin: str = "", code: int | None = 0) -> CliRun:
+    def run(*args: str, env: dict | None = None, unset=(), stdin: str = "", code: int | None = 0,
+            timeout_s: int = CLI_TIMEOUT_S) -> CliRun:
         capfd.readouterr()  # what the test printed before is not this command's
-        with _cli_process(env or {}, unset, stdin):
+        with _cli_process(env or {}, unset, stdin), _alarm(timeout_s, args):
             try:
                 got = main([str(a) for a in args])
             except SystemExit as exc:  # the parser's usage errors (status 2), as a process exits
