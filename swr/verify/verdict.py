@@ -27,7 +27,7 @@ Thresholds are cosines of the embedding model (query prefix for the claim, passa
 the window), never fused retrieval scores: DBSF and RRF scores are relative to each query's
 result list and mean nothing across queries. They were set on the sample manuals and the dev
 half of ``bench/verdicts.py`` (labelled claims from SQuAD and CMRC 2018 articles) and are reported
-on both halves (``bench/README.md``, section 8b "Verdicts").
+on both halves (``bench/README.md``, "``verdicts.py``").
 """
 from __future__ import annotations
 
