@@ -18,6 +18,7 @@ if not DATA.is_dir():
     DATA = Path("/work/shared/data")
 OWN = ROOT / "bench" / "data" / "emanual_own_questions.csv"
 FAQ = ROOT / "bench" / "data" / "faq_bilingual"
+FAQ2 = ROOT / "bench" / "data" / "faq_bilingual2"  # a second brand and two other products
 HELPZH = ROOT / "bench" / "data" / "helpcentre_zh"
 CHITCHAT = ["How are you today?", "What's the weather like tomorrow?", "Tell me a joke.",
             "Who won the World Cup in 2018?", "今天天气怎么样？", "你叫什么名字？", "给我讲个笑话吧。",
@@ -102,12 +103,13 @@ def distractors(n: int, seed: int = 0) -> list[tuple[str, str]]:
             + [(f"cm{k:04d}.zh.txt", t) for k, t in enumerate(rng.sample(zh, min(n, len(zh))))])
 
 
-def faq():
-    """(docs, answerable questions, off-domain questions) of the bilingual product FAQ; every
-    answer string must occur verbatim in its page."""
-    docs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted((FAQ / "pages").glob("*.md"))]
+def faq(folder: Path | None = None):
+    """(docs, answerable questions, off-domain questions) of a bilingual product FAQ (``folder``,
+    default :data:`FAQ`); every answer string must occur verbatim in its page."""
+    folder = folder or FAQ
+    docs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted((folder / "pages").glob("*.md"))]
     text = dict(docs)
-    qs = json.loads((FAQ / "questions.json").read_text(encoding="utf-8"))
+    qs = json.loads((folder / "questions.json").read_text(encoding="utf-8"))
     bad = [(q["q"], a) for q in qs if q["kind"] != "off" for a in q["answers"] if a not in text.get(q["doc"], "")]
     if bad:
         raise ValueError(f"answers not in their page: {bad}")

@@ -39,7 +39,9 @@ CC BY-NC: evaluation only). Parts:
     Chinese) as the KB ``faq_bi``, its 120 questions (30 a cell) asked with cross-lingual search
     off and on as in (a), then right answers refused (same / cross) and its 20 off-domain
     questions refused, with the first deciding rule of each refusal and the refused right answers
-    listed (question, rule, reason).
+    listed (question, rule, reason). ``faq2``: the same for bench/data/faq_bilingual2/ (another
+    fictional brand and two other products, 40 pages, 80 questions, 20 a cell) as ``faq_bi2``,
+    written after the fusion's rules were calibrated: a check, not a target.
 (f) ``helpzh``: bench/data/helpcentre_zh/ (an original Chinese help centre of a fictional
     appliance brand: 40 articles of paragraphs, steps, lists and tables; 180 questions typed as
     customers type them, each answer 2-4 whole sentences, rows or items, 97 characters on
@@ -67,6 +69,7 @@ from pathlib import Path
 from intervals import wilson
 from real_data import (
     FAQ,
+    FAQ2,
     HELPZH,
     OTHER_PRODUCTS,
     ROOT,
@@ -199,13 +202,14 @@ def part_other_language(eng, kb: str, qs: list[dict], title: str, key: str, line
         f"{k} {v}" for k, v in Counter(r["rule"] for r in hit if not r["answerable"]).most_common()))
 
 
-def part_faq(eng, lines: list[str], store: dict) -> None:
-    """The bilingual FAQ: hit rates as :func:`part_mixed` (every question), then its refusals."""
-    docs, qs, off = faq()
-    part_mixed(eng, "faq_bi", docs, qs, len(qs), lines, store)
-    res = store["faq_bi"]
-    res["off_domain"] = {m: ask_all(eng, "faq_bi", off, m == "on") for m in ("off", "on")}
-    lines += ["\n### faq_bi: refusals at the defaults (no LLM)", "",
+def part_faq(eng, lines: list[str], store: dict, name: str = "faq_bi", folder=None) -> None:
+    """A bilingual FAQ (``folder``, default bench/data/faq_bilingual/) as the KB ``name``: hit rates
+    as :func:`part_mixed` (every question), then its refusals."""
+    docs, qs, off = faq(folder)
+    part_mixed(eng, name, docs, qs, len(qs), lines, store)
+    res = store[name]
+    res["off_domain"] = {m: ask_all(eng, name, off, m == "on") for m in ("off", "on")}
+    lines += [f"\n### {name}: refusals at the defaults (no LLM)", "",
               "| what | SWR_CROSSLINGUAL=off | on |", "|---|---|---|"]
     for label, kinds, langs in (("right answers refused: same language", ("same",), ("en", "zh")),
                                 ("right answers refused: cross language", ("cross",), ("en", "zh")),
@@ -353,6 +357,8 @@ def main() -> None:
         part_mixed(eng, "xquad_wide", docs + distractors(args.distract, args.seed), qs, args.n, lines, store)
     if "faq" in args.parts:
         part_faq(eng, lines, store)
+    if "faq2" in args.parts:
+        part_faq(eng, lines, store, "faq_bi2", FAQ2)
     qs_em = None
     if "emanual" in args.parts or "refusals" in args.parts or "windows" in args.parts:
         docs_em, qs_em = emanual()

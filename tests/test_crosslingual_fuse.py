@@ -128,20 +128,28 @@ def test_subject_documents_still_compete_in_their_own_list():
     assert out[0].trace == [XlRule.SUBJECT.value]
 
 
-def test_a_named_products_sentence_is_passed_only_by_a_higher_list_score():
-    # the sample manuals, "电热水壶第一次使用前要做什么？": the kettle's answer (1.58 + the subject bonus)
-    # stays above the rice cooker's English "BEFORE FIRST USE" (1.77), however probable the
-    # calibrated comparison finds the latter; a sentence scoring higher does pass it
-    def run(named_score):
+def test_a_named_products_sentence_is_not_passed_by_another_languages_score():
+    # the sample manuals, "电热水壶第一次使用前要做什么？": the kettle's answer stays above the rice
+    # cooker's English "BEFORE FIRST USE", whatever the English lists' scores (normalised within each
+    # list, they do not compare across languages: a titled FAQ lost same-language answers so);
+    # with subject_passed_by_score a higher list score passes it
+    from dataclasses import replace
+
+    def run(named_score, **rules):
         named = _hit("k", 5, "5. 电热水壶第一次使用前，请将壶内装满水至MAX刻度，煮沸后倒掉。", named_score, "zh", 0.80)
         head_ll = _hit("r", 7, "BEFORE FIRST USE\n", 1.2, "en", 0.86)
         head_tr = _hit("r", 7, "BEFORE FIRST USE\n", 1.77, "en", 0.95, 10.0)
         out = fuse([(None, []), ("lang-list", [head_ll]), ("translation", [head_tr]), (None, [named], True)],
-                   top_k=2, weights={"k.txt": 1.0}, bonus=0.5, qlang="zh")
+                   top_k=2, weights={"k.txt": 1.0}, bonus=0.5, qlang="zh",
+                   rules=replace(CrossLingualRules(), **rules))
         return [h.sentence.doc_id for h in out], out
-    docs, out = run(1.58)
+    for score in (1.58, 1.0):
+        docs, out = run(score)
+        assert docs == ["k", "r"] and out[0].trace == [XlRule.SUBJECT.value]
+        assert XlRule.FOREIGN_AFTER.value in out[1].trace
+    docs, out = run(1.58, subject_passed_by_score=True)
     assert docs == ["k", "r"] and out[0].trace == [XlRule.SUBJECT.value]
-    docs, out = run(1.0)
+    docs, out = run(1.0, subject_passed_by_score=True)
     assert docs == ["r", "k"] and f"{XlRule.FOREIGN_ENTERS.value}:score" in out[0].trace
 
 

@@ -1,4 +1,5 @@
-"""The bilingual FAQ set (bench/data/faq_bilingual/): its shape, and every answer verbatim in its page."""
+"""The bilingual FAQ sets (bench/data/faq_bilingual/ and faq_bilingual2/): their shape, and every answer
+verbatim in its page."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FAQ = ROOT / "bench" / "data" / "faq_bilingual"
+FAQ2 = ROOT / "bench" / "data" / "faq_bilingual2"
+# (folder, pages, answerable questions a cell)
+SETS = [(FAQ, 60, 30), (FAQ2, 40, 20)]
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -23,11 +27,14 @@ def real_data():
     return real_data
 
 
-def test_every_answer_is_verbatim_in_its_page(real_data):
-    docs, qs, off = real_data.faq()
-    assert len(docs) == 60 and len(qs) == 120 and len(off) == 20
+@pytest.mark.parametrize("folder,pages,per_cell", SETS, ids=["faq_bilingual", "faq_bilingual2"])
+def test_every_answer_is_verbatim_in_its_page(real_data, folder, pages, per_cell):
+    docs, qs, off = real_data.faq(folder)
+    assert len(docs) == pages and len(qs) == 4 * per_cell and len(off) == 20
     cells = Counter((q["kind"], q["lang"]) for q in qs)
-    assert cells == {("same", "en"): 30, ("same", "zh"): 30, ("cross", "en"): 30, ("cross", "zh"): 30}
+    assert cells == {("same", "en"): per_cell, ("same", "zh"): per_cell, ("cross", "en"): per_cell,
+                     ("cross", "zh"): per_cell}
+    assert {q["doc"] for q in qs} == {name for name, _ in docs}  # every page is asked about
     for q in qs:
         page_lang = q["doc"][:2]
         assert (q["lang"] == page_lang) == (q["kind"] == "same"), q
@@ -35,8 +42,9 @@ def test_every_answer_is_verbatim_in_its_page(real_data):
     assert Counter(q["lang"] for q in off) == {"en": 10, "zh": 10}
 
 
-def test_pages_are_one_language_each():
-    for p in sorted((FAQ / "pages").glob("*.md")):
+@pytest.mark.parametrize("folder", [f for f, _, _ in SETS], ids=["faq_bilingual", "faq_bilingual2"])
+def test_pages_are_one_language_each(folder):
+    for p in sorted((folder / "pages").glob("*.md")):
         han = len(HAN.findall(p.read_text(encoding="utf-8")))
         assert (han == 0) if p.name.startswith("en") else han > 40, p.name
 

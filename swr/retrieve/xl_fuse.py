@@ -117,11 +117,12 @@ def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules) -> tuple[flo
     return _p(rules.foreign_weights, x), trace
 
 
-def _merge(primary: list[tuple], others: list[tuple], margin: float) -> list[tuple]:
+def _merge(primary: list[tuple], others: list[tuple], margin: float, by_score: bool = False) -> list[tuple]:
     """Primary (question language, subject documents) in their order; each other-language
     candidate (best probability first) goes above the first question-language one it beats by
-    ``margin``, and above a named document's sentence whose score (list score plus the subject
-    bonus, as the sample manuals were tuned) is lower than its own."""
+    ``margin``; never above a named document's sentence, unless ``by_score`` (its score, the list
+    score plus the subject bonus, higher than that sentence's: lists' scores do not compare across
+    languages, CrossLingualRules.subject_passed_by_score)."""
     out, rest, floor = [], list(others), 1.0
 
     def enter(passes, why: Callable) -> None:
@@ -131,8 +132,9 @@ def _merge(primary: list[tuple], others: list[tuple], margin: float) -> list[tup
         rest = [t for t in rest if not passes(t)]
 
     for p, c, trace in primary:
-        if p is None:  # a named document's sentence: passed only by a higher list score (plus bonus)
-            enter(lambda t, c=c: t[1].score > c.score, lambda p: "score")
+        if p is None:  # a named document's sentence: the named product's text first
+            if by_score:
+                enter(lambda t, c=c: t[1].score > c.score, lambda p: "score")
         else:
             floor = min(floor, p)
             enter(lambda t, f=floor: t[0] > f + margin, lambda p, f=floor: f"{p:.2f}>{f:.2f}+{margin:g}")
@@ -175,7 +177,7 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
             others.append((p, c, trace))
     primary.sort(key=lambda t: (-t[1].score, t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
-    merged = _merge(primary, others, rules.margin)
+    merged = _merge(primary, others, rules.margin, rules.subject_passed_by_score)
     # the other language's most probable sentence, when both its lists rank it high too (rules.agreed_rank)
     agreed = others[0][1] if rules.agreed_kept and others and _high_in_both(others[0][1], rules.agreed_rank) \
         else None
