@@ -131,8 +131,8 @@ def test_subject_documents_still_compete_in_their_own_list():
 def test_a_named_products_sentence_is_not_passed_by_another_languages_score():
     # the sample manuals, "电热水壶第一次使用前要做什么？": the kettle's answer stays above the rice
     # cooker's English "BEFORE FIRST USE", whatever the English lists' scores (normalised within each
-    # list, they do not compare across languages: a titled FAQ lost same-language answers so);
-    # with subject_passed_by_score a higher list score passes it
+    # list, they do not compare across languages: a titled FAQ lost same-language answers so) with
+    # subject_passed_by_score off; with it on (the default) a higher list score passes it
     from dataclasses import replace
 
     def run(named_score, **rules):
@@ -144,12 +144,12 @@ def test_a_named_products_sentence_is_not_passed_by_another_languages_score():
                    rules=replace(CrossLingualRules(), **rules))
         return [h.sentence.doc_id for h in out], out
     for score in (1.58, 1.0):
-        docs, out = run(score)
+        docs, out = run(score, subject_passed_by_score=False)
         assert docs == ["k", "r"] and out[0].trace == [XlRule.SUBJECT.value]
         assert XlRule.FOREIGN_AFTER.value in out[1].trace
-    docs, out = run(1.58, subject_passed_by_score=True)
+    docs, out = run(1.58)  # the default: a higher list score passes it
     assert docs == ["k", "r"] and out[0].trace == [XlRule.SUBJECT.value]
-    docs, out = run(1.0, subject_passed_by_score=True)
+    docs, out = run(1.0)
     assert docs == ["r", "k"] and f"{XlRule.FOREIGN_ENTERS.value}:score" in out[0].trace
 
 
