@@ -117,7 +117,7 @@ def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules) -> tuple[flo
     return _p(rules.foreign_weights, x), trace
 
 
-def _merge(primary: list[tuple], others: list[tuple], margin: float, by_score: bool = False) -> list[tuple]:
+def _merge(primary: list[tuple], others: list[tuple], margin: float, by_score: bool = True) -> list[tuple]:
     """Primary (question language, subject documents) in their order; each other-language
     candidate (best probability first) goes above the first question-language one it beats by
     ``margin``; never above a named document's sentence, unless ``by_score`` (its score, the list
