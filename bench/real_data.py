@@ -51,19 +51,8 @@ def bipar(n_passages: int, seed: int = 0):
         by.setdefault(e["title"], {})[lang] = p
     titles = sorted(t for t, v in by.items() if len(v) == 2)
     random.Random(seed).shuffle(titles)
-    docs, qs = [], []
-    for k, t in enumerate(titles[:n_passages]):
-        lang = "en" if k % 2 == 0 else "zh"
-        name = f"bp{k:03d}.{lang}.txt"
-        docs.append((name, by[t][lang]["context"]))
-        gold = {re.sub(r"_(EN|ZH)$", "", qa["id"]): [a["text"] for a in qa["answers"]] for qa in by[t][lang]["qas"]}
-        for qlang in ("en", "zh"):
-            for qa in by[t][qlang]["qas"]:
-                answers = gold.get(re.sub(r"_(EN|ZH)$", "", qa["id"]))
-                if answers:
-                    qs.append({"q": qa["question"], "lang": qlang, "kind": "same" if qlang == lang else "cross",
-                               "doc": name, "answers": answers})
-    return docs, qs
+    return _arranged([(lambda lang, k=k: f"bp{k:03d}.{lang}.txt", by[t]) for k, t in enumerate(titles[:n_passages])],
+                     lambda qa: re.sub(r"_(EN|ZH)$", "", qa["id"]))
 
 
 def xquad(n_paras: int, seed: int = 0):
@@ -73,17 +62,22 @@ def xquad(n_paras: int, seed: int = 0):
     paras = {lang: [p for a in data[lang] for p in a["paragraphs"]] for lang in data}
     order = list(range(len(paras["en"])))
     random.Random(seed).shuffle(order)
+    return _arranged([(lambda lang, p=p: f"xq{p:03d}.{lang}.txt", {lang: paras[lang][p] for lang in paras})
+                      for p in order[:n_paras]], lambda qa: qa["id"])
+
+
+def _arranged(pairs: list, key) -> tuple[list, list]:
+    """(docs, questions) of a mixed KB from parallel passages ``(name_of(lang), {lang: paragraph})``:
+    every other one indexed in English, the rest in Chinese; each question of either language whose
+    ``key`` has answers in the indexed copy, "same" in its language, "cross" in the other."""
     docs, qs = [], []
-    for k, p in enumerate(order[:n_paras]):
+    for k, (name_of, pair) in enumerate(pairs):
         lang = "en" if k % 2 == 0 else "zh"
-        name = f"xq{p:03d}.{lang}.txt"
-        docs.append((name, paras[lang][p]["context"]))
-        gold = {qa["id"]: [a["text"] for a in qa["answers"]] for qa in paras[lang][p]["qas"]}
-        for qlang in ("en", "zh"):
-            for qa in paras[qlang][p]["qas"]:
-                if gold.get(qa["id"]):
-                    qs.append({"q": qa["question"], "lang": qlang, "kind": "same" if qlang == lang else "cross",
-                               "doc": name, "answers": gold[qa["id"]]})
+        name = name_of(lang)
+        docs.append((name, pair[lang]["context"]))
+        gold = {key(qa): [a["text"] for a in qa["answers"]] for qa in pair[lang]["qas"]}
+        qs += [{"q": qa["question"], "lang": qlang, "kind": "same" if qlang == lang else "cross", "doc": name,
+                "answers": gold[key(qa)]} for qlang in ("en", "zh") for qa in pair[qlang]["qas"] if gold.get(key(qa))]
     return docs, qs
 
 

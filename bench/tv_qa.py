@@ -27,7 +27,6 @@ from pathlib import Path
 
 import real_data
 import real_kbs
-from intervals import wilson
 
 PAIR = re.compile(r'"Section Hierarchy"\s*:\s*"(.*?)"\s*,\s*"Link"\s*:\s*"(.*?)"\s*,\s*"Question"\s*:\s*"(.*?)"'
                   r'\s*,\s*"Answer"\s*:\s*"(.*?)"\s*\}', re.S)
@@ -62,13 +61,6 @@ def questions() -> list[dict]:
     return out
 
 
-def rate(xs: list[bool]) -> str:
-    if not xs:
-        return "–"
-    lo, hi = wilson(sum(xs), len(xs))
-    return f"{sum(xs) / len(xs):.3f} [{lo:.2f}, {hi:.2f}] n={len(xs)}"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", default=str(real_kbs.ROOT / "bench" / "out" / "real_kbs_home"))
@@ -87,7 +79,8 @@ def main() -> None:
     for kind in ("normal", "paraphrased", "compound", "all"):
         sub = [r for r in res if kind in ("all", r["kind"])]
         hit = [r for r in sub if r["hit"]]
-        lines.append(f"| {kind} | {rate([r['hit'] for r in sub])} | {rate([not r['answerable'] for r in hit])} |")
+        lines.append(f"| {kind} | {real_kbs.rate([r['hit'] for r in sub])} | "
+                     f"{real_kbs.rate([not r['answerable'] for r in hit])} |")
     lines.append("\nrules that refused right answers: " + ", ".join(
         f"{k} {v}" for k, v in Counter(r["rule"] for r in res if r["hit"] and not r["answerable"]).most_common()))
     store = {"defaults": res}
