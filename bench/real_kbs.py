@@ -41,7 +41,9 @@ CC BY-NC: evaluation only). Parts:
     questions refused, with the first deciding rule of each refusal and the refused right answers
     listed (question, rule, reason). ``faq2``: the same for bench/data/faq_bilingual2/ (another
     fictional brand and two other products, 40 pages, 80 questions, 20 a cell) as ``faq_bi2``,
-    written after the fusion's rules were calibrated: a check, not a target.
+    written after the fusion's rules were calibrated: a check, not a target. ``faq3``: a third
+    (bench/data/faq_bilingual3/: a robot vacuum and earbuds, 50 pages, 80 questions) as ``faq_bi3``,
+    written after the second's fix, kept as a check in the same way.
 (f) ``helpzh``: bench/data/helpcentre_zh/ (an original Chinese help centre of a fictional
     appliance brand: 40 articles of paragraphs, steps, lists and tables; 180 questions typed as
     customers type them, each answer 2-4 whole sentences, rows or items, 97 characters on
@@ -70,6 +72,7 @@ from intervals import wilson
 from real_data import (
     FAQ,
     FAQ2,
+    FAQ3,
     HELPZH,
     OTHER_PRODUCTS,
     ROOT,
@@ -359,6 +362,8 @@ def main() -> None:
         part_faq(eng, lines, store)
     if "faq2" in args.parts:
         part_faq(eng, lines, store, "faq_bi2", FAQ2)
+    if "faq3" in args.parts:
+        part_faq(eng, lines, store, "faq_bi3", FAQ3)
     qs_em = None
     if "emanual" in args.parts or "refusals" in args.parts or "windows" in args.parts:
         docs_em, qs_em = emanual()

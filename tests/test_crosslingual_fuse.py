@@ -132,7 +132,7 @@ def test_a_named_products_sentence_is_not_passed_by_another_languages_score():
     # the sample manuals, "电热水壶第一次使用前要做什么？": the kettle's answer stays above the rice
     # cooker's English "BEFORE FIRST USE", whatever the English lists' scores (normalised within each
     # list, they do not compare across languages: a titled FAQ lost same-language answers so) with
-    # subject_passed_by_score off; with it on (the default) a higher list score passes it
+    # subject_passed_by_score off (the default); with it on a higher list score passes it
     from dataclasses import replace
 
     def run(named_score, **rules):
@@ -144,12 +144,12 @@ def test_a_named_products_sentence_is_not_passed_by_another_languages_score():
                    rules=replace(CrossLingualRules(), **rules))
         return [h.sentence.doc_id for h in out], out
     for score in (1.58, 1.0):
-        docs, out = run(score, subject_passed_by_score=False)
+        docs, out = run(score)
         assert docs == ["k", "r"] and out[0].trace == [XlRule.SUBJECT.value]
         assert XlRule.FOREIGN_AFTER.value in out[1].trace
-    docs, out = run(1.58)  # the default: a higher list score passes it
+    docs, out = run(1.58, subject_passed_by_score=True)  # on: a higher list score passes it
     assert docs == ["k", "r"] and out[0].trace == [XlRule.SUBJECT.value]
-    docs, out = run(1.0)
+    docs, out = run(1.0, subject_passed_by_score=True)
     assert docs == ["r", "k"] and f"{XlRule.FOREIGN_ENTERS.value}:score" in out[0].trace
 
 
@@ -344,3 +344,35 @@ def test_the_other_languages_sentence_both_its_lists_rank_first_keeps_a_place():
     assert [h.sentence.doc_id for h in fuse(_agreeing(), 1, rules=CrossLingualRules(), qlang="zh")] == ["z0"]
     few = fuse(_agreeing(own_n=1), 3, rules=CrossLingualRules(), qlang="zh")
     assert [h.sentence.doc_id for h in few][:2] == ["z0", "e1"]
+
+
+def test_the_row_of_the_asked_code_is_not_pushed_out_by_the_other_languages_rows():
+    """ "display says E21 and the motor stopped helping": the English E21 row, third in its own list,
+    lost its place to two Chinese rows of other codes the calibrated model rated higher (an original
+    bilingual FAQ). Listed beside its siblings (E13, E22), the asked code's row goes first; a model name
+    without siblings, or the rule off, leaves the order as it was."""
+    from dataclasses import replace
+
+    def run(question_codes, **rules):
+        own = [_hit("e1", 1, "When the bike detects a fault, the display shows a code.", 1.9, "en", 0.86, 5.0),
+               _hit("e2", 2, "| E22 | Battery voltage low | Charge the battery. |", 1.5, "en", 0.84, 3.0),
+               _hit("e3", 3, "| E21 | Battery temperature too high or too low | Let it warm up |", 1.4, "en", 0.83, 4.0)]
+        tr = [_hit("z1", 1, "| E13 | 控制器温度过高 | 停车休息 15 分钟 |", 1.9, "zh", 0.90, 6.0),
+              _hit("z2", 2, "冬季气温低于 0 °C 时电池无法充电，请在室内充电。", 1.8, "zh", 0.89, 5.0)]
+        out = fuse([(None, own), ("translation", tr), ("lang-list", list(tr))], top_k=3, qlang="en",
+                   rules=replace(CrossLingualRules(agreed_kept=False, own_kept=0), **rules), codes=question_codes)
+        return [h.sentence.doc_id for h in out], out
+
+    docs, out = run(("E21",))
+    assert docs[0] == "e3" and XlRule.CODE_FIRST.value in out[0].trace, [(h.sentence.doc_id, h.trace) for h in out]
+    before, _ = run(("E21",), code_first=False)
+    assert "e3" not in before, "the case the rule is for: without it the row is pushed out"
+    assert run(("KX2000",))[0] == before  # no sibling listed: nothing moves
+    assert run(())[0] == before
+
+
+def test_a_code_is_written_with_or_without_its_leading_zeros():
+    from swr.text import claims as cl
+
+    assert cl.written("F3", "| F03 | Inlet water pressure too low |") and cl.written("F03", "showing F3")
+    assert not cl.written("F3", "F30 error") and not cl.written("E2", "E20 means") and cl.written("E0", "E00")

@@ -302,3 +302,26 @@ def test_cli_eval_json_on_squad(tmp_path, swr_cli):
     p = swr_cli(*args, env=env, unset=("QDRANT_URL",), code=None)
     assert p.code == 0, p.stderr[-3000:]
     assert "| method |" in p.stdout and "budget" in p.stdout
+
+
+def test_a_cross_lingual_ranking_is_searched_at_each_top_k(fake_engine, monkeypatch):
+    """A cross-lingual fusion over several languages places sentences by the top k it fills (own_kept,
+    agreed_kept): its top 1 is not the first hit of its top 2. The sweep then searches each top_k as
+    the chat would; a plain ranking stays one search per question, its prefixes derived."""
+    from dataclasses import replace
+
+    _index(fake_engine)
+    calls, inner = [], fake_engine.retrieve
+
+    def retrieve(question, kb, params=None, **changes):
+        calls.append(changes.get("top_k", params.top_k if params else None))
+        r = inner(question, kb, params, **changes)
+        return replace(r, prefix_exact=exact)
+    monkeypatch.setattr(fake_engine, "retrieve", retrieve)
+    exact = True
+    sweep(fake_engine, "fruit", QS[:1], windows=[0], top_ks=[1, 2], modes=["sparse"], chunk_sizes=[], budgets=[])
+    assert calls == [2]
+    calls.clear()
+    exact = False
+    sweep(fake_engine, "fruit", QS[:1], windows=[0], top_ks=[1, 2], modes=["sparse"], chunk_sizes=[], budgets=[])
+    assert calls == [2, 1]

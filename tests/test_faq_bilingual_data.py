@@ -1,5 +1,5 @@
-"""The bilingual FAQ sets (bench/data/faq_bilingual/ and faq_bilingual2/): their shape, and every answer
-verbatim in its page."""
+"""The bilingual FAQ sets (bench/data/faq_bilingual/, faq_bilingual2/ and faq_bilingual3/): their shape,
+and every answer verbatim in its page."""
 from __future__ import annotations
 
 import json
@@ -13,8 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FAQ = ROOT / "bench" / "data" / "faq_bilingual"
 FAQ2 = ROOT / "bench" / "data" / "faq_bilingual2"
+FAQ3 = ROOT / "bench" / "data" / "faq_bilingual3"
 # (folder, pages, answerable questions a cell)
-SETS = [(FAQ, 60, 30), (FAQ2, 40, 20)]
+SETS = [(FAQ, 60, 30), (FAQ2, 40, 20), (FAQ3, 50, 20)]
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -27,7 +28,7 @@ def real_data():
     return real_data
 
 
-@pytest.mark.parametrize("folder,pages,per_cell", SETS, ids=["faq_bilingual", "faq_bilingual2"])
+@pytest.mark.parametrize("folder,pages,per_cell", SETS, ids=["faq_bilingual", "faq_bilingual2", "faq_bilingual3"])
 def test_every_answer_is_verbatim_in_its_page(real_data, folder, pages, per_cell):
     docs, qs, off = real_data.faq(folder)
     assert len(docs) == pages and len(qs) == 4 * per_cell and len(off) == 20
@@ -42,7 +43,7 @@ def test_every_answer_is_verbatim_in_its_page(real_data, folder, pages, per_cell
     assert Counter(q["lang"] for q in off) == {"en": 10, "zh": 10}
 
 
-@pytest.mark.parametrize("folder", [f for f, _, _ in SETS], ids=["faq_bilingual", "faq_bilingual2"])
+@pytest.mark.parametrize("folder", [f for f, _, _ in SETS], ids=["faq_bilingual", "faq_bilingual2", "faq_bilingual3"])
 def test_pages_are_one_language_each(folder):
     for p in sorted((folder / "pages").glob("*.md")):
         han = len(HAN.findall(p.read_text(encoding="utf-8")))

@@ -291,3 +291,23 @@ def test_a_number_of_another_kind_than_its_words_name_is_not_supported(user_kb):
     good = check_answer(eng, r.question, "The water tank of the DH-20 holds 3.5 litres.", r.passages, kb=kb)
     assert good.status == "supported", good
     assert cl.named_kinds("weighs 3.5 litres") == {"mass"} and not cl.named_kinds("剩余电量 20%")
+
+
+def test_a_model_name_the_passages_document_writes_is_not_a_missing_code(fake_engine):
+    """A product FAQ's page on the EB-300's display writes the model once, away from the answer; its
+    file name names it too. The question's EB300 is not "in none of the passages" then; an error code
+    the page does not list stays missing."""
+    from swr.answer.answerable_terms import code_evidence
+
+    eng = fake_engine
+    eng.index_files("faq", [("eb300_display.md", "# Display\n\nThe EB-300 has a colour display.\n\nHold the "
+                             "mode button for 3 seconds to show the firmware version.\n".encode()),
+                            ("bp48_battery.md", "# Battery\n\nHold the button for 3 seconds to show the charge.\n"
+                             .encode())])
+    ps = eng.passages(eng.retrieve("show the firmware version", "faq", top_k=1, sources=["eb300_display.md"]), 0)
+    assert ps and "EB-300" not in ps[0].text
+    assert code_evidence(eng, "EB300 怎么看固件版本？", "faq", ps).missing == ()
+    assert code_evidence(eng, "What does E9 mean on the EB300?", "faq", ps).missing == ("E9",)
+    ps = eng.passages(eng.retrieve("show the charge", "faq", top_k=1, sources=["bp48_battery.md"]), 0)
+    assert code_evidence(eng, "How do I see the BP-48 charge?", "faq", ps).missing == ()  # its file name
+    assert code_evidence(eng, "How do I see the EB300 charge?", "faq", ps).missing == ("EB300",)

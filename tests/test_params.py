@@ -21,7 +21,7 @@ from swr.core.params import (
 )
 from swr.core.settings import Settings
 from swr.engine import Engine
-from swr.evaluate import Config, context_for, probe, probe_params, sweep
+from swr.evaluate import Config, chat_ranking, context_for, probe, probe_params, sweep
 from swr.evaluate.questions import Question
 from swr.llamaindex import SentenceWindowRetriever
 from swr.store.base import SearchRequest
@@ -134,7 +134,7 @@ def test_probe_compare_and_chat_rank_alike(e5_engine):
             got = probe(eng, None, q, "sample", doc_id, i)
             assert got["retrieved"] and got["rank"] == rank, (q, doc_id, i, got["reason"])
         # and the probe's rank of the next sentences down is below top_k
-        deeper = eng.retrieve(q, "sample", top_k=p.top_k + 3).hits[p.top_k:]
+        deeper = chat_ranking(eng, q, "sample", p, p.top_k + 3)[p.top_k:]
         for r, h in enumerate(deeper, start=p.top_k + 1):
             got = probe(eng, None, q, "sample", h.sentence.doc_id, h.sentence.i)
             assert not got["retrieved"] and got["rank"] == r and got["cut_by"] == "top_k"

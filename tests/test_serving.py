@@ -256,12 +256,16 @@ def test_point_id_strings_and_sentence_payload_are_what_str_and_asdict_give():
 
 
 def test_named_documents_remembered_per_version_and_the_callers_own(fake_engine):
+    from dataclasses import replace
+
+    from swr.core.rules.answerable import DEFAULT_SUBJECTS
     from swr.retrieve.aliases import Subjects
 
     eng = fake_engine
     eng.index_files("a", [("kettle.md", b"# KX-2000 Kettle\n\nThe KX-2000 kettle boils water."),
                           ("fryer.md", b"# AF-360 Air Fryer\n\nThe AF-360 air fryer fries.")])
-    subjects = Subjects(eng.store)
+    # two-line pages, learnt as long documents are (SubjectRules.min_sentences): the cache is under test
+    subjects = Subjects(eng.store, rules=replace(DEFAULT_SUBJECTS, min_sentences=0))
     calls = []
     inner = subjects.match
     subjects.match = lambda *a, **kw: calls.append(a) or inner(*a, **kw)

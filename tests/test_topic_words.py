@@ -14,9 +14,31 @@ ARTICLES = {
 
 
 def _kb(eng):
+    """The articles indexed; they are a few lines long, so their subjects are learnt as a long
+    document's are (SubjectRules.min_sentences 0): the naming itself is under test."""
+    from dataclasses import replace
+
     eng.index_files("help", [(n, t.encode("utf-8")) for n, t in ARTICLES.items()])
     eng.crosslingual.enabled = True
+    subjects = eng.crosslingual.subjects
+    subjects.rules = replace(subjects.rules, min_sentences=0)
     return eng
+
+
+def test_a_short_page_names_no_subject_a_long_document_does(fake_engine):
+    """A titled page shorter than SubjectRules.min_sentences is one topic's page: its title names no
+    subject; the same title over a manual's length does."""
+    eng = fake_engine
+    body = "".join(f"第{i}步：按说明操作电热水壶。" for i in range(30))
+    eng.index_files("pages", [("kettle.md", f"# 晨川 KX-2000 电热水壶说明书\n\n感谢选购晨川 KX-2000 电热水壶。{body}\n".encode()),
+                              ("modes.md", "# 勿扰模式\n\n勿扰模式默认开启。勿扰模式时段为22:00至次日08:00。\n".encode()),
+                              ("other.md", "# 游戏模式\n\n游戏模式降低延迟。游戏模式可在App中开启。\n".encode())])
+    eng.crosslingual.enabled = True
+    subjects, _ = eng.crosslingual.subjects.learn("pages")
+    assert subjects["modes.md"] == set() and subjects["other.md"] == set()
+    assert "kx-2000" in subjects["kettle.md"]
+    eng.retrieve("勿扰模式默认几点开始？", "pages", top_k=3, mode="hybrid")
+    assert not eng.crosslingual.last.subjects
 
 
 def test_a_topic_word_in_a_title_names_no_document(fake_engine):

@@ -107,13 +107,16 @@ def test_another_products_fact_does_not_support(sample):
     import swr.verify.verify as vf
 
     eng, kb = sample
-    r = vf.verify(eng, "电热水壶的发热盘保修三年", kb, top_k=5)
-    # the rice cooker's three years: its manual ranks after the kettle's (another product's
-    # document), so it is the FAQ's RC-550 line that is retrieved; it must not support either
-    rice = [e for e in r.entries if ("三年" in e.text or "3 years" in e.text)
-            and (e.source.startswith("rice_cooker") or "RC-550" in e.text)]
-    assert rice and all(not e.supported for e in rice), [(e.source, e.role, e.text) for e in r.entries]
-
+    claim = "电热水壶的发热盘保修三年"
+    r = vf.verify(eng, claim, kb, top_k=5)
+    # the kettle's own manual (the document the claim names) fills the evidence, and its two years contradict
+    assert r.verdict == "contradicted" and r.entries[0].source == "kettle_manual_zh.md", r.entries
+    assert all(not e.supported for e in r.entries)
+    # searched in the rice cooker's manual alone, its three years are found, and are another product's
+    r = vf.verify(eng, claim, kb, top_k=5, sources=("rice_cooker_manual_zh.md",))
+    rice = [e for e in r.entries if "三年" in e.text]
+    assert rice and all(not e.supported and e.role == "other subject" for e in rice), r.entries
+    assert r.verdict == "not found"
 
 
 def test_the_llm_judge_may_take_a_support_away_never_give_one(sample):

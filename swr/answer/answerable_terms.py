@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import PurePath
 from typing import NamedTuple
 
 from swr.core.lang import HAN_BMP, HAN_BMP_RE, has_han
@@ -42,7 +43,7 @@ class CodeEvidence(NamedTuple):
     """The question's codes as :func:`decide` reads them (:func:`code_evidence`)."""
 
     codes: tuple[str, ...]  # all of them, when every one is held by a passage of a document the question names
-    missing: tuple[str, ...]  # those neither a passage holds nor a passage's document is named by
+    missing: tuple[str, ...]  # those no passage holds, and neither names nor is written in a passage's document
     held: bool = False  # a passage holds one and none is missing (a term found, for the bars that need one)
 
 
@@ -53,7 +54,8 @@ def code_evidence(engine, question: str, kb: str, passages: list[Passage],
     ``codes``: all of them, when every one is held by a passage of a document the question names
     (else empty); ``missing``: those neither a passage holds nor a passage's document is named by
     (the AF-360 of "What should I do before using the AF-360 air fryer for the first time?" names
-    the manual whose first-use passages never repeat it); ``held``: none is missing and a passage
+    the manual whose first-use passages never repeat it) nor writes anywhere (a product FAQ's page on
+    the EB-300's display, whose answer sentence says "the display"); ``held``: none is missing and a passage
     holds one. ``asked``: the sources the question names
     (:func:`swr.retrieve.aliases.sources_named`), when the caller has them."""
     codes = tuple(cl.codes(question))
@@ -62,6 +64,8 @@ def code_evidence(engine, question: str, kb: str, passages: list[Passage],
     text = "\n".join(p.text for p in passages)
     held = set(cl.codes(text)) | {c for c in codes if cl.written(c, text)}  # a model name's part: "C3" of XK32-C3
     missing = tuple(c for c in codes if c not in held and not names_a_subject(engine, c, kb, passages))
+    if missing:  # a model name the passages' own document writes elsewhere: the passage is about that product
+        missing = tuple(c for c in missing if not written_in_documents(engine, kb, c, passages))
     if missing:
         return CodeEvidence((), missing)
     any_held = any(c in held for c in codes)
@@ -69,6 +73,27 @@ def code_evidence(engine, question: str, kb: str, passages: list[Passage],
     if not any(p.source in asked and any(cl.written(c, p.text) for c in codes) for p in passages):
         return CodeEvidence((), (), any_held)
     return CodeEvidence(codes, (), any_held)
+
+
+_NAME_PARTS = re.compile(r"[_.\s]+")  # a file name's word separators (a hyphen stays: "RV-8_manual")
+
+
+def written_in_documents(engine, kb: str, code: str, passages: list[Passage],
+                         rules: AnswerRules = DEFAULT_ANSWER) -> bool:
+    """Whether a document the passages come from (the first ``rules.name_docs``) writes ``code``
+    anywhere, its file name included (:func:`swr.text.claims.written`: "EB300" in "EB-300"; a page
+    "rv8_troubleshooting.md" titled "Troubleshooting"). An error code asked about that the document
+    does not list stays missing (no manual of the sample knowledge base writes an E9); a model name
+    its page writes in another sentence is that product's. A store failure reads as not written (the
+    code stays missing, as before the read)."""
+    try:
+        for doc, source in list(dict.fromkeys((p.doc_id, p.source) for p in passages))[:rules.name_docs]:
+            name = " ".join(_NAME_PARTS.split(PurePath(source).stem))
+            if cl.written(code, "\n".join([name, *(s.text for s in engine.store.scroll_doc(kb, doc))])):
+                return True
+    except Exception:  # noqa: BLE001  (evidence only)
+        return False
+    return False
 
 
 _CAPITAL = re.compile(r"\b[A-Z][A-Za-z]+")

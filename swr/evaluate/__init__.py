@@ -10,7 +10,7 @@ chunks, and the "why not retrieved?" probe.
 from __future__ import annotations
 
 from swr.evaluate.metrics import METHODS, ROW_KEYS, Config, Outcome, Row, judge, make_row, normalize
-from swr.evaluate.probe import PROBE_LIMIT, probe, probe_params
+from swr.evaluate.probe import PROBE_LIMIT, chat_ranking, probe, probe_params
 from swr.evaluate.reports import format_budgets, format_rows, rows_to_json
 from swr.evaluate.sets import guess_format, load_set, sample
 from swr.evaluate.sweep import (
@@ -27,7 +27,7 @@ from swr.evaluate.sweep import (
     sweep,
 )
 
-__all__ = ["Config", "Row", "Outcome", "sweep", "grid_problem", "budget_table", "probe", "probe_params",
+__all__ = ["Config", "Row", "Outcome", "sweep", "grid_problem", "budget_table", "probe", "probe_params", "chat_ranking",
            "context_for", "judge", "normalize", "make_row", "load_set", "sample", "guess_format", "format_rows",
            "format_budgets", "rows_to_json", "ROW_KEYS", "PROBE_LIMIT", "METHODS", "QUERY_BLOCK", "DEFAULT_WINDOWS",
            "DEFAULT_TOP_KS", "DEFAULT_MODES", "DEFAULT_BUDGETS", "DEFAULT_CHUNK_SIZES", "DEFAULT_CHUNK_OVERLAP"]

@@ -80,10 +80,10 @@ def _rank(engine, question: str, kb: str, sent, rp: RetrievalParams, filt: str |
     single = chat.with_(top_k=PROBE_LIMIT, dense_k=deep, sparse_k=deep, min_score=None, stages=())
     dense = engine.retrieve(question, kb, single, mode="dense")
     sparse = engine.retrieve(question, kb, single, mode="sparse")
-    final = engine.retrieve(question, kb, chat, top_k=PROBE_LIMIT)  # the chat's ranking, deeper
+    final = chat_ranking(engine, question, kb, chat, PROBE_LIMIT)
     out["dense_rank"], dh = find(dense.hits)
     out["sparse_rank"], sh = find(sparse.hits)
-    out["rank"], fh = find(final.hits)
+    out["rank"], fh = find(final)
     out["score"] = float(fh.score) if fh else None  # on the scale of cutoff_score (the mode's, fused in hybrid)
     qv = engine.embedder.encode_query(question.strip())
     pv = engine.embedder.encode_passages([sent.text.strip()])[0]
@@ -97,7 +97,20 @@ def _rank(engine, question: str, kb: str, sent, rp: RetrievalParams, filt: str |
     out["in_dense_candidates"] = out["dense_rank"] is not None and out["dense_rank"] <= rp.dense_k
     out["in_sparse_candidates"] = out["sparse_rank"] is not None and out["sparse_rank"] <= rp.sparse_k
     k = rp.top_k
-    out["cutoff_score"] = float(final.hits[k - 1].score) if len(final.hits) >= k else None
+    out["cutoff_score"] = float(final[k - 1].score) if len(final) >= k else None
+
+
+def chat_ranking(engine, question: str, kb: str, rp: RetrievalParams, depth: int) -> list:
+    """The chat's ranking ``depth`` deep: its own top k (``rp.top_k``), then the rest of a ``depth``-deep
+    search in its order. A search ``depth`` deep is not that list: cross-lingual search places sentences
+    by the top k it fills (``own_kept``, ``agreed_kept``), so a sentence the chat shows third can rank
+    54th in a deeper search, and a probe must never call a sentence the chat shows "ranked too low"."""
+    top = engine.retrieve(question, kb, rp).hits
+    if depth <= rp.top_k:
+        return top[:depth]
+    shown = {(h.sentence.doc_id, h.sentence.i) for h in top}
+    deeper = engine.retrieve(question, kb, rp, top_k=depth).hits
+    return (top + [h for h in deeper if (h.sentence.doc_id, h.sentence.i) not in shown])[:depth]
 
 
 def _verdict(rp: RetrievalParams, filt: str | None, out: dict) -> tuple[str, str | None, bool]:

@@ -3,7 +3,9 @@
 :func:`sweep` runs every question once per mode at the largest top_k and derives every
 (window_size, top_k) configuration from prefixes of that one hit list (the store guarantees the
 top-k list is a prefix of the top-K list), so a grid of 5 windows x 5 top_ks costs one search
-per question and mode, and no embedding: windows never embed, the question's vector is cached in
+per question and mode (one per top_k where a cross-lingual fusion over several languages ranked
+it: its placements depend on the top k it fills, and each top_k is measured as the chat ranks it),
+and no embedding: windows never embed, the question's vector is cached in
 memory and passage vectors on disk.
 
 The chunk baseline (:mod:`swr.evaluate.chunks`) runs in the same loop on a hidden chunk knowledge base
@@ -75,9 +77,9 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
     ``window_modes``: ``fixed`` sweeps ``windows``; ``section`` and ``budget`` sweep ``budgets``
     (each window's context budget in characters), at every top_k, from the same hit lists.
 
-    One search per question, mode and method at ``max(top_ks)``; every smaller top_k is a prefix
-    of it. ``params`` (default ``engine.default_params()``) with ``knobs`` (further
-    :class:`~swr.core.params.RetrievalParams` fields: fusion, dense_k, sources, ...) are the knobs of
+    One search per question, mode and method at ``max(top_ks)``; every smaller top_k a prefix of it
+    (or its own search: ``Retrieval.prefix_exact``). ``params`` (default ``engine.default_params()``)
+    with ``knobs`` (:class:`~swr.core.params.RetrievalParams` fields: fusion, dense_k, ...) are the knobs of
     every search besides the swept mode and top_k. ``details=True`` keeps every question's
     outcome in ``Row.outcomes`` (for the app's drill-down).
     """
@@ -136,7 +138,8 @@ def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[in
     full = engine.retrieve(q.question, kb, rp)
     search_ms = (time.perf_counter() - t0) * 1000
     for k in top_ks:
-        sub = full.prefix(k)
+        # a cross-lingual fusion places sentences by the top k it fills: each top_k is searched as the chat would
+        sub = full.prefix(k) if full.prefix_exact or k == rp.top_k else engine.retrieve(q.question, kb, rp, top_k=k)
         shapes = [("fixed", w, None) for w in (windows if "fixed" in window_modes else [])]
         shapes += [(m, None, b) for m in window_modes if m != "fixed" for b in budgets]
         for wmode, w, b in shapes:
@@ -154,7 +157,8 @@ def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[in
         search_ms = (time.perf_counter() - t0) * 1000
         for k in top_ks:
             t1 = time.perf_counter()
-            ps = chunk_passages(cfull.hits[:k])
+            exact = cfull if cfull.prefix_exact or k == rp.top_k else engine.retrieve(q.question, ckb, rp, top_k=k)
+            ps = chunk_passages(exact.hits[:k])
             ms = search_ms + (time.perf_counter() - t1) * 1000
             cfg = Config("chunks", rp.mode, None, k, size, chunk_overlap, window_mode=None)
             outs.setdefault(cfg, []).append((q, judge(answers, evidence, ps, ms)))

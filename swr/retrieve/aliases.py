@@ -9,7 +9,8 @@ whole), each text also translated word by word into the other language (:mod:`sw
 A question (and its translations) is matched against them with BM25's IDF over the knowledge
 base's documents: a term every document has ("manual", "说明书") weighs nothing, a product name
 or model code found in one or two documents weighs most. Documents without a title (articles,
-paragraphs) name no subject and get no bonus. :meth:`Subjects.weights` gives each matching
+paragraphs) name no subject and get no bonus, nor do short pages (``SubjectRules.min_sentences``:
+a page's title names its topic, not a product). :meth:`Subjects.weights` gives each matching
 document a weight in (0, 1] (its score over the best document's); :mod:`swr.retrieve.crosslingual` adds
 a bonus proportional to it to that document's hits and searches those documents on their own.
 
@@ -106,8 +107,8 @@ class Subjects:
             # a subject is named again and again at the start of a document ("AF-360 Air Fryer"
             # in the title, the first line, the file name); a word said once there ("Thank you
             # for choosing") is not one
-            if not sents or not _is_title(sents[0].text, r):
-                subjects[d.source] = set()  # no title: the document names no subject of its own
+            if not sents or not _is_title(sents[0].text, r) or d.sentences < r.min_sentences:
+                subjects[d.source] = set()  # no title, or a one-topic page: it names no subject of its own
                 continue
             units = Counter(t for text in [name, *(s.text for s in sents)] for t in self._both(text))
             named = name_terms(name, sents[0].text, self._tokens, self._other if self.translate is not None else None)

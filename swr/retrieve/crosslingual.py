@@ -54,6 +54,7 @@ from swr.retrieve.aliases import Subjects
 from swr.retrieve.xl_translate import Translator
 from swr.retrieve.xl_vocab import Vocabulary
 from swr.store import SearchRequest
+from swr.text.claims import codes as claim_codes
 from swr.text.sparse import SparseVec
 
 log = logging.getLogger("swr.retrieve.crosslingual")
@@ -142,8 +143,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     exempt = _exempt(subjects, req.kb, version, weights) if foreign and subjects is not None else None
     if qc is not None:  # the subject documents' lists (the others are marked)
         xl_centre.mark(store, req.kb, lists, qlang, req.dense, tvec, means, rules.dense_mix, hub)
-    return xl_subjects.mark_unnamed(fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang),
-                                    plan), plan
+    return xl_subjects.mark_unnamed(fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang,
+                                         codes=tuple(claim_codes(question))), plan), plan
 
 
 def _search_lists(store, req: SearchRequest, langs: list, qlang: str, tlangs: list, clangs: list, vectors: dict,
@@ -201,11 +202,11 @@ def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None,
          bonus: float = 0.0, foreign: set[str] | frozenset = frozenset(),
          exempt: Callable[[Hit], bool] | None = None, rules: CrossLingualRules = DEFAULT_RULES,
-         qlang: str | None = None) -> list[Hit]:
+         qlang: str | None = None, codes: tuple = ()) -> list[Hit]:
     """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`: the
     question's language first, another language's sentence above it only when the calibrated
     comparison says it is better)."""
-    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, qlang=qlang)
+    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, qlang=qlang, codes=codes)
 
 
 class CrossLingual:

@@ -28,6 +28,9 @@ class Retrieval:
     translated_pool: list | None = None  # those of its translations' vectors (cross-lingual search)
     named: frozenset = frozenset()  # the documents the question names (Hits.named)
     foreign: frozenset = frozenset()  # another product's documents than the question names (Hits.foreign)
+    # whether the first k hits are what a search at top_k k returns (:meth:`prefix`): not after a
+    # cross-lingual fusion over several languages, whose placements depend on the top k it fills
+    prefix_exact: bool = True
     translations: dict = field(default_factory=dict)  # the question's translations searched, by language (Hits)
     cosines: dict = field(default_factory=dict)  # each searched list's dense cosines, best first (Hits)
 
@@ -38,7 +41,7 @@ class Retrieval:
 
     def prefix(self, k: int) -> "Retrieval":
         """The first ``k`` hits, as if searched with ``top_k=k`` (the store guarantees the top-k
-        list is a prefix of the top-K list)."""
+        list is a prefix of the top-K list; a cross-lingual fusion does not: :attr:`prefix_exact`)."""
         req = self.request.with_(top_k=k) if self.request is not None else None
         return replace(self, hits=self.hits[:k], params={**self.params, "top_k": k}, timings=dict(self.timings),
                        request=req, translations=dict(self.translations), cosines=dict(self.cosines))
@@ -95,6 +98,7 @@ def search(question: str, kb: str, rp: RetrievalParams, *, store, embedder, spar
                      request=rp, query_vector=dense, query_tokens=terms, dense_pool=list(found.dense_pool),
                      translated_pool=list(found.translated_pool), named=frozenset(found.named),
                      foreign=frozenset(found.foreign), translations=dict(found.translations),
+                     prefix_exact=not (xl and len(found.cosines) > 1),
                      cosines=dict(found.cosines) or _own_cosines(question, found))
 
 

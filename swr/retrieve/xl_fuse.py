@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules, XlRule
 from swr.core.types import Hit
+from swr.text.claims import codes as codes_of, written
 from swr.text.structure import is_contents
 
 _WORDY = re.compile(r"\w")
@@ -145,7 +146,7 @@ def _merge(primary: list[tuple], others: list[tuple], margin: float, by_score: b
 
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None, bonus: float = 0.0,
          foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None,
-         rules: CrossLingualRules = DEFAULT_RULES, qlang: str | None = None) -> list[Hit]:
+         rules: CrossLingualRules = DEFAULT_RULES, qlang: str | None = None, codes: tuple = ()) -> list[Hit]:
     """The best ``top_k`` hits of the lists (the module docstring), ranked, traced and scored.
 
     ``weights`` (source -> subject weight) names the documents the question is about: their
@@ -154,6 +155,7 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     every language, counts as found by the question's vectors in its language). ``foreign``: the
     sources of another product's documents; with ``rules.other_product_last`` their sentences go
     after every other sentence except those ``exempt`` says name a named product themselves.
+    ``codes``: the question's (:func:`swr.text.claims.codes`), for ``rules.code_first``.
     A hit's ``score`` is its best list score (plus the subject bonus), shown at most at the score
     above it; ``via`` says which list found it (``+alias`` for a subject document).
     """
@@ -178,10 +180,33 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     primary.sort(key=lambda t: (-t[1].score, t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     merged = _merge(primary, others, rules.margin, rules.subject_passed_by_score)
+    if rules.code_first and codes and others:  # one language: the plain search's order
+        merged = _code_first(merged, codes, rules.code_first_holders)
     # the other language's most probable sentence, when both its lists rank it high too (rules.agreed_rank)
     agreed = others[0][1] if rules.agreed_kept and others and _high_in_both(others[0][1], rules.agreed_rank) \
         else None
     return _ranked(merged, top_k, weights, foreign, exempt, rules, agreed)
+
+
+_CODE_PARTS = re.compile(r"([A-Z]*)(\d+)")
+
+
+def _code_first(merged: list[tuple], codes: tuple, holders: int) -> list[tuple]:
+    """``merged`` with the candidates that write a code the question asks about first (in their order):
+    a code of the question that the candidates list beside a sibling (another code of its letters and
+    another number) and that at most ``holders`` of them write (CrossLingualRules.code_first)."""
+    def number(code: str) -> tuple[str, int] | None:
+        m = _CODE_PARTS.match(code)
+        return (m.group(1), int(m.group(2))) if m and m.group(1) else None
+
+    listed = {number(c) for t in merged for c in codes_of(t[0].hit.sentence.text)} - {None}
+    asked = [c for c in codes if (n := number(c)) and any(f == n[0] and k != n[1] for f, k in listed)
+             and sum(written(c, t[0].hit.sentence.text) for t in merged) <= holders]
+    if not asked:
+        return merged
+    holds = [any(written(c, t[0].hit.sentence.text) for c in asked) for t in merged]
+    return [(c, [*trace, XlRule.CODE_FIRST.value]) for (c, trace), h in zip(merged, holds) if h] + \
+        [t for t, h in zip(merged, holds) if not h]
 
 
 def _high_in_both(c: _Cand, rank: int) -> bool:

@@ -355,10 +355,13 @@ _SQUASH = re.compile(r"(?<=[0-9a-z])[-_](?=[0-9a-z])")
 def written(code: str, text: str) -> bool:
     """Whether ``text`` writes ``code`` (as :func:`codes` spells it) as a product name's part, hyphens
     aside: "C3" in "XK32-C3" and "XK32C3", "ROOM1" in "XK32-S3-ROOM-1", "KX2000" in
-    "KX-2000"; not "E2" in "E20" or "FE2" (a part starts after a letter-free boundary or a digit)."""
+    "KX-2000", "F3" in "F03" (an error code's leading zeros, as a customer leaves them out); not "E2"
+    in "E20" or "FE2" (a part starts after a letter-free boundary or a digit)."""
     flat = _SQUASH.sub("", norm(text)).upper()
-    return bool(re.search(rf"(?<![A-Z]){re.escape(code)}(?!\d)", flat)) or \
-        bool(re.search(rf"(?<=\d){re.escape(code)}(?!\d)", flat))
+    letters, digits, tail = re.fullmatch(r"([A-Z]*)(\d*)(.*)", code).groups()
+    pat = rf"{re.escape(letters)}0*{digits.lstrip('0') or '0'}{re.escape(tail)}" if letters and digits \
+        else re.escape(code)
+    return bool(re.search(rf"(?<![A-Z]){pat}(?!\d)", flat)) or bool(re.search(rf"(?<=\d){pat}(?!\d)", flat))
 
 
 def code_family(code: str) -> str:

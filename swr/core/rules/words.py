@@ -19,6 +19,8 @@ WORDS = {
                 "sentences scored higher.",
     "agreed_kept": "The other language's most likely sentence, ranked high by both its searches (the question's "
                    "and its translation's), kept in the results beside the question-language ones.",
+    "code_first": "It writes the code the question asks about (an error code, a part number), so it was "
+                  "ranked first.",
     "topic_word": "Its document's title shares a word with the question, but the knowledge base says that word "
                   "in many documents, so it was not ranked up as the product the question names.",
     # answerability (swr.answer.answerable.Rule)
