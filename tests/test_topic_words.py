@@ -26,19 +26,23 @@ def _kb(eng):
 
 
 def test_a_short_page_names_no_subject_a_long_document_does(fake_engine):
-    """A titled page shorter than SubjectRules.min_sentences is one topic's page: its title names no
-    subject; the same title over a manual's length does."""
+    """In a knowledge base of two languages a titled page shorter than SubjectRules.min_sentences is
+    one topic's page: its title names no subject; the same title over a manual's length does. In one
+    language the short page's title still names it."""
     eng = fake_engine
     body = "".join(f"第{i}步：按说明操作电热水壶。" for i in range(30))
-    eng.index_files("pages", [("kettle.md", f"# 晨川 KX-2000 电热水壶说明书\n\n感谢选购晨川 KX-2000 电热水壶。{body}\n".encode()),
-                              ("modes.md", "# 勿扰模式\n\n勿扰模式默认开启。勿扰模式时段为22:00至次日08:00。\n".encode()),
-                              ("other.md", "# 游戏模式\n\n游戏模式降低延迟。游戏模式可在App中开启。\n".encode())])
+    pages = [("kettle.md", f"# 晨川 KX-2000 电热水壶说明书\n\n感谢选购晨川 KX-2000 电热水壶。{body}\n".encode()),
+             ("modes.md", "# 勿扰模式\n\n勿扰模式默认开启。勿扰模式时段为22:00至次日08:00。\n".encode()),
+             ("other.md", "# 游戏模式\n\n游戏模式降低延迟。游戏模式可在App中开启。\n".encode())]
+    eng.index_files("zh", pages)
+    eng.index_files("pages", [*pages, ("dock.md", b"# Dock\n\nThe dock charges the robot. Keep the dock free.\n")])
     eng.crosslingual.enabled = True
     subjects, _ = eng.crosslingual.subjects.learn("pages")
-    assert subjects["modes.md"] == set() and subjects["other.md"] == set()
+    assert subjects["modes.md"] == set() and subjects["other.md"] == set() and subjects["dock.md"] == set()
     assert "kx-2000" in subjects["kettle.md"]
     eng.retrieve("勿扰模式默认几点开始？", "pages", top_k=3, mode="hybrid")
     assert not eng.crosslingual.last.subjects
+    assert eng.crosslingual.subjects.learn("zh")[0]["modes.md"], "one language: the page's title names it"
 
 
 def test_a_topic_word_in_a_title_names_no_document(fake_engine):

@@ -9,10 +9,11 @@ whole), each text also translated word by word into the other language (:mod:`sw
 A question (and its translations) is matched against them with BM25's IDF over the knowledge
 base's documents: a term every document has ("manual", "说明书") weighs nothing, a product name
 or model code found in one or two documents weighs most. Documents without a title (articles,
-paragraphs) name no subject and get no bonus, nor do short pages (``SubjectRules.min_sentences``:
-a page's title names its topic, not a product). :meth:`Subjects.weights` gives each matching
-document a weight in (0, 1] (its score over the best document's); :mod:`swr.retrieve.crosslingual` adds
-a bonus proportional to it to that document's hits and searches those documents on their own.
+paragraphs) name no subject and get no bonus, nor, in a knowledge base of two languages, do short
+pages (``SubjectRules.min_sentences``: a page's title names its topic, not a product).
+:meth:`Subjects.weights` gives each matching document a weight in (0, 1] (its score over the best
+document's); :mod:`swr.retrieve.crosslingual` adds a bonus proportional to it to that document's hits
+and searches those documents on their own.
 
 Learned per knowledge base on first use and again whenever its sentence count changes; reads
 only the first ``SubjectRules.intro`` sentences of each document (one batched fetch).
@@ -101,13 +102,15 @@ class Subjects:
         for s in self.store.get(ids):
             intro.setdefault(s.source, []).append(s)
         subjects = {}
+        # a short page names no subject in a knowledge base of two languages (SubjectRules.min_sentences)
+        pages = r.min_sentences if len({s.lang for ss in intro.values() for s in ss if s.lang}) > 1 else 0
         for d in docs:
             sents = sorted(intro.get(d.source, []), key=lambda s: s.i)
             name = " ".join(_NAME_SPLIT.split(PurePath(d.source).stem))
             # a subject is named again and again at the start of a document ("AF-360 Air Fryer"
             # in the title, the first line, the file name); a word said once there ("Thank you
             # for choosing") is not one
-            if not sents or not _is_title(sents[0].text, r) or d.sentences < r.min_sentences:
+            if not sents or not _is_title(sents[0].text, r) or d.sentences < pages:
                 subjects[d.source] = set()  # no title, or a one-topic page: it names no subject of its own
                 continue
             units = Counter(t for text in [name, *(s.text for s in sents)] for t in self._both(text))

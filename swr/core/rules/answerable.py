@@ -149,12 +149,15 @@ class SubjectRules(FromDict):
     (a subject learnt from a novel's character names pulled BiPaR's other-language passages up)."""
 
     intro: int = 5  # size: first sentences of a document that name its subject (ranking)
-    # a titled document of fewer sentences is a page on one topic: its title names the topic ("定时清扫与
-    # 勿扰模式", "Rooms, no-go zones and virtual walls"), not a product a sentence of it would lose, and it
-    # names no subject (as an untitled one). Two original bilingual FAQs of titled pages (7-15 sentences):
-    # named pages were the answer's for 27 of 46 and 25 of 61 questions, and same-language answers with
-    # cross-lingual search on - off went -10.0 -> -5.0 and -20.0 -> -7.5 points; the sample manuals
-    # (51-298 sentences) and the help centre's articles (24-40) keep their subjects (bench/real_kbs.py)
+    # in a knowledge base of two languages, a titled document of fewer sentences is a page on one topic:
+    # its title names the topic ("定时清扫与勿扰模式", "Rooms, no-go zones and virtual walls"), not a product
+    # a sentence of it would lose, and it names no subject (as an untitled one). Two original bilingual
+    # FAQs of titled pages (7-15 sentences): named pages were the answer's for 27 of 46 and 25 of 61
+    # questions (its title's glosses: "first", "one", "mode"), and same-language answers with cross-lingual
+    # search on - off went -10.0 -> -5.0 and -20.0 -> -7.5 points; the sample manuals (51-298
+    # sentences) keep theirs. In one language the title's words still rank its sentences: the Chinese
+    # help centre cut into 201 section passages lost 1 and 2 points of windows at 300 / 600 characters
+    # without them (bench/real_kbs.py)
     min_sentences: int = 20
     head_sentences: int = 8  # size: opening sentences read for the title and the codes (verdicts)
     min_repeats: int = 2  # a subject term is said in at least this many of the name and the intro
