@@ -550,3 +550,11 @@ def test_a_sentence_in_the_other_language_is_checked_through_the_llms_translatio
     assert "Translate into English" in fake_llm.requests[0]["body"]["messages"][-1]["content"]
     assert wrong.status == "rejected" and wrong.sentences[0].verdict == "contradicted", wrong.sentences[0]
     assert changed.sentences[0].translation is None and changed.sentences[0].other_language, changed.sentences[0]
+
+
+def test_an_other_language_sentence_is_picked_by_the_translations_words(e5_engine):
+    """"How long is the kettle warranty?" over the Chinese kettle manual: no English word is in a
+    Chinese sentence, so the keep-warm line (a hit, with its 12 小时) was quoted; read with the
+    search's translation's words, a warranty line (保修) is."""
+    r = e5_engine.ask("How long is the kettle warranty?", e5_engine.settings.sample_kb, llm=False)
+    assert r.extract and "保修" in r.extract["sentence"] and "保温" not in r.extract["sentence"], r.extract

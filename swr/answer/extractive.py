@@ -225,12 +225,14 @@ def asked_dims(question: str) -> set[str]:
 
 
 def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), subjects=None, allowed=None,
-         rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None):
+         rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None, translations: dict | None = None):
     """(score, cosine, candidate, cover) of the sentence of ``passages`` that best answers
     ``question``: its cosine to the question, plus ``rules``' bonuses for the share of the
     question's terms it holds (those that do not name a product of ``subjects``, a
-    :class:`swr.retrieve.subjects.SubjectIndex`: "扫地机器人" is in every sentence of the FAQ), for a number
-    of the kind the question asks about, and for being a hit. None when there is no candidate."""
+    :class:`swr.retrieve.subjects.SubjectIndex`: "扫地机器人" is in every sentence of the FAQ; a sentence
+    of another language: the share of its translation's terms, ``translations`` by language, as the
+    search made them), for a number of the kind the question asks about, and for being a hit. None
+    when there is no candidate."""
     import numpy as np
 
     from swr.verify.verdict import ClaimFacts
@@ -244,6 +246,11 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
     vec = dict(zip(texts, np.asarray(embedder.encode_passages(texts), dtype=np.float32)))
     facts = ClaimFacts.read(_A_NOT_A.sub("", question), subjects)
     terms = [t for t in facts.about if not cl.codes(t)] or facts.content
+    # across languages no word of the question is in a sentence, its translation's are ("How long is the
+    # kettle warranty?": 保修 of 整机保修一年, not the keep-warm line's 12 小时 that the hit bonus chose)
+    translated = [[t for t in ClaimFacts.read(tr, subjects).about if not cl.codes(t)]
+                  for tr in (translations or {}).values() if tr]
+    zh = has_han(question)
     dims = {x.dim for x in facts.quantities if x.dim} | asked_dims(question)
     own = [c for c in facts.codes if not (subjects and any(c in s.codes for s in subjects.subjects.values()))]
     hits = {(k, h.start) for k, p in enumerate(passages) for h in p.hits}
@@ -252,12 +259,15 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
         # an FAQ's answer line is as close to the question as the FAQ question it answers
         cos = max(float(vec[c[3]] @ q), float(vec[c[4]] @ q) if c[4] else -1.0)
         cover = _share(terms, c[3])
+        # a sentence of another language: the share of the translation's terms, at its own weight
+        moved = max([0.0, *(_share(ts, c[3]) for ts in translated)]) if has_han(c[3]) != zh else 0.0
         have = {x.dim for x in cl.quantities(c[3])}
         kind = bool(dims & have or ("*" in dims and have))
         code = bool(own) and all(cl.written(x, c[3]) for x in own)
         hit = any(k == c[0] and c[1] <= start < c[2] for k, start in hits)
-        score = cos + rules.term_weight * cover + rules.number_weight * kind + rules.code_weight * code \
-            + rules.hit_weight * hit
+        score = cos + rules.term_weight * cover + rules.translated_term_weight * moved \
+            + rules.number_weight * kind + rules.code_weight * code + rules.hit_weight * hit
+        cover = max(cover, moved)
         if best is None or score > best[0]:
             # a sentence with numbers of none of the kinds the question asks for states another fact
             # ("5200 mAh" for "How long does the battery last?"): kind None fails the relevance test
@@ -288,14 +298,16 @@ def relevant(cos: float, cover: float, fact: bool | None = False,
 
 def grounded_answer(embedder, question: str, passages: list[Passage], foreign=frozenset(),
                     subjects=None, asked: str | None = None, allowed=None,
-                    rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None) -> Extract:
+                    rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None,
+                    translations: dict | None = None) -> Extract:
     """The extractive answer: the label (in the question's language), the sentence that answers
     (:func:`pick`) marked 【】, after "Yes." / "No." for a yes/no question (:func:`polarity`), then
     its passage as context. Without a candidate sentence: :func:`extractive_answer`. ``asked``: the
     question as the user typed it (a follow-up's rewrite may be in another language): the label's.
-    ``query_vector``: the search's vector of ``question`` (else it is embedded)."""
+    ``query_vector``: the search's vector of ``question`` (else it is embedded); ``translations``: the
+    search's translations of it, by language."""
     lang = question_lang(asked or question)
-    found = pick(embedder, question, passages, foreign, subjects, allowed, rules, query_vector)
+    found = pick(embedder, question, passages, foreign, subjects, allowed, rules, query_vector, translations)
     if found is None:
         return Extract(extractive_answer(question, passages))
     _, cos, (k, a, b, sentence, _), cover, fact = found
