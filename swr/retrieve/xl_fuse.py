@@ -17,8 +17,10 @@ that the answer is within its window, from a logistic model per side
 bases). It goes above a question-language sentence only when its probability is higher by the
 rules' ``margin`` (the question-language side read as a running minimum, so one weak sentence
 does not open the door to every other-language one), and the question language's best sentence
-always keeps a place in the top k (``own_kept``). Every hit records the rules that placed it
-(``Hit.trace``: :class:`~swr.core.rules.crosslingual.XlRule` values).
+always keeps a place in the top k (``own_kept``). A sentence of either language that writes the code
+the question asks about (an error table's row; codes are written alike in both languages) goes first
+(``code_first``). Every hit records the rules that placed it (``Hit.trace``:
+:class:`~swr.core.rules.crosslingual.XlRule` values).
 """
 from __future__ import annotations
 
