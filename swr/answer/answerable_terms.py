@@ -65,7 +65,7 @@ def code_evidence(engine, question: str, kb: str, passages: list[Passage],
     held = set(cl.codes(text)) | {c for c in codes if cl.written(c, text)}  # a model name's part: "C3" of XK32-C3
     missing = tuple(c for c in codes if c not in held and not names_a_subject(engine, c, kb, passages))
     if missing:  # a model name the passages' own document writes elsewhere: the passage is about that product
-        missing = tuple(c for c in missing if not written_in_documents(engine, kb, c, passages))
+        missing = tuple(c for c in missing if c not in written_in_documents(engine, kb, missing, passages))
     if missing:
         return CodeEvidence((), missing)
     any_held = any(c in held for c in codes)
@@ -78,22 +78,25 @@ def code_evidence(engine, question: str, kb: str, passages: list[Passage],
 _NAME_PARTS = re.compile(r"[_.\s]+")  # a file name's word separators (a hyphen stays: "RV-8_manual")
 
 
-def written_in_documents(engine, kb: str, code: str, passages: list[Passage],
-                         rules: AnswerRules = DEFAULT_ANSWER) -> bool:
-    """Whether a document the passages come from (the first ``rules.name_docs``) writes ``code``
-    anywhere, its file name included (:func:`swr.text.claims.written`: "EB300" in "EB-300"; a page
-    "rv8_troubleshooting.md" titled "Troubleshooting"). An error code asked about that the document
-    does not list stays missing (no manual of the sample knowledge base writes an E9); a model name
-    its page writes in another sentence is that product's. A store failure reads as not written (the
-    code stays missing, as before the read)."""
+def written_in_documents(engine, kb: str, codes: tuple, passages: list[Passage],
+                         rules: AnswerRules = DEFAULT_ANSWER) -> set[str]:
+    """Those of ``codes`` that a document the passages come from (the first ``rules.name_docs``, each
+    read once) writes anywhere, its file name included (:func:`swr.text.claims.written`: "EB300" in
+    "EB-300"; a page "rv8_troubleshooting.md" titled "Troubleshooting"). An error code asked about that
+    the document does not list stays missing (no manual of the sample knowledge base writes an E9); a
+    model name its page writes in another sentence is that product's. A store failure reads as not
+    written (the code stays missing, as before the read)."""
+    found: set[str] = set()
     try:
         for doc, source in list(dict.fromkeys((p.doc_id, p.source) for p in passages))[:rules.name_docs]:
-            name = " ".join(_NAME_PARTS.split(PurePath(source).stem))
-            if cl.written(code, "\n".join([name, *(s.text for s in engine.store.scroll_doc(kb, doc))])):
-                return True
+            body = "\n".join([" ".join(_NAME_PARTS.split(PurePath(source).stem)),
+                              *(s.text for s in engine.store.scroll_doc(kb, doc))])
+            found |= {c for c in codes if c not in found and cl.written(c, body)}
+            if len(found) == len(codes):
+                break
     except Exception:  # noqa: BLE001  (evidence only)
-        return False
-    return False
+        return found
+    return found
 
 
 _CAPITAL = re.compile(r"\b[A-Z][A-Za-z]+")

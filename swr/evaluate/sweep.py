@@ -128,6 +128,12 @@ def sweep(engine, kb: str, questions: Sequence[Question], windows: Iterable[int]
     return rows
 
 
+def _at(engine, full, question: str, kb: str, rp: RetrievalParams, k: int):
+    """The retrieval at top_k ``k`` from ``full`` (searched at ``rp.top_k``): its prefix, or a search of its
+    own where a cross-lingual fusion placed sentences by the top k it filled (``Retrieval.prefix_exact``)."""
+    return full.prefix(k) if full.prefix_exact or k == rp.top_k else engine.retrieve(question, kb, rp, top_k=k)
+
+
 def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[int], top_ks: list[int],
              chunk_kbs: dict[int, str], chunk_overlap: int, outs: Outcomes,
              window_modes: Sequence[str] = ("fixed",), budgets: Sequence[int] = ()) -> None:
@@ -138,8 +144,7 @@ def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[in
     full = engine.retrieve(q.question, kb, rp)
     search_ms = (time.perf_counter() - t0) * 1000
     for k in top_ks:
-        # a cross-lingual fusion places sentences by the top k it fills: each top_k is searched as the chat would
-        sub = full.prefix(k) if full.prefix_exact or k == rp.top_k else engine.retrieve(q.question, kb, rp, top_k=k)
+        sub = _at(engine, full, q.question, kb, rp, k)
         shapes = [("fixed", w, None) for w in (windows if "fixed" in window_modes else [])]
         shapes += [(m, None, b) for m in window_modes if m != "fixed" for b in budgets]
         for wmode, w, b in shapes:
@@ -157,8 +162,7 @@ def _measure(engine, kb: str, q: Question, rp: RetrievalParams, windows: list[in
         search_ms = (time.perf_counter() - t0) * 1000
         for k in top_ks:
             t1 = time.perf_counter()
-            exact = cfull if cfull.prefix_exact or k == rp.top_k else engine.retrieve(q.question, ckb, rp, top_k=k)
-            ps = chunk_passages(exact.hits[:k])
+            ps = chunk_passages(_at(engine, cfull, q.question, ckb, rp, k).hits)
             ms = search_ms + (time.perf_counter() - t1) * 1000
             cfg = Config("chunks", rp.mode, None, k, size, chunk_overlap, window_mode=None)
             outs.setdefault(cfg, []).append((q, judge(answers, evidence, ps, ms)))

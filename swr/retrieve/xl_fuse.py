@@ -201,12 +201,14 @@ def _code_first(merged: list[tuple], codes: tuple, holders: int) -> list[tuple]:
         m = _CODE_PARTS.match(code)
         return (m.group(1), int(m.group(2))) if m and m.group(1) else None
 
-    listed = {number(c) for t in merged for c in codes_of(t[0].hit.sentence.text)} - {None}
-    asked = [c for c in codes if (n := number(c)) and any(f == n[0] and k != n[1] for f, k in listed)
-             and sum(written(c, t[0].hit.sentence.text) for t in merged) <= holders]
+    texts = [t[0].hit.sentence.text for t in merged]
+    listed = {number(c) for text in texts for c in codes_of(text)} - {None}
+    writes = {c: [written(c, text) for text in texts] for c in codes
+              if (n := number(c)) and any(f == n[0] and k != n[1] for f, k in listed)}
+    asked = [w for w in writes.values() if sum(w) <= holders]
     if not asked:
         return merged
-    holds = [any(written(c, t[0].hit.sentence.text) for c in asked) for t in merged]
+    holds = [any(col) for col in zip(*asked)]
     return [(c, [*trace, XlRule.CODE_FIRST.value]) for (c, trace), h in zip(merged, holds) if h] + \
         [t for t, h in zip(merged, holds) if not h]
 
