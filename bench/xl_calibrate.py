@@ -5,6 +5,7 @@
     # (the weights are fitted on the centred cosines without the hubness: CrossLingualRules.foreign_weights)
     python bench/xl_calibrate.py fit bench/out/xl_lists.json             # the rules' hit rates offline
     python bench/xl_calibrate.py fit bench/out/xl_lists.json bench/out/xl_lists_s1.json  # fitted on both seeds
+    python bench/xl_calibrate.py capture --sets bipar xquad faq faq2 faq3 --out bench/out/xl_lists5.json  # + the FAQs
     python bench/xl_calibrate.py capture --rule other_depth=50 --out bench/out/xl_lists50.json
     python bench/xl_calibrate.py recall bench/out/xl_lists50.json        # cross questions' candidate recall
     python bench/xl_calibrate.py sweep bench/out/xl_lists50.json         # re-fit per other-language depth
@@ -64,10 +65,20 @@ def capture(args) -> None:
         return real_fuse(lists, top_k, weights, bonus, foreign, exempt, *rest, **kw)
 
     xl.fuse = recording
+    real_search = xl.search
+
+    def translated(*a, **kw):  # the question's translations, kept with its lists
+        hits, plan = real_search(*a, **kw)
+        cur["tr"] = plan.translations
+        return hits, plan
+
+    xl.search = translated
     out = {}
     sets = {"bipar": lambda: real_kbs.bipar(args.passages, args.seed),
             "xquad": lambda: real_kbs.xquad(args.xquad_paras, args.seed),
             "faq": lambda: real_kbs.faq()[:2],
+            "faq2": lambda: real_kbs.faq(real_kbs.FAQ2)[:2],
+            "faq3": lambda: real_kbs.faq(real_kbs.FAQ3)[:2],
             "xquadwide": lambda: (lambda d, q: (d + real_kbs.distractors(args.distract, args.seed), q))(
                 *real_kbs.xquad(args.xquad_paras, args.seed))}
     for name in args.sets:
@@ -79,9 +90,9 @@ def capture(args) -> None:
         rows = []
         for q in picked:
             got.clear()
-            cur.update(q=q, kb=name)
+            cur.update(q=q, kb=name, tr=None)
             eng.retrieve(q["q"], name, top_k=3, crosslingual=rules)
-            rows.append({**q, "lists": got[-1] if got else []})
+            rows.append({**q, "lists": got[-1] if got else [], "translations": dict(cur.get("tr") or {})})
         out[name] = rows
         print(f"[{name}] {len(rows)} questions captured", file=sys.stderr)
         if args.translator != "dictionary":
@@ -101,7 +112,8 @@ def main() -> None:
     c.add_argument("--passages", type=int, default=120)
     c.add_argument("--xquad-paras", type=int, default=240)
     c.add_argument("--seed", type=int, default=0, help="the mixed KBs' sample (0: the calibration sample)")
-    c.add_argument("--sets", nargs="+", default=["bipar", "xquad"], choices=["bipar", "xquad", "faq", "xquadwide"])
+    c.add_argument("--sets", nargs="+", default=["bipar", "xquad"],
+                   choices=["bipar", "xquad", "faq", "faq2", "faq3", "xquadwide"])
     c.add_argument("--distract", type=int, default=400, help="xquadwide: SQuAD and CMRC paragraphs (each) added")
     c.add_argument("--translator", default="dictionary", choices=["dictionary", "llm05", "llm15"],
                    help="who translates the questions (llm05 / llm15: the local 0.5B / 1.5B GGUF, cached)")
@@ -122,7 +134,7 @@ def main() -> None:
     else:
         import xl_fit
 
-        xl_fit.FOREIGN_LENGTH = not args.no_foreign_length
+        xl_fit.FOREIGN_LENGTH = not getattr(args, "no_foreign_length", False)
         data = {}
         for path in args.lists:
             data.update(json.loads(Path(path).read_text(encoding="utf-8")))

@@ -14,13 +14,14 @@ from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
 from swr.text import claims as cl, transliterate as tr
-from swr.text.stopwords import ASK_WORDS
+from swr.text.stopwords import ASK_WORDS, EN_CONTRACTIONS
 
 
 def question_terms(question: str) -> list[str]:
     """The question's content terms without question words (its key terms are remembered per text:
     :func:`swr.text.claims.key_terms`)."""
-    return [t for t in cl.content_terms(question) if t not in ASK_WORDS and cl.stem(t) not in ASK_WORDS]
+    return [t for t in cl.content_terms(question)
+            if t not in ASK_WORDS and t not in EN_CONTRACTIONS and cl.stem(t) not in ASK_WORDS]
 
 
 def compound_cover(question: str, passages, unknown: tuple, cover: float, terms: list | None = None) -> float:

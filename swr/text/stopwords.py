@@ -10,6 +10,13 @@ who whom whose when where why how i me my we our you your he him his she her the
 very can could should would will shall may might must just also only own same such both each few more most other some
 any all s t don doesn didn isn aren wasn weren won wouldn shouldn couldn up down out over under again further once
 """.split())
+# English contractions, with and without the apostrophe (customers type "dont", "im"): no term of a
+# question that a document must use (answerability, swr/answer/answerable_terms.py). The BM25
+# tokenizer splits at the apostrophe and drops the halves with EN_STOP ("don", "t")
+EN_CONTRACTIONS = frozenset("""i'm im i've ive i'll you're youre you've youve we're we've weve they're theyre they've
+it's that's thats what's whats there's theres here's don't dont doesn't doesnt didn't didnt isn't isnt aren't arent
+wasn't wasnt weren't werent can't cant couldn't couldnt won't wouldn't wouldnt shouldn't shouldnt haven't havent
+hasn't hasnt hadn't hadnt""".split())
 ZH_STOP = frozenset("""的 了 是 在 和 与 及 或 吗 呢 吧 啊 呀 么 什么 怎么 怎样 怎么样 如何 为什么 哪 哪个 哪些
 哪里 多少 几 几个 请问 一下 可以 能 能否 会 要 需要 应该 这 那 这个 那个 这些 那些 有 没有 我 你 他 她 它
 我们 你们 他们 就 都 也 还 又 被 把 让 给 对 从 向 到 将 以 之 其 该 为 而 并 等 则 但 如果 所以
