@@ -43,7 +43,10 @@ CC BY-NC: evaluation only). Parts:
     fictional brand and two other products, 40 pages, 80 questions, 20 a cell) as ``faq_bi2``,
     written after the fusion's rules were calibrated: a check, not a target. ``faq3``: a third
     (bench/data/faq_bilingual3/: a robot vacuum and earbuds, 50 pages, 80 questions) as ``faq_bi3``,
-    written after the second's fix, kept as a check in the same way.
+    written after the second's fix, kept as a check in the same way. ``faq4``: a fourth
+    (bench/data/faq_bilingual4/: a door lock and a power station, 40 pages, a third of them long
+    pages of 20-35 sentences with sections and tables) as ``faq_bi4``, written after the third's
+    fixes, a check of the page-length rules (``SubjectRules.min_sentences``).
 (f) ``helpzh``: bench/data/helpcentre_zh/ (an original Chinese help centre of a fictional
     appliance brand: 40 articles of paragraphs, steps, lists and tables; 180 questions typed as
     customers type them, each answer 2-4 whole sentences, rows or items, 97 characters on
@@ -73,6 +76,7 @@ from real_data import (
     FAQ,
     FAQ2,
     FAQ3,
+    FAQ4,
     HELPZH,
     OTHER_PRODUCTS,
     ROOT,
@@ -364,6 +368,8 @@ def main() -> None:
         part_faq(eng, lines, store, "faq_bi2", FAQ2)
     if "faq3" in args.parts:
         part_faq(eng, lines, store, "faq_bi3", FAQ3)
+    if "faq4" in args.parts:
+        part_faq(eng, lines, store, "faq_bi4", FAQ4)
     qs_em = None
     if "emanual" in args.parts or "refusals" in args.parts or "windows" in args.parts:
         docs_em, qs_em = emanual()

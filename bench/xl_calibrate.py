@@ -79,6 +79,7 @@ def capture(args) -> None:
             "faq": lambda: real_kbs.faq()[:2],
             "faq2": lambda: real_kbs.faq(real_kbs.FAQ2)[:2],
             "faq3": lambda: real_kbs.faq(real_kbs.FAQ3)[:2],
+            "faq4": lambda: real_kbs.faq(real_kbs.FAQ4)[:2],
             "xquadwide": lambda: (lambda d, q: (d + real_kbs.distractors(args.distract, args.seed), q))(
                 *real_kbs.xquad(args.xquad_paras, args.seed))}
     for name in args.sets:
@@ -113,7 +114,7 @@ def main() -> None:
     c.add_argument("--xquad-paras", type=int, default=240)
     c.add_argument("--seed", type=int, default=0, help="the mixed KBs' sample (0: the calibration sample)")
     c.add_argument("--sets", nargs="+", default=["bipar", "xquad"],
-                   choices=["bipar", "xquad", "faq", "faq2", "faq3", "xquadwide"])
+                   choices=["bipar", "xquad", "faq", "faq2", "faq3", "faq4", "xquadwide"])
     c.add_argument("--distract", type=int, default=400, help="xquadwide: SQuAD and CMRC paragraphs (each) added")
     c.add_argument("--translator", default="dictionary", choices=["dictionary", "llm05", "llm15"],
                    help="who translates the questions (llm05 / llm15: the local 0.5B / 1.5B GGUF, cached)")

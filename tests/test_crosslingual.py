@@ -148,6 +148,22 @@ def test_glossary_translates_product_words_both_ways():
     assert "功率" in g.translate("power", "zh", known=lambda w: w == "功率")
 
 
+def test_a_chinese_questions_translation_keeps_what_it_asks_about():
+    """The dictionary's translation of a customer's question: no headword across jieba's words
+    (最大|发射功率 was 最|大发|射, "Daihatsu"), no function word of a question glossed (能不能 was
+    "cannot", 多少 "number", 多高 "many high"), a word the dictionary lacks glossed by its characters
+    unless jieba tags it a name (水洗 "water wash"; 韦小宝 nothing)."""
+    from swr.text.glossary import glossary
+
+    g = glossary()
+    assert "Daihatsu" not in g.translate("lm32-c3 最大发射功率多少？", "en")
+    en = g.translate("RV-8 能不能水洗？电池容量多少，机身有多高", "en")
+    assert "wash" in en and "battery" in en and "RV-8" in en
+    assert not {"cannot", "number", "many"} & set(en.split()), en
+    assert g.translate("韦小宝", "en") == ""
+    assert g.segment("最大发射功率") == ["大发", "功率"]  # answerability's reading is unchanged
+
+
 def test_subjects_are_learned_from_the_documents(e5_engine):
     subjects = e5_engine.crosslingual.subjects
     assert "air_fryer_manual_en.md" in subjects.weights("sample", ["空气炸锅", "air fryer"])

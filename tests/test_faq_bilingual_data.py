@@ -1,4 +1,4 @@
-"""The bilingual FAQ sets (bench/data/faq_bilingual/, faq_bilingual2/ and faq_bilingual3/): their shape,
+"""The bilingual FAQ sets (bench/data/faq_bilingual/, faq_bilingual2/, 3/ and 4/): their shape,
 and every answer verbatim in its page."""
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FAQ = ROOT / "bench" / "data" / "faq_bilingual"
 FAQ2 = ROOT / "bench" / "data" / "faq_bilingual2"
 FAQ3 = ROOT / "bench" / "data" / "faq_bilingual3"
+FAQ4 = ROOT / "bench" / "data" / "faq_bilingual4"
 # (folder, pages, answerable questions a cell)
-SETS = [(FAQ, 60, 30), (FAQ2, 40, 20), (FAQ3, 50, 20)]
+SETS = [(FAQ, 60, 30), (FAQ2, 40, 20), (FAQ3, 50, 20), (FAQ4, 40, 20)]
+IDS = [folder.name for folder, _, _ in SETS]
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -28,7 +30,7 @@ def real_data():
     return real_data
 
 
-@pytest.mark.parametrize("folder,pages,per_cell", SETS, ids=["faq_bilingual", "faq_bilingual2", "faq_bilingual3"])
+@pytest.mark.parametrize("folder,pages,per_cell", SETS, ids=IDS)
 def test_every_answer_is_verbatim_in_its_page(real_data, folder, pages, per_cell):
     docs, qs, off = real_data.faq(folder)
     assert len(docs) == pages and len(qs) == 4 * per_cell and len(off) == 20
@@ -43,7 +45,7 @@ def test_every_answer_is_verbatim_in_its_page(real_data, folder, pages, per_cell
     assert Counter(q["lang"] for q in off) == {"en": 10, "zh": 10}
 
 
-@pytest.mark.parametrize("folder", [f for f, _, _ in SETS], ids=["faq_bilingual", "faq_bilingual2", "faq_bilingual3"])
+@pytest.mark.parametrize("folder", [f for f, _, _ in SETS], ids=IDS)
 def test_pages_are_one_language_each(folder):
     for p in sorted((folder / "pages").glob("*.md")):
         han = len(HAN.findall(p.read_text(encoding="utf-8")))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from swr.core.lang import HAN_BMP_RE  # the one CJK table
-from swr.text.stopwords import EN_STOP, ZH_GLOSS_STOP
+from swr.text.stopwords import ASK_WORDS, EN_STOP, ZH_GLOSS_STOP, ZH_QUESTION_STOP
 
 # a gloss that names no meaning of its own
 _SKIP = re.compile(r"^(variant of|old variant|archaic variant|see |see also|CL:|used in|surname |abbr\. for|"
@@ -51,6 +51,14 @@ risen:rise sang:sing sank:sink shot:shoot shown:show slept:sleep spoke:speak
 spoken:speak stole:steal stolen:steal struck:strike swore:swear threw:throw thrown:throw woke:wake
 wore:wear worn:wear ate:eat eaten:eat broke:break broken:break
 died:die""".split())
+# a Chinese question's words that ask rather than say what is asked about (多少 glossed "number",
+# 多大 "how old", 一次 "first" matched the wrong English sentences): left out of a translation
+ZH_ASK = ZH_QUESTION_STOP | frozenset(w for w in ASK_WORDS if HAN_BMP_RE.match(w)) | frozenset(
+    "能不能 有没有 会不会 要不要".split())
+# a question's "A 不 A" (能不能, 是不是, 有没有, 可不可以: "can it or not"), read as 不能 "cannot" before,
+# and the 多 of "how" before an adjective (多高 "many high"): left out of a translation
+_A_NOT_A = re.compile(r"可不可以|([\u4e00-\u9fff])[不没]\1")
+_HOW = re.compile(r"多(?=[高大久长远重宽厚深快贵])")
 _MAX_WORD = 8  # longest headword tried when segmenting (CC-CEDICT idioms are 4-8 characters)
 _MAX_PHRASE = 3
 _CANDIDATES = 16  # translations of one word considered
@@ -131,22 +139,31 @@ class Glossary:
             self.readings[char] = self.readings.get(char, frozenset()) | forms
 
     # -- zh -> en --------------------------------------------------------------------------
-    def segment(self, text: str) -> list[str]:
+    def segment(self, text: str, *, bounded: bool = False, skip: frozenset = frozenset()) -> list[str]:
         """Longest-match segmentation of the CJK runs against the dictionary's headwords.
 
         A character that jieba (with its HMM for unknown words) puts inside a longer word the
         dictionary lacks is part of a name (贾里德): it is dropped, not glossed character by
-        character ("buy lining morality").
+        character ("buy lining morality"). ``bounded``: a headword ends where a word of jieba's
+        does (最大|发射功率 was read as 最|大发|射, "Daihatsu"; 空气|炸锅 is still 空气炸锅), and
+        only a word jieba tags a name is dropped so (水洗, 集尘, 建图 are glossed by their
+        characters: "water wash"); ``skip``: jieba's words left out whole (a question's function
+        words).
         """
-        import jieba
-
-        unknown, pos = set(), 0
-        for w in jieba.lcut(text, HMM=True):
-            if len(w) > 1 and HAN_BMP_RE.match(w) and w not in self.zh_en:
-                unknown.update(range(pos, pos + len(w)))
+        unknown, skipped, ends, pos = set(), set(), [], 0
+        for w, name in _words(text, bounded):
+            span = range(pos, pos + len(w))
+            if w in skip:
+                skipped.update(span)  # a function word: nothing of it is glossed
+            elif name and len(w) > 1 and HAN_BMP_RE.match(w) and w not in self.zh_en:
+                unknown.update(span)  # a name's characters: dropped when glossed alone
+            ends += [pos + len(w)] * len(w)
             pos += len(w)
-        out, i, n = [], 0, len(text)
+        out, i, n, stops = [], 0, len(text), set(ends)
         while i < n:
+            if i in skipped:
+                i += 1
+                continue
             if not HAN_BMP_RE.match(text[i]):
                 m = _WORD.match(text, i)
                 if m:
@@ -156,7 +173,9 @@ class Glossary:
                     i += 1
                 continue
             for j in range(min(n, i + _MAX_WORD), i, -1):
-                if text[i:j] in self.zh_en or j == i + 1:
+                # bounded: inside jieba's word, or ending where one of its words ends
+                fits = not bounded or j <= ends[i] or j in stops
+                if (text[i:j] in self.zh_en and fits) or j == i + 1:
                     if j > i + 1 or i not in unknown:
                         out.append(text[i:j])
                     i = j
@@ -165,7 +184,7 @@ class Glossary:
 
     def to_en(self, text: str, known: Known | None = None, senses: int = 1) -> str:
         words = []
-        for w in self.segment(text):
+        for w in self.segment(_HOW.sub("", _A_NOT_A.sub("，", text)), bounded=True, skip=ZH_ASK):
             if not HAN_BMP_RE.search(w):
                 words.append(w)
             elif w not in ZH_GLOSS_STOP and w in self.zh_en:
@@ -214,6 +233,21 @@ class Glossary:
         """
         out = self.to_en(text, known, senses) if target == "en" else self.to_zh(text, known, senses)
         return out.strip()
+
+
+_NAME_TAGS = ("nr", "ns", "nt", "nz")  # jieba's part-of-speech tags of names (person, place, organisation, other)
+
+
+def _words(text: str, tagged: bool) -> list[tuple[str, bool]]:
+    """jieba's words of ``text``, each with whether it may be a name: by its part-of-speech tag when
+    ``tagged``, else every word (a dictionary-less word is then read as a name)."""
+    if tagged:
+        import jieba.posseg as pseg
+
+        return [(p.word, p.flag.startswith(_NAME_TAGS)) for p in pseg.lcut(text)]
+    import jieba
+
+    return [(w, True) for w in jieba.lcut(text, HMM=True)]
 
 
 def _keys(gloss: str, proper: bool) -> list[str]:
