@@ -9,6 +9,7 @@
     python bench/xl_calibrate.py capture --rule other_depth=50 --out bench/out/xl_lists50.json
     python bench/xl_calibrate.py recall bench/out/xl_lists50.json        # cross questions' candidate recall
     python bench/xl_calibrate.py sweep bench/out/xl_lists50.json         # re-fit per other-language depth
+    python bench/xl_calibrate.py calibration bench/out/xl_lists5.json    # can the models tell same from cross?
 
 ``capture`` asks every question of bench/real_kbs.py's two mixed-language KBs once with
 ``SWR_CROSSLINGUAL=on`` and keeps the lists :func:`swr.retrieve.crosslingual.fuse` receives (each
@@ -127,6 +128,8 @@ def main() -> None:
     w.add_argument("lists", nargs="+")
     e = sub.add_parser("ceiling", help="cross questions' hit@3 of the other language's candidates alone")
     e.add_argument("lists", nargs="+")
+    k = sub.add_parser("calibration", help="the models' probabilities against the answers, same vs cross questions")
+    k.add_argument("lists", nargs="+")
     for p in (f, w, e):
         p.add_argument("--no-foreign-length", action="store_true", help="fit the foreign model without the length")
     args = ap.parse_args()
@@ -139,7 +142,8 @@ def main() -> None:
         data = {}
         for path in args.lists:
             data.update(json.loads(Path(path).read_text(encoding="utf-8")))
-        runs = {"fit": xl_fit.report, "recall": xl_fit.recall, "sweep": xl_fit.sweep, "ceiling": xl_fit.ceiling}
+        runs = {"fit": xl_fit.report, "recall": xl_fit.recall, "sweep": xl_fit.sweep, "ceiling": xl_fit.ceiling,
+                "calibration": xl_fit.calibration}
         runs[args.cmd](data)
 
 

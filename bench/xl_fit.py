@@ -215,3 +215,49 @@ def ceiling(data, depths=(8, 25, 50)):
                 h3 += any(c["win"] for _, c in fo[:3])
             print(f"depth {d} {name}: cross n={len(cross)} other-language only hit@1 {h1 / len(cross):.2f} "
                   f"hit@3 {h3 / len(cross):.2f}")
+
+
+def _auc(pos, neg) -> float:
+    pairs = [(a > b) + 0.5 * (a == b) for a in pos for b in neg]
+    return sum(pairs) / len(pairs) if pairs else float("nan")
+
+
+def calibration(data):
+    """Per set, whether the fusion's two models can tell a same-language question from a cross one:
+    the mean probability the current rules give the top 1 / 2 / 3 candidates of each side against
+    how often their window holds the answer (predicted/actual), and the AUC of "the answer is in the
+    question's language" read from the best question-language cosine and from its gap to the
+    translation's best (1: always told apart, 0.5: chance)."""
+    from swr.core.rules.crosslingual import DEFAULT_RULES as R
+
+    wo, wf = list(R.own_weights), list(R.foreign_weights)
+    for name, rows in data.items():
+        parts, best, gap, same = [], [], [], []
+        for kind in ("same", "cross"):
+            got = {side: {i: ([], []) for i in (1, 2, 3)} for side in ("own", "foreign")}
+            for r in (r for r in rows if r["kind"] == kind):
+                cs = candidates(r)
+                own = sorted((c for c in cs.values() if not c["foreign"]), key=lambda c: -c["lists"]["own"]["score"])
+                fo = sorted((c for c in cs.values() if c["foreign"]), key=lambda c: -p(wf, x_foreign(c)))
+                for side, ranked, x, w in (("own", own, x_own, wo), ("foreign", fo, x_foreign, wf)):
+                    for i, c in enumerate(ranked[:3], 1):
+                        got[side][i][0].append(p(w, x(c)))
+                        got[side][i][1].append(c["win"])
+                oc = max([c["lists"]["own"]["cos"] for c in own] or [0.0])
+                tc = max([c["lists"]["translation"]["cos"] for c in fo if "translation" in c["lists"]] or [0.0])
+                best.append(oc)
+                gap.append(oc - tc)
+                same.append(kind == "same")
+            parts.append(f"{kind}: " + " | ".join(
+                f"{side} " + " ".join(f"{_mean(got[side][i][0]):.2f}/{_mean(got[side][i][1]):.2f}" for i in (1, 2, 3))
+                for side in ("own", "foreign")))
+        print(f"{name}: " + " || ".join(parts) + f" || AUC best own cosine {_auc(*_split(best, same)):.2f}, "
+              f"gap to the translation's {_auc(*_split(gap, same)):.2f}")
+
+
+def _mean(v) -> float:
+    return sum(v) / len(v) if v else 0.0
+
+
+def _split(values, flags) -> tuple[list, list]:
+    return [x for x, f in zip(values, flags) if f], [x for x, f in zip(values, flags) if not f]
