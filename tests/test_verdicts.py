@@ -260,14 +260,14 @@ def test_a_chinese_question_about_an_english_article_is_answered_by_a_name_of_it
 
 
 def test_a_question_most_of_whose_words_no_document_uses_is_not_answerable(sample, monkeypatch):
-    """swr.answer.answerable: in one language, more than two thirds of the question's terms unknown to
-    every document of the knowledge base refuses above every bar; fewer do not (a paraphrase, a
-    customer's words keep some of their own); the unknown words are the knowledge base's, probed once."""
+    """swr.answer.answerable: in one language, more than half of the question's terms unknown to every
+    document of the knowledge base refuses above every bar; half or fewer do not (a paraphrase
+    keeps some words of its own); the unknown words are the knowledge base's, probed once."""
     from swr.answer.answerable import decide, unknown_terms
 
 
-    assert not decide(0.95, 1.0, False, E5, unknown=("router", "firmware", "password"), n_terms=4)[0]
-    assert decide(0.95, 1.0, False, E5, unknown=("router", "firmware"), n_terms=3)[0]
+    assert not decide(0.95, 1.0, False, E5, unknown=("router", "firmware"), n_terms=3)[0]
+    assert decide(0.95, 1.0, False, E5, unknown=("router",), n_terms=2)[0]
     assert decide(0.95, 1.0, True, E5, unknown=("router", "firmware"), n_terms=2, named=True)[0]  # across: no
     eng, kb = sample
     assert set(unknown_terms(eng, "How do I reset the firmware password of my router?", kb)) >= {"firmware", "router"}
@@ -365,16 +365,16 @@ def test_a_translations_cosine_in_a_document_the_question_does_not_name_never_an
 
 def test_another_products_sentence_is_no_ground_unless_it_names_the_product(sample):
     """A question naming a product: the closest sentence of another product's document does not
-    vouch for it ("空气炸锅的容量是多少？"'s own vector is closest to a Chinese sentence of the kettle
-    or rice cooker), but a sentence of such a document that names the product does (the FAQ's
+    vouch for it ("空气炸锅的炸篮能放进洗碗机吗？"'s own vector is closest to the rice cooker's
+    "内胆可以放入洗碗机"), but a sentence of such a document that names the product does (the FAQ's
     "What does E4 mean on the AF-360?")."""
     import swr.answer.answerable as an
     from swr.core.lang import has_han as has_cjk
 
     eng, kb = sample
-    q = "空气炸锅的容量是多少？"
+    q = "空气炸锅的炸篮能放进洗碗机吗？"
     r = eng.retrieve(q, kb)
-    assert r.named == {"air_fryer_manual_en.md"} and "kettle_manual_zh.md" in r.foreign
+    assert r.named == {"air_fryer_manual_en.md"} and "rice_cooker_manual_zh.md" in r.foreign
     unscoped = an.best_hit(eng, q, kb, r.hits, r.params, pool=r.answer_pool)
     assert has_cjk(unscoped[1]), unscoped  # another product's Chinese sentence
     best = an.best_hit(eng, q, kb, r.hits, r.params, pool=r.answer_pool, named=r.named, foreign=r.foreign)

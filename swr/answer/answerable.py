@@ -251,9 +251,9 @@ def _codes_and_names(cos: float, cross: bool, t: AnswerThresholds, codes: tuple,
     # is about what they say ("乐器画廊是在哪一年关闭的？" against XQuAD's English paragraph; real,
     # three seeds: 16 of 19 right answers this rule refused, 2 of its 3 off-domain refusals)
     tr = Translated(*translated) if translated else None
-    if tr is not None and tr.terms and tr.unknown <= rules.unknown_refuse_share * tr.terms:
+    if tr is not None and tr.terms and tr.unknown <= rules.unknown_share * tr.terms:
         return None
-    if not cross and n_terms and len(unknown) > rules.unknown_refuse_share * n_terms:
+    if not cross and n_terms and len(unknown) > rules.unknown_share * n_terms:
         return False, Reason(f"cosine {cos:.3f}, but {len(unknown)} of the question's {n_terms} terms "
                        f"({', '.join(unknown)}) are in no document of this knowledge base", Rule.UNKNOWN_TERMS)
     return None
