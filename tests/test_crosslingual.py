@@ -150,9 +150,9 @@ def test_glossary_translates_product_words_both_ways():
 
 def test_a_chinese_questions_translation_keeps_what_it_asks_about():
     """The dictionary's translation of a customer's question: no headword across jieba's words
-    (最大|发射功率 was 最|大发|射, "Daihatsu"), no function word of a question glossed (能不能 was
-    "cannot", 多少 "number", 多高 "many high"), a word the dictionary lacks glossed by its characters
-    unless jieba tags it a name (水洗 "water wash"; 韦小宝 nothing)."""
+    (最大|发射功率 is not 最|大发|射, "Daihatsu"), no function word of a question glossed (能不能 is not
+    "cannot", 多少 not "number", 多高 not "many high"), a word the dictionary lacks glossed by its
+    characters unless jieba tags it a name (水洗 "water wash"; 韦小宝 nothing)."""
     from swr.text.glossary import glossary
 
     g = glossary()

@@ -51,12 +51,11 @@ risen:rise sang:sing sank:sink shot:shoot shown:show slept:sleep spoke:speak
 spoken:speak stole:steal stolen:steal struck:strike swore:swear threw:throw thrown:throw woke:wake
 wore:wear worn:wear ate:eat eaten:eat broke:break broken:break
 died:die""".split())
-# a Chinese question's words that ask rather than say what is asked about (多少 glossed "number",
-# 多大 "how old", 一次 "first" matched the wrong English sentences): left out of a translation
-ZH_ASK = ZH_QUESTION_STOP | frozenset(w for w in ASK_WORDS if HAN_BMP_RE.match(w)) | frozenset(
-    "能不能 有没有 会不会 要不要".split())
-# a question's "A 不 A" (能不能, 是不是, 有没有, 可不可以: "can it or not"), read as 不能 "cannot" before,
-# and the 多 of "how" before an adjective (多高 "many high"): left out of a translation
+# a Chinese question's words that ask rather than say what is asked about: left out of a translation
+# (glossed, 多少 is "number", 多大 "how old", 一次 "first", and they match the wrong English sentences)
+ZH_ASK = ZH_QUESTION_STOP | frozenset(w for w in ASK_WORDS if HAN_BMP_RE.match(w))
+# a question's "A 不 A" (能不能, 是不是, 有没有, 可不可以: "can it or not", else read as 不能, "cannot")
+# and the 多 of "how" before an adjective (多高, else "many high"): left out of a translation
 _A_NOT_A = re.compile(r"可不可以|([\u4e00-\u9fff])[不没]\1")
 _HOW = re.compile(r"多(?=[高大久长远重宽厚深快贵])")
 _MAX_WORD = 8  # longest headword tried when segmenting (CC-CEDICT idioms are 4-8 characters)
@@ -145,7 +144,7 @@ class Glossary:
         A character that jieba (with its HMM for unknown words) puts inside a longer word the
         dictionary lacks is part of a name (贾里德): it is dropped, not glossed character by
         character ("buy lining morality"). ``bounded``: a headword ends where a word of jieba's
-        does (最大|发射功率 was read as 最|大发|射, "Daihatsu"; 空气|炸锅 is still 空气炸锅), and
+        does (else 最大|发射功率 is read as 最|大发|射, "Daihatsu"; 空气|炸锅 stays 空气炸锅), and
         only a word jieba tags a name is dropped so (水洗, 集尘, 建图 are glossed by their
         characters: "water wash"); ``skip``: jieba's words left out whole (a question's function
         words).
