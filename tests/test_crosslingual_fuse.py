@@ -376,3 +376,51 @@ def test_a_code_is_written_with_or_without_its_leading_zeros():
 
     assert cl.written("F3", "| F03 | Inlet water pressure too low |") and cl.written("F03", "showing F3")
     assert not cl.written("F3", "F30 error") and not cl.written("E2", "E20 means") and cl.written("E0", "E00")
+
+
+def test_the_windows_cosines_decide_between_the_languages():
+    """With each candidate's window embedded (swr/retrieve/xl_window.py), both models read its cosine
+    with the question: the same lists rank the Chinese sentence above the English answer when its
+    window is the closer, and below it when the English answer's window is (on product FAQs the
+    sentences alone did not tell; bench/xl_window.py). Without windows the plain models decide."""
+    own = [_hit("e1", 1, "The RV-8 stores up to 4 maps, one per floor.", 1.9, "en", 0.86, 9.0, 0.60),
+           _hit("e2", 4, "Maps are kept in the app after a factory reset.", 1.5, "en", 0.84, 5.0, 0.55)]
+    zh = _hit("z1", 3, "RV-8 最多可以设置 12 个定时清扫任务，每个任务可以选择房间。", 0.9, "zh", 0.84, 6.0, 0.58)
+    lists = [(None, own), ("lang-list", [zh]), ("translation", [_hit("z1", 3, zh.sentence.text, 1.8, "zh", 0.90, 11.0,
+                                                                      0.62)])]
+    first = lambda windows: fuse(lists, 1, rules=CrossLingualRules(), qlang="en",  # noqa: E731
+                                 windows=windows)[0].sentence.doc_id
+    assert first({("e1", 1): 0.90, ("e2", 4): 0.80, ("z1", 3): 0.70}) == "e1"
+    assert first({("e1", 1): 0.70, ("e2", 4): 0.70, ("z1", 3): 0.90}) == "z1"
+    assert first({("e1", 1): 0.90, ("e2", 4): 0.80, ("z1", 3): 0.70}) != first({("e1", 1): 0.70, ("e2", 4): 0.70,
+                                                                                ("z1", 3): 0.90})
+
+
+def test_window_cosines_embed_each_candidates_neighbourhood():
+    """xl_window.cosines: one neighbour fetch, each candidate's window joined and embedded once, its
+    cosine with the question; nothing without a passage embedder or with window_context 0."""
+    from swr.retrieve import xl_window
+
+    texts = {("d", j): f"sentence {j}." for j in range(6)}
+
+    class Store:
+        fetched: list = []
+
+        def fetch_sentences(self, kb, keys):
+            self.fetched.append(list(keys))
+            return {k: Sentence(kb=kb, doc_id=k[0], source="d.md", i=k[1], n=6, start=0, end=1, text=texts[k], lang="en")
+                    for k in keys if k in texts}
+
+    embedded = []
+
+    def embed(batch):
+        embedded.extend(batch)
+        return [[1.0, 0.0] if "sentence 0" in t else [0.0, 1.0] for t in batch]
+
+    lists = [(None, [_hit("d", 0, "sentence 0.", 1.0, "en"), _hit("d", 5, "sentence 5.", 0.5, "en")])]
+    store = Store()
+    got = xl_window.cosines(store, embed, "kb", [1.0, 0.0], lists, 1)
+    assert got == {("d", 0): 1.0, ("d", 5): 0.0} and len(store.fetched) == 1
+    assert embedded == ["sentence 0. sentence 1.", "sentence 4. sentence 5."]
+    assert xl_window.cosines(store, None, "kb", [1.0, 0.0], lists, 1) == {}
+    assert xl_window.cosines(store, embed, "kb", [1.0, 0.0], lists, 0) == {}

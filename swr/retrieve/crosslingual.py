@@ -49,7 +49,7 @@ from swr.core.lang import detect_lang
 from swr.core.params import MAX_TOP_K
 from swr.core.rules.crosslingual import DEFAULT_RULES, CrossLingualRules
 from swr.core.types import Hit, Hits
-from swr.retrieve import xl_centre, xl_fuse, xl_subjects
+from swr.retrieve import xl_centre, xl_fuse, xl_subjects, xl_window
 from swr.retrieve.aliases import Subjects
 from swr.retrieve.xl_translate import Translator
 from swr.retrieve.xl_vocab import Vocabulary
@@ -90,14 +90,15 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
            translate: Callable[[str, str], str | None], *, translation: bool = True, subjects=None,
            bonus: float = 0.0, kb_langs=None, version=None, rules: CrossLingualRules = DEFAULT_RULES,
            embed_queries: Callable | None = None, means: dict | None = None,
-           hub: xl_centre.Hubness | None = None) -> tuple[list[Hit], Plan]:
+           hub: xl_centre.Hubness | None = None, embed_passages: Callable | None = None) -> tuple[list[Hit], Plan]:
     """Hits of ``req`` fused over per-language lists (the module docstring). ``req`` carries the
     question's own vectors; ``embed_query``/``encode_sparse`` make a translation's; ``translate(question,
     lang)`` returns the question in ``lang`` (None / "": it cannot); ``embed_queries`` (optional) embeds
     several texts in one call. ``subjects`` (:class:`swr.retrieve.aliases.Subjects`) names the documents the
     question is about (their hits get ``bonus`` x their weight). ``kb_langs``: the knowledge base's languages
     (None: :data:`LANGS`); ``version`` keys the subjects' cache (None: the store's count); ``means``
-    ({lang: mean vector}): the fusion compares language-centred cosines less ``hub``'s hubness (xl_centre)."""
+    ({lang: mean vector}): the fusion compares language-centred cosines less ``hub``'s hubness (xl_centre);
+    ``embed_passages`` embeds the candidates' windows (xl_window)."""
     qlang = detect_lang(question)
     plan = Plan(question_lang=qlang, translations={})
     langs = [req.lang] if req.lang else [lang for lang in LANGS if kb_langs is None or lang in kb_langs]
@@ -115,9 +116,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
             if hasattr(store, "translations"):  # _Pooling: this vector's list is a translation's
                 store.translations.append(dense)
     tlangs = [lang for lang in langs if lang != qlang and lang in vectors]
-    # the question language's list is the plain search over every language (SWR_CROSSLINGUAL=off's): its
-    # DBSF over the whole knowledge base ranked same-language answers better than a list of the question's
-    # language alone (BiPaR 0.68 vs 0.65, bench/real_kbs.py)
+    # the question language's list is the plain search over every language (SWR_CROSSLINGUAL=off's): it ranked
+    # same-language answers better than a list of the question's language alone (BiPaR 0.68 vs 0.65)
     ko = min(MAX_TOP_K, max(k, rules.other_depth))  # another language's lists: as deep as the rules say
     qc = xl_centre.query(req.dense, qlang, means) if means and len(means) > 1 else None
     clangs = [lang for lang in langs if lang != qlang and lang in means] if qc is not None else []
@@ -143,8 +143,9 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     exempt = _exempt(subjects, req.kb, version, weights) if foreign and subjects is not None else None
     if qc is not None:  # the subject documents' lists (the others are marked)
         xl_centre.mark(store, req.kb, lists, qlang, req.dense, tvec, means, rules.dense_mix, hub)
+    windows = xl_window.cosines(store, embed_passages, req.kb, req.dense, lists, rules.window_context)
     return xl_subjects.mark_unnamed(fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang,
-                                         codes=tuple(claim_codes(question))), plan), plan
+                                         codes=tuple(claim_codes(question)), windows=windows), plan), plan
 
 
 def _search_lists(store, req: SearchRequest, langs: list, qlang: str, tlangs: list, clangs: list, vectors: dict,
@@ -202,11 +203,11 @@ def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None,
          bonus: float = 0.0, foreign: set[str] | frozenset = frozenset(),
          exempt: Callable[[Hit], bool] | None = None, rules: CrossLingualRules = DEFAULT_RULES,
-         qlang: str | None = None, codes: tuple = ()) -> list[Hit]:
-    """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`: the
-    question's language first, another language's sentence above it only when the calibrated
-    comparison says it is better)."""
-    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, qlang=qlang, codes=codes)
+         qlang: str | None = None, codes: tuple = (), windows: dict | None = None) -> list[Hit]:
+    """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`: the question's
+    language first, another language's sentence above it only when the calibrated comparison says so)."""
+    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, qlang=qlang, codes=codes,
+                        windows=windows)
 
 
 class CrossLingual:
@@ -346,7 +347,8 @@ class CrossLingual:
                             translation=self.translation,
                             subjects=self.subjects, bonus=rules.subject_bonus if self.bonus is None else self.bonus,
                             kb_langs=langs, version=version, rules=rules,
-                            embed_queries=getattr(self.embedder, "encode_queries", None), means=means, hub=hub)
+                            embed_queries=getattr(self.embedder, "encode_queries", None), means=means, hub=hub,
+                            embed_passages=getattr(self.embedder, "encode_passages", None))
         self.last = plan  # the latest plan (tests, benchmarks; another thread's search may replace it)
         out = Hits(hits, pooled.pool)
         # a translation's cosines count only in the documents the question names (its hits there):

@@ -109,7 +109,8 @@ def _collect(lists: list[tuple], weights: dict[str, float], rules: CrossLingualR
     return cands
 
 
-def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules) -> tuple[float, list[str]]:
+def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules, window: list[float] | None = None
+               ) -> tuple[float, list[str]]:
     t, g = c.lists.get("translation"), c.lists.get("lang-list")
     ct = t.cos if t else (g.cos + rules.lang_cos_gap if g else best_cos)
     cl = g.cos if g else ct - rules.lang_cos_gap
@@ -117,6 +118,8 @@ def _foreign_p(c: _Cand, best_cos: float, rules: CrossLingualRules) -> tuple[flo
     trace = [XlRule.BOTH_LISTS.value] if both else []
     x = [ct - best_cos, cl - best_cos, t.sparse if t else 0.0, 1.0 / t.rank if t else 0.0,
          1.0 / g.rank if g else 0.0, float(both), length(c.hit.sentence.text, rules.length_cap_chars)]
+    if window is not None:
+        return _p(rules.foreign_window_weights, x + window), trace
     return _p(rules.foreign_weights, x), trace
 
 
@@ -148,7 +151,8 @@ def _merge(primary: list[tuple], others: list[tuple], margin: float, by_score: b
 
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None, bonus: float = 0.0,
          foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None,
-         rules: CrossLingualRules = DEFAULT_RULES, qlang: str | None = None, codes: tuple = ()) -> list[Hit]:
+         rules: CrossLingualRules = DEFAULT_RULES, qlang: str | None = None, codes: tuple = (),
+         windows: dict | None = None) -> list[Hit]:
     """The best ``top_k`` hits of the lists (the module docstring), ranked, traced and scored.
 
     ``weights`` (source -> subject weight) names the documents the question is about: their
@@ -157,13 +161,16 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     every language, counts as found by the question's vectors in its language). ``foreign``: the
     sources of another product's documents; with ``rules.other_product_last`` their sentences go
     after every other sentence except those ``exempt`` says name a named product themselves.
-    ``codes``: the question's (:func:`swr.text.claims.codes`), for ``rules.code_first``.
+    ``codes``: the question's (:func:`swr.text.claims.codes`), for ``rules.code_first``. ``windows``:
+    ``{(doc_id, i): cosine}`` of the candidates' windows (:mod:`swr.retrieve.xl_window`), read by
+    both models (``rules.own_window_weights``, ``rules.foreign_window_weights``) when given.
     A hit's ``score`` is its best list score (plus the subject bonus), shown at most at the score
     above it; ``via`` says which list found it (``+alias`` for a subject document).
     """
     weights = weights or {}
     cands = _collect(lists, weights, rules, qlang)
     best_cos = max([e.cos for c in cands.values() for e in c.own] or [0.0])
+    wof = _window_of(cands, windows) if windows else None
     primary, others = [], []
     for c in cands.values():
         w = weights.get(c.hit.sentence.source, 0.0)
@@ -173,11 +180,11 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
             primary.append((None, c, [XlRule.SUBJECT.value]))
         elif c.own:
             e = max(c.own, key=lambda e: e.score)
-            p = _p(rules.own_weights, [e.cos - best_cos, e.sparse, 1.0 / e.rank, e.score,
-                                       length(c.hit.sentence.text, rules.length_cap_chars)])
+            x = [e.cos - best_cos, e.sparse, 1.0 / e.rank, e.score, length(c.hit.sentence.text, rules.length_cap_chars)]
+            p = _p(rules.own_window_weights, x + wof(c)[:1]) if wof else _p(rules.own_weights, x)
             primary.append((p, c, [XlRule.OWN_LANGUAGE.value]))
         else:
-            p, trace = _foreign_p(c, best_cos, rules)
+            p, trace = _foreign_p(c, best_cos, rules, wof(c) if wof else None)
             others.append((p, c, trace))
     primary.sort(key=lambda t: (-t[1].score, t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
@@ -188,6 +195,18 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     agreed = others[0][1] if rules.agreed_kept and others and _high_in_both(others[0][1], rules.agreed_rank) \
         else None
     return _ranked(merged, top_k, weights, foreign, exempt, rules, agreed)
+
+
+def _window_of(cands: dict, windows: dict) -> Callable[[_Cand], list[float]]:
+    """A candidate's window features: its window's cosine less the best question-language window's,
+    and less the best other-language window's (a window not embedded reads as the lowest)."""
+    def cos(c: _Cand) -> float:
+        return windows.get((c.hit.sentence.doc_id, c.hit.sentence.i), low)
+
+    low = min(windows.values())
+    own = max([cos(c) for c in cands.values() if c.own] or [low])
+    other = max([cos(c) for c in cands.values() if not c.own] or [low])
+    return lambda c: [cos(c) - own, cos(c) - other]
 
 
 _CODE_PARTS = re.compile(r"([A-Z]*)(\d+)")

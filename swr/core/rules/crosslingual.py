@@ -56,6 +56,18 @@ class CrossLingualRules(FromDict):
     # product FAQ +1 question, BiPaR +1: kept). Fitted again on the cosines less hubness (hub_weight)
     # the fusion did worse on every set (docs/retrieval.md), so these are read with the hubness
     foreign_weights: tuple[float, ...] = (-3.608, 4.025, 3.996, 1.131, 0.765, 1.004, 1.06, 0.912)
+    # each candidate's window (this many sentences either side, embedded whole) read by both models
+    # (swr/retrieve/xl_window.py): its cosine with the question less the best question-language
+    # window's (and, for another language's, less its best window's). Replayed with each set left out
+    # (bench/xl_window.py, seeds 0 and 1): other-language answers on the four bilingual FAQs +5 / +5 /
+    # +5 / +12 points, the fourth's same-language -10.0 -> -7.5, BiPaR's -3.0 -> -1.5, XQuAD equal.
+    # 0: off (the models below without it)
+    window_context: int = 2
+    # own_weights and foreign_weights fitted again with the window's features appended (one for the
+    # question language's, two for another's), on bipar+xquad seeds 0 and 1 and the four FAQs
+    own_window_weights: tuple[float, ...] = (-7.847, -4.117, -2.389, -0.149, 4.604, 0.876, 11.778)
+    # ... and another language's (the same calibration)
+    foreign_window_weights: tuple[float, ...] = (-2.365, 2.068, 1.877, 0.79, 1.085, 0.765, 0.473, 1.537, 17.051, 11.9)
     # another language's sentence goes above a question-language one only when its probability is
     # higher by this much. Replayed on bipar+xquad (bench/xl_calibrate.py sweep, centred cosines) at
     # 0.05 / 0.1 / 0.15 / 0.2: same-language 0.64 / 0.67 / 0.69 / 0.69 and 0.99 / 1.00 / 1.00 / 1.00,
