@@ -223,11 +223,11 @@ def _auc(pos, neg) -> float:
 
 
 def calibration(data):
-    """Per set, whether the fusion's two sentence models (without the windows) can tell a same-language question from a cross one:
-    the mean probability the current rules give the top 1 / 2 / 3 candidates of each side against
-    how often their window holds the answer (predicted/actual), and the AUC of "the answer is in the
-    question's language" read from the best question-language cosine and from its gap to the
-    translation's best (1: always told apart, 0.5: chance)."""
+    """Per set, whether the fusion's two sentence models (without the windows) can tell a same-language
+    question from a cross one: the mean probability the current rules give the top 1 / 2 / 3
+    candidates of each side against how often their window holds the answer (predicted/actual), and
+    the AUC of "the answer is in the question's language" read from the best question-language
+    cosine and from its gap to the translation's best (1: always told apart, 0.5: chance)."""
     from swr.core.rules.crosslingual import DEFAULT_RULES as R
 
     wo, wf = list(R.own_weights), list(R.foreign_weights)
