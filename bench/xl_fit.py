@@ -118,9 +118,14 @@ def rank_calibrated(row, wo, wf, margin=0.0, k=3, depth=None):
     cs = candidates(row, depth)
     own = sorted((c for c in cs.values() if not c["foreign"]), key=lambda c: -c["lists"]["own"]["score"])
     fo = sorted(((p(wf, x_foreign(c)), c) for c in cs.values() if c["foreign"]), key=lambda t: -t[0])
-    out, floor, i = [], 1.0, 0
-    po = [p(wo, x_own(c)) for c in own]
-    j = 0
+    return interleave(own, [p(wo, x_own(c)) for c in own], fo, margin, k)
+
+
+def interleave(own: list, po: list, fo: list, margin: float, k: int) -> list:
+    """The fusion's running-minimum rule: the question language's candidates ``own`` (their
+    probabilities ``po``) in their order, each other-language ``(probability, candidate)`` of ``fo``
+    (best first) entering above the first it beats by ``margin``; the top ``k``."""
+    out, floor, i, j = [], 1.0, 0, 0
     while len(out) < k and (j < len(own) or i < len(fo)):
         pj = min(floor, po[j]) if j < len(own) else -1
         if i < len(fo) and fo[i][0] > pj + margin:

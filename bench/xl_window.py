@@ -81,20 +81,9 @@ def replay(cs: list[dict], mo, mf, way: str, margin: float = 0.1, k: int = 3) ->
     fo = [c for c in cs if c["foreign"]]
     pf = mf.predict_proba(np.array([x_foreign(c, way) for c in fo]))[:, 1] if fo else []
     po = mo.predict_proba(np.array([x_own(c, way) for c in own]))[:, 1] if own else []
-    ranked = [c for _, _, c in sorted(zip(pf, range(len(fo)), fo), key=lambda t: -t[0])]
-    pf = sorted(pf, reverse=True)
-    out, floor, i, j = [], 1.0, 0, 0
-    while len(out) < k and (i < len(ranked) or j < len(own)):
-        pj = min(floor, po[j]) if j < len(own) else -1.0
-        if i < len(ranked) and pf[i] > pj + margin:
-            out.append(ranked[i])
-            i += 1
-        elif j < len(own):
-            floor = pj
-            out.append(own[j])
-            j += 1
-        else:
-            break
+    ranked = sorted(zip(pf, range(len(fo)), fo), key=lambda t: -t[0])
+    out = F.interleave(own, list(po), [(q, c) for q, _, c in ranked], margin, k)
+    ranked = [c for _, _, c in ranked]
     return any(c["win"] for c in out), any(c["win"] for c in ranked[:k])
 
 
