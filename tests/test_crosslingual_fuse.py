@@ -398,7 +398,8 @@ def test_the_windows_cosines_decide_between_the_languages():
 
 def test_window_cosines_embed_each_candidates_neighbourhood():
     """xl_window.cosines: one neighbour fetch, each candidate's window joined and embedded once, its
-    cosine with the question; nothing without a passage embedder or with window_context 0."""
+    cosine with the question; nothing without a passage embedder, with window_context 0 or when every
+    list is of the question's language."""
     from swr.retrieve import xl_window
 
     texts = {("d", j): f"sentence {j}." for j in range(6)}
@@ -417,10 +418,11 @@ def test_window_cosines_embed_each_candidates_neighbourhood():
         embedded.extend(batch)
         return [[1.0, 0.0] if "sentence 0" in t else [0.0, 1.0] for t in batch]
 
-    lists = [(None, [_hit("d", 0, "sentence 0.", 1.0, "en"), _hit("d", 5, "sentence 5.", 0.5, "en")])]
+    lists = [(None, [_hit("d", 0, "sentence 0.", 1.0, "en")]), ("translation", [_hit("d", 5, "sentence 5.", 0.5)])]
     store = Store()
     got = xl_window.cosines(store, embed, "kb", [1.0, 0.0], lists, 1)
     assert got == {("d", 0): 1.0, ("d", 5): 0.0} and len(store.fetched) == 1
     assert embedded == ["sentence 0. sentence 1.", "sentence 4. sentence 5."]
     assert xl_window.cosines(store, None, "kb", [1.0, 0.0], lists, 1) == {}
     assert xl_window.cosines(store, embed, "kb", [1.0, 0.0], lists, 0) == {}
+    assert xl_window.cosines(store, embed, "kb", [1.0, 0.0], lists[:1], 1) == {}  # one language: nothing

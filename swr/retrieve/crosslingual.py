@@ -204,8 +204,7 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
          bonus: float = 0.0, foreign: set[str] | frozenset = frozenset(),
          exempt: Callable[[Hit], bool] | None = None, rules: CrossLingualRules = DEFAULT_RULES,
          qlang: str | None = None, codes: tuple = (), windows: dict | None = None) -> list[Hit]:
-    """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`: the question's
-    language first, another language's sentence above it only when the calibrated comparison says so)."""
+    """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`)."""
     return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, qlang=qlang, codes=codes,
                         windows=windows)
 

@@ -23,9 +23,11 @@ def cosines(store, embed_passages: Callable | None, kb: str, question_vector, li
             context: int) -> dict[tuple[str, int], float]:
     """``{(doc_id, i): cosine}`` of every candidate of ``lists`` (the fusion's ``(via, hits, ...)``)
     whose window of ``context`` sentences either side was embedded; empty when ``context`` is 0, or
-    the store cannot fetch sentences, or there is no passage embedder (stand-ins in tests)."""
+    every list is of the question's language (nothing to compare: nothing embedded), or the store
+    cannot fetch sentences, or there is no passage embedder (stand-ins in tests)."""
     fetch = getattr(store, "fetch_sentences", None)
-    if context <= 0 or embed_passages is None or fetch is None or question_vector is None:
+    if context <= 0 or embed_passages is None or fetch is None or question_vector is None \
+            or not any(lst[0] for lst in lists):
         return {}
     keys = sorted({(h.sentence.doc_id, h.sentence.i) for _, hits, *_ in lists for h in hits})
     if not keys:
