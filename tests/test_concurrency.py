@@ -150,7 +150,8 @@ def test_answerability_reads_the_searchs_own_dense_list(e5_engine):
 
 def test_a_new_question_is_one_model_call_and_one_ask_one_search_pass(e5_engine):
     """A new question on the bilingual sample KB: the question and its translation are embedded in
-    one model call, its dictionary words probed in one store call, and ``ask`` searches once."""
+    one model call (and the fusion candidates' windows not seen before in at most one more,
+    swr/retrieve/xl_window.py), its dictionary words probed in one store call, and ``ask`` searches once."""
     eng = e5_engine
     calls = {"search": 0, "any": 0}
     store = eng.store
@@ -168,9 +169,16 @@ def test_a_new_question_is_one_model_call_and_one_ask_one_search_pass(e5_engine)
     eng.ask("warm up the languages", "sample", llm=False)
     store.search, store.sparse_any = search, sparse_any
     try:
-        before = eng.embedder.inner.calls
-        r = eng.ask("How many minutes does the purple unicorn blender need to defrost?", "sample", llm=False)
-        assert eng.embedder.inner.calls - before == 1, "question and translation in one model call"
+        model, passages = eng.embedder.inner, []
+        encode_passages = model.encode_passages
+        model.encode_passages = lambda texts: passages.append(len(texts)) or encode_passages(texts)
+        before = model.calls
+        try:
+            r = eng.ask("How many minutes does the purple unicorn blender need to defrost?", "sample", llm=False)
+        finally:
+            del model.encode_passages
+        assert len(passages) <= 1, passages  # the windows: one batch
+        assert model.calls - before - len(passages) == 1, "question and translation in one model call"
         assert eng.crosslingual.last.translations, "the question was translated"
         assert calls["any"] <= 2, calls  # the words of the translation: one batch (a second for stragglers)
         # one search pass: the per-language lists, the translation's list, the languages' probes
