@@ -10,6 +10,10 @@ the off-domain questions asked of the same knowledge bases. Each seed's file is 
 
     python bench/evidence_fit.py out/s0.json out/s1.json out/s2.json [--centred] [--threshold 0.55]
 
+``--split T ...`` reads the score as swr does: the plain weights on a knowledge base of one language,
+``centred_weights`` (refitted on the other seeds' rows of knowledge bases the search centred, at each
+threshold T) on the others; it prints the centred weights fitted on every seed.
+
 ``--centred`` adds the best hit's centred cosine less its hubness (``xcos`` in the rows) as a feature
 and stops counting ``answerable.centred`` as a separate rule. Prints, per left-out seed, right
 answers refused and off-domain questions answered: the rules as they are (replayed from the rows),
@@ -108,10 +112,15 @@ def main() -> None:
     ap.add_argument("--threshold", type=float, default=EvidenceModel().threshold)
     ap.add_argument("--C", type=float, default=100.0, help="inverse regularisation (features are unscaled)")
     ap.add_argument("--print-weights", action="store_true")
+    ap.add_argument("--split", nargs="*", type=float, default=None, metavar="THRESHOLD",
+                    help="the model as it is: the plain weights where the search did not centre the languages, "
+                         "centred_weights where it did; refit the centred one at these thresholds")
     ap.add_argument("--sweep", nargs="*", type=float, default=[],
                     help="also print the left-out totals at these thresholds")
     a = ap.parse_args()
     data = [rows_of(f) for f in a.files]
+    if a.split is not None:
+        return split(data, a.files, a.split, a.C)
     print("| left out | right n | off n | rules now: right refused / off answered | refit | refit + centred |")
     print("|---|---|---|---|---|---|")
     tot = [[0, 0] for _ in range(3)]
@@ -150,6 +159,70 @@ def main() -> None:
             names = FEATURES + (("xcos", "has_xcos") if centred else ())
             print("centred" if centred else "plain", {n: round(float(w), 3) for n, w in zip(names, m.coef_[0])},
                   "bias", round(float(m.intercept_[0]), 3))
+
+
+def _score(weights: tuple, x: list[float]) -> float:
+    return 1 / (1 + math.exp(-(weights[0] + sum(w * v for w, v in zip(weights[1:], x)))))
+
+
+def split(data: list, files: list[str], thresholds: list[float], C: float) -> None:
+    """The evidence score as swr reads it: EvidenceModel's plain weights on the rows of a knowledge base
+    of one language (no centred cosine), ``centred_weights`` (the plain figures and the centred cosine
+    less its hubness) on the others. Prints, each seed left out in turn, right answers refused and
+    off-domain questions answered, each kind apart: the model as it is, the plain model on every row,
+    and the centred one refitted on the other seeds' centred rows at each of ``thresholds``."""
+    m = EvidenceModel()
+    plain = (m.bias, m.cos, m.cover, m.known, m.cross, m.tcos, m.tcover, m.tknown, m.psame, m.pother, m.ptr,
+             m.gcover)
+
+    def said(r: dict, weights, threshold: float, centred: bool) -> bool:
+        if r.get("rule") not in BARS:
+            return bool(r.get("answerable"))
+        x = features(r, centred)
+        return x is not None and _score(weights, x[:-1] if centred else x) >= threshold
+
+    def count(rows, right: bool, decide) -> tuple[int, int]:
+        c = [r for r in rows if r.get("xcos") is not None]
+        p = [r for r in rows if r.get("xcos") is None]
+        f = (lambda r: not decide(r)) if right else decide
+        return sum(map(f, c)), sum(map(f, p))
+
+    def now(r):
+        if r.get("xcos") is None:
+            return said(r, plain, m.threshold, False)
+        return said(r, m.centred_weights, m.centred_threshold, True)
+
+    variants = {"as it is": [now] * len(files), "plain everywhere": [lambda r: said(r, plain, m.threshold, False)]
+                * len(files)}
+    for th in thresholds:
+        fns = []
+        for i in range(len(files)):
+            rr = [r for j, (x, _) in enumerate(data) if j != i for r in x if r.get("xcos") is not None]
+            ww = [r for j, (_, x) in enumerate(data) if j != i for r in x if r.get("xcos") is not None]
+            fitted = fit(rr, ww, True, C)
+            # has_xcos is 1 on every centred row: its weight is part of the intercept
+            w = (float(fitted.intercept_[0] + fitted.coef_[0][-1]), *(float(v) for v in fitted.coef_[0][:-1]))
+            fns.append(lambda r, w=w, th=th: said(r, w, th, True) if r.get("xcos") is not None
+                       else said(r, plain, m.threshold, False))
+        variants[f"centred refitted, {th:g}"] = fns
+    print("| variant | right refused: centred KBs / one language | off-domain answered: centred KBs / one language |")
+    print("|---|---|---|")
+    for name, fns in variants.items():
+        rc = rp = wc = wp = 0
+        for i, (right, wrong) in enumerate(data):
+            a, b = count(right, True, fns[i])
+            c, d = count(wrong, False, fns[i])
+            rc, rp, wc, wp = rc + a, rp + b, wc + c, wp + d
+        print(f"| {name} | {rc} / {rp} | {wc} / {wp} |")
+    nc = sum(r.get("xcos") is not None for right, _ in data for r in right)
+    nw = sum(r.get("xcos") is not None for _, wrong in data for r in wrong)
+    nr, nwt = sum(len(x) for x, _ in data), sum(len(x) for _, x in data)
+    print(f"\nright answers: {nc} centred, {nr - nc} one language; off-domain: {nw} centred, {nwt - nw} one language")
+    rr = [r for x, _ in data for r in x if r.get("xcos") is not None]
+    ww = [r for _, x in data for r in x if r.get("xcos") is not None]
+    fitted = fit(rr, ww, True, C)
+    print("centred_weights (all seeds):", tuple(round(float(v), 3) for v in
+                                              (fitted.intercept_[0] + fitted.coef_[0][-1], *fitted.coef_[0][:-1])))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Tune's sweep on a mixed-language knowledge base: each top k searched as the chat ranks it (the
 default), against every top k read as a prefix of one search, side by side in one run (seconds and
-hit rate per top k). Cross-lingual fusion places sentences by the top k it fills (own_kept,
-agreed_kept), so the prefixes can report a top k the chat does not give.
+hit rate per top k). Cross-lingual search adds places beside the top k it is given (the plain
+search's top k and the other language's best, CrossLingualRules.other_places), so the prefixes can
+report a top k the chat does not give.
 
     python bench/sweep_topk.py [--home H] [--rounds 2]
 

@@ -555,6 +555,8 @@ def test_a_sentence_in_the_other_language_is_checked_through_the_llms_translatio
 def test_an_other_language_sentence_is_picked_by_the_translations_words(e5_engine):
     """"How long is the kettle warranty?" over the Chinese kettle manual: no English word is in a
     Chinese sentence, so the keep-warm line (a hit, with its 12 小时) was quoted; read with the
-    search's translation's words, a warranty line (保修) is."""
-    r = e5_engine.ask("How long is the kettle warranty?", e5_engine.settings.sample_kb, llm=False)
+    search's translation's words, a warranty line (保修) is (the Chinese manual alone: the English FAQ
+    answers it in English)."""
+    r = e5_engine.ask("How long is the kettle warranty?", e5_engine.settings.sample_kb, llm=False,
+                      sources=["kettle_manual_zh.md"])
     assert r.extract and "保修" in r.extract["sentence"] and "保温" not in r.extract["sentence"], r.extract

@@ -144,3 +144,19 @@ def test_llamaindex_query_engine_follows_the_published_settings(team):  # noqa: 
         assert nodes[0].node.get_content().strip().startswith("Descale")
     finally:
         eng.publish("alpha", eng.default_params(), "root")
+
+
+def test_dify_gets_at_most_its_top_k_records(monkeypatch):
+    """Dify's top_k is a maximum: cross-lingual search adds places beside the top k (CrossLingualRules
+    .other_places), and the records keep the first top_k in rank order."""
+    from types import SimpleNamespace
+
+    from swr.api import dify, shape
+
+    rows = [{"scores": {"dense": 0.9 - r / 100}, "document": {"name": f"d{r}", "id": r, "page": None},
+             "window": f"w{r}", "sentence": f"s{r}", "sentence_index": r, "highlight": {"start": 0, "end": 1},
+             "lang": "en", "rank": r} for r in range(1, 7)]
+    monkeypatch.setattr(shape, "results", lambda view, res: rows)
+    res = SimpleNamespace(kb="kb")
+    assert [x["metadata"]["rank"] for x in dify.records(None, res, 0.0, 3)] == [1, 2, 3]
+    assert len(dify.records(None, res, 0.0)) == 6

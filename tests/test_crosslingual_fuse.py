@@ -36,7 +36,7 @@ def _mixed(rules=None, top_k=3):
 
 
 def test_the_question_languages_order_is_kept_and_a_better_sentence_enters():
-    out = _mixed()
+    out = _mixed(CrossLingualRules(other_places=0))  # the fusion's own top k
     docs = [h.sentence.doc_id for h in out]
     assert docs.index("e1") < docs.index("e2")  # the question language's own order
     assert "z2" in docs and "z1" not in docs  # the long, well-matched one entered; the short line did not
@@ -63,10 +63,10 @@ def test_a_sentence_of_the_other_language_in_the_plain_list_does_not_make_the_re
 
 
 def test_at_the_largest_margin_the_search_is_the_question_languages_alone():
-    out = _mixed(CrossLingualRules(margin=1.0, agreed_kept=False))
+    out = _mixed(CrossLingualRules(margin=1.0, agreed_kept=False, other_places=0))
     assert [h.sentence.doc_id for h in out] == ["e1", "e2", "e3"]
     # with agreed_kept, the other language's most probable sentence, second in both its lists, keeps a place
-    out = _mixed(CrossLingualRules(margin=1.0))
+    out = _mixed(CrossLingualRules(margin=1.0, other_places=0))
     assert [h.sentence.doc_id for h in out] == ["e1", "e2", "z2"] and XlRule.AGREED_KEPT.value in out[2].trace
 
 
@@ -81,7 +81,7 @@ def test_a_short_line_is_less_likely_than_a_long_one_of_the_same_cosines():
     short = xl_fuse._p(rules.foreign_weights, [*x, xl_fuse.length("哦？")])
     long = xl_fuse._p(rules.foreign_weights, [*x, xl_fuse.length("除垢时请按一份柠檬酸兑二十份水的比例加入水壶。")])
     assert long > short
-    assert "z1" not in [h.sentence.doc_id for h in _mixed()]
+    assert "z1" not in [h.sentence.doc_id for h in _mixed()][:3]
 
 
 def test_the_rules_are_reachable_from_the_request():
@@ -266,17 +266,18 @@ def test_the_question_languages_best_sentence_stays_in_the_top_k():
     zh = [_hit(f"z{i}", i, f"滤网每两周用清水冲洗一次，晾干后装回机器第{i}格，再开机运行。", 1.9 - i / 10, "zh", 0.95, 9.0)
           for i in range(4)]
     lists = [(None, own), ("translation", zh), ("lang-list", zh)]
-    hits = fuse(lists, 3, rules=CrossLingualRules(), qlang="en")
+    fixed = CrossLingualRules(other_places=0)  # the fixed top k, where own_kept acts
+    hits = fuse(lists, 3, rules=fixed, qlang="en")
     assert [h.sentence.lang for h in hits] == ["zh", "zh", "en"]
     assert hits[-1].trace[-1] == XlRule.OWN_KEPT.value
     assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
-    off = fuse(lists, 3, rules=replace(CrossLingualRules(), own_kept=0), qlang="en")
+    off = fuse(lists, 3, rules=replace(fixed, own_kept=0), qlang="en")
     assert [h.sentence.lang for h in off] == ["zh", "zh", "zh"]
-    assert [h.sentence.lang for h in fuse(lists, 1, rules=CrossLingualRules(), qlang="en")] == ["zh"]  # top-k 1
-    two = fuse(lists, 2, rules=replace(CrossLingualRules(), own_kept=2), qlang="en")
+    assert [h.sentence.lang for h in fuse(lists, 1, rules=fixed, qlang="en")] == ["zh"]  # top-k 1
+    two = fuse(lists, 2, rules=replace(fixed, own_kept=2), qlang="en")
     assert [h.sentence.lang for h in two] == ["zh", "en"]  # one place left to the other language
     marks = [(None, [_hit("e2", 0, "—", 0.2, "en", 0.70, 1.0)]), ("translation", zh), ("lang-list", zh)]
-    assert [h.sentence.lang for h in fuse(marks, 3, rules=CrossLingualRules(), qlang="en")] == ["zh"] * 3  # no word
+    assert [h.sentence.lang for h in fuse(marks, 3, rules=fixed, qlang="en")] == ["zh"] * 3  # no word
 
 
 def test_a_line_of_a_table_of_contents_goes_last():
@@ -316,6 +317,36 @@ def test_the_heading_of_a_section_a_better_hit_is_in_gives_its_place():
         [76, 69, 120]
 
 
+def test_cross_lingual_search_never_takes_a_place_from_the_plain_search():
+    """The plain search's top k (SWR_CROSSLINGUAL=off's) stays whatever the other language scores, and
+    the other language's most probable sentences get places of their own beside it (``other_places``,
+    at most top-k): a same-language answer is never pushed out, an other-language one is still shown."""
+    own = [_hit("e1", 0, "The filter is cleaned every two weeks under running water.", 0.2, "en", 0.70, 1.0)]
+    zh = [_hit(f"z{i}", i, f"滤网每两周用清水冲洗一次，晾干后装回机器第{i}格，再开机运行。", 1.9 - i / 10, "zh", 0.95, 9.0)
+          for i in range(4)]
+    hits = fuse([(None, own), ("translation", zh), ("lang-list", zh)], 3, rules=CrossLingualRules(), qlang="en")
+    assert [h.sentence.lang for h in hits] == ["zh", "zh", "zh", "en"]  # the fusion's top 3, then the plain one
+    assert hits[-1].trace[-1] == XlRule.PLAIN_KEPT.value
+    out = fuse(_agreeing(), 3, rules=CrossLingualRules(), qlang="zh")  # the question language's three lead
+    assert [h.sentence.doc_id for h in out] == ["z0", "z1", "z2", "e1", "e2"]
+    assert [h.trace[-1] for h in out[3:]] == [XlRule.OTHER_PLACE.value] * 2
+    one = fuse(_agreeing(), 3, rules=CrossLingualRules(other_places=1), qlang="zh")
+    assert [h.sentence.doc_id for h in one] == ["z0", "z1", "z2", "e1"]
+    assert [h.sentence.doc_id for h in fuse(_agreeing(), 1, rules=CrossLingualRules(), qlang="zh")] == ["z0", "e1"]
+    # a question naming a document: another product's manual (a subject of its own, not named) takes an added
+    # place only at unnamed_place_p (the kettle's first-use question got the air fryer's first-use lines)
+    named = {"manual.txt": 1.0}  # a document with no candidate here
+    kw = {"qlang": "zh", "unnamed": {"e1.txt", "e2.txt"}}
+    skipped = fuse(_agreeing(), 3, named, rules=CrossLingualRules(unnamed_place_p=1.0), **kw)
+    assert "e1" not in [h.sentence.doc_id for h in skipped] and "e2" not in [h.sentence.doc_id for h in skipped]
+    kept = fuse(_agreeing(), 3, named, rules=CrossLingualRules(unnamed_place_p=0.0), **kw)
+    assert {"e1", "e2"} <= {h.sentence.doc_id for h in kept}
+    assert {"e1", "e2"} <= {h.sentence.doc_id for h in fuse(_agreeing(), 3, named, rules=CrossLingualRules(
+        unnamed_place_p=1.0), qlang="zh")}  # the documents are not another product's: kept
+    alone = fuse([(None, own)], 3, rules=CrossLingualRules(), qlang="en")  # one language: nothing is added
+    assert [h.sentence.doc_id for h in alone] == ["e1"] and alone[0].trace == [XlRule.OWN_LANGUAGE.value]
+
+
 def _agreeing(own_n: int = 3):
     """A Chinese question: its own list's sentences score high; the English sentence both English lists
     rank first scores below them (the bilingual FAQ's "扫地机器人支持哪些语音语言？": second and first)."""
@@ -333,16 +364,17 @@ def test_the_other_languages_sentence_both_its_lists_rank_first_keeps_a_place():
     """Both English lists rank the answer high, yet it was not clearly more likely than the Chinese
     near-topic sentences, so all three places went to them. It takes the last place (never the
     question language's best); without the rule the question language keeps all three."""
-    out = fuse(_agreeing(), 3, rules=CrossLingualRules(), qlang="zh")
+    fixed = CrossLingualRules(other_places=0)  # the fixed top k, where agreed_kept acts
+    out = fuse(_agreeing(), 3, rules=fixed, qlang="zh")
     docs = [h.sentence.doc_id for h in out]
     assert docs == ["z0", "z1", "e1"], docs
     assert XlRule.AGREED_KEPT.value in out[2].trace
-    off = fuse(_agreeing(), 3, rules=CrossLingualRules(agreed_kept=False), qlang="zh")
+    off = fuse(_agreeing(), 3, rules=CrossLingualRules(agreed_kept=False, other_places=0), qlang="zh")
     assert [h.sentence.doc_id for h in off] == ["z0", "z1", "z2"]
-    deep = fuse(_agreeing(), 3, rules=CrossLingualRules(agreed_rank=0), qlang="zh")  # ranked too low to count
+    deep = fuse(_agreeing(), 3, rules=CrossLingualRules(agreed_rank=0, other_places=0), qlang="zh")  # too low
     assert [h.sentence.doc_id for h in deep] == ["z0", "z1", "z2"]
-    assert [h.sentence.doc_id for h in fuse(_agreeing(), 1, rules=CrossLingualRules(), qlang="zh")] == ["z0"]
-    few = fuse(_agreeing(own_n=1), 3, rules=CrossLingualRules(), qlang="zh")
+    assert [h.sentence.doc_id for h in fuse(_agreeing(), 1, rules=fixed, qlang="zh")] == ["z0"]
+    few = fuse(_agreeing(own_n=1), 3, rules=fixed, qlang="zh")
     assert [h.sentence.doc_id for h in few][:2] == ["z0", "e1"]
 
 
@@ -360,7 +392,8 @@ def test_the_row_of_the_asked_code_is_not_pushed_out_by_the_other_languages_rows
         tr = [_hit("z1", 1, "| E13 | 控制器温度过高 | 停车休息 15 分钟 |", 1.9, "zh", 0.90, 6.0),
               _hit("z2", 2, "冬季气温低于 0 °C 时电池无法充电，请在室内充电。", 1.8, "zh", 0.89, 5.0)]
         out = fuse([(None, own), ("translation", tr), ("lang-list", list(tr))], top_k=3, qlang="en",
-                   rules=replace(CrossLingualRules(agreed_kept=False, own_kept=0), **rules), codes=question_codes)
+                   rules=replace(CrossLingualRules(agreed_kept=False, own_kept=0, other_places=0), **rules),
+                   codes=question_codes)
         return [h.sentence.doc_id for h in out], out
 
     docs, out = run(("E21",))

@@ -125,7 +125,8 @@ def test_probe_compare_and_chat_rank_alike(e5_engine):
     for q in ("电热水壶第一次使用前要做什么？", "How do I descale the kettle?"):
         res = eng.ask(q, "sample", llm=False)
         hits = [(p.doc_id, h.i, h.rank) for p in res.passages for h in p.hits]
-        assert len(hits) == eng.settings.top_k
+        shown = len(hits)  # the top k, and the places cross-lingual search adds beside it
+        assert shown >= eng.settings.top_k
         p = eng.default_params()
         compare, _ = context_for(eng, "sample", q, Config("window", p.mode, p.window_size, p.top_k))
         assert [(c.doc_id, c.first, c.last, c.text) for c in compare] == \
@@ -133,8 +134,8 @@ def test_probe_compare_and_chat_rank_alike(e5_engine):
         for doc_id, i, rank in hits:
             got = probe(eng, None, q, "sample", doc_id, i)
             assert got["retrieved"] and got["rank"] == rank, (q, doc_id, i, got["reason"])
-        # and the probe's rank of the next sentences down is below top_k
-        deeper = chat_ranking(eng, q, "sample", p, p.top_k + 3)[p.top_k:]
-        for r, h in enumerate(deeper, start=p.top_k + 1):
+        # and the probe's rank of the next sentences down is below what the chat shows
+        deeper = chat_ranking(eng, q, "sample", p, shown + 3)[shown:]
+        for r, h in enumerate(deeper, start=shown + 1):
             got = probe(eng, None, q, "sample", h.sentence.doc_id, h.sentence.i)
             assert not got["retrieved"] and got["rank"] == r and got["cut_by"] == "top_k"

@@ -32,7 +32,7 @@ cross_names`` with a name of the question's translation written as a name in the
 (:func:`translated_names`), or, when passages of the other language were retrieved (by the
 question's translation), their best hit's cosine at ``translated_cos`` with ``translated_cover`` of
 the translation's terms written there (:func:`translated_evidence`); what the bars refuse, the
-evidence score (swr/answer/evidence.py) or the language-centred cosine (swr/answer/centred.py) may
+evidence score (swr/answer/evidence.py, which reads the language-centred cosine too) may
 answer. Across languages a shared term counts only in the passages of the closest sentence's
 language (a code or number is written alike in both). The bars are per embedding model, set on
 ``bench/answerable.py``'s tuning half and reported on both halves (``bench/README.md``); the
@@ -56,7 +56,7 @@ from swr.answer.answerable_terms import (
     unknown_terms,
     unwritten,
 )
-from swr.answer.centred import centred_turn
+from swr.answer.centred import best_centred, hub_weight
 from swr.answer.evidence import standout, weigh
 from swr.answer.smalltalk import small_talk
 from swr.answer.substantive import substantive_text
@@ -84,7 +84,6 @@ class Rule(str, Enum):
     HIGH = "answerable.high"  # cosine at the high bar with a term of the question
     LOW_COVER = "answerable.low_cover"  # cosine at the low bar with most of the question's terms
     EVIDENCE = "answerable.evidence"  # the bars refused, the evidence score answers (EvidenceModel)
-    CENTRED = "answerable.centred"  # the bars refused, the language-centred cosine answers (answer/centred.py)
     NO_TERM = "answerable.no_term"  # high cosine, but none of the question's terms in the passages
     BELOW = "answerable.below"  # cosine below the bars
 
@@ -385,10 +384,9 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names),
                "held": held, "standout": standout(cosines, detect_lang(question), rules.evidence.standout_depth)}
     if not ok and rule in (Rule.BELOW, Rule.NO_TERM) and t is rules.e5:  # the bars refused: the score's turn
-        said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages)
+        said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages,
+                     best_centred(hits, hub_weight(filters)))
         if said:
             ok, why, rule = True, Reason(said, Rule.EVIDENCE), Rule.EVIDENCE
-        elif said := centred_turn(engine, question, kb, hits, filters, rules.centred_answer, other):
-            ok, why, rule = True, Reason(said, Rule.CENTRED), Rule.CENTRED
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
                          [rule.value] if rule else [], signals)

@@ -38,33 +38,42 @@ def standout(cosines: dict | None, qlang: str, depth: int) -> dict[str, float]:
 
 
 def evidence_score(cos: float, cover: float, cross: bool, unknown_share: float, translated: Translated | None,
-                   model: EvidenceModel, standouts: dict | None = None, gcover: float = 0.0) -> float:
+                   model: EvidenceModel, standouts: dict | None = None, gcover: float = 0.0,
+                   xcos: float | None = None) -> float:
     """The :class:`swr.core.rules.answerable.EvidenceModel` score (0-1) of the figures
     :func:`assess` reads: the question's own best cosine, its terms in the passages and known to
     the knowledge base, the other language's evidence (:func:`translated_evidence`: cosine,
     cover, terms, unknown terms), how far each list's best cosine stands out of its list
     (``standouts``: :func:`standout`'s, by list) and the share of the question's
     terms the other language's passages say through the dictionary (``gcover``:
-    :func:`swr.answer.answerable_terms.gloss_cover`). 0 when neither cosine reaches the model's floor."""
+    :func:`swr.answer.answerable_terms.gloss_cover`) and the best hit's centred cosine less its
+    hubness (``xcos``: :func:`swr.answer.centred.best_centred`, None where the search did not centre the
+    languages). 0 when neither cosine reaches the model's floor."""
     tcos, tcover, tknown = 0.0, 0.0, 0.0
     if translated and translated.terms:
         tcos, tcover, tknown = translated.cos, translated.cover, 1 - translated.unknown / translated.terms
     if max(cos, tcos) < model.floor:
         return 0.0
     out = standouts or {}
-    z = (model.bias + model.cos * cos + model.cover * cover + model.known * (1 - unknown_share)
-         + model.cross * float(cross) + model.tcos * tcos + model.tcover * tcover + model.tknown * tknown
-         + model.psame * out.get("own_same", 0.0) + model.pother * out.get("own_other", 0.0)
-         + model.ptr * out.get("tr", 0.0) + model.gcover * gcover)
+    x = [cos, cover, 1 - unknown_share, float(cross), tcos, tcover, tknown, out.get("own_same", 0.0),
+         out.get("own_other", 0.0), out.get("tr", 0.0), gcover]
+    if xcos is not None:  # the search centred the languages: the model fitted with that cosine
+        w = model.centred_weights
+        z = w[0] + sum(a * b for a, b in zip(w[1:], [*x, xcos]))
+    else:
+        w = (model.cos, model.cover, model.known, model.cross, model.tcos, model.tcover, model.tknown, model.psame,
+             model.pother, model.ptr, model.gcover)
+        z = model.bias + sum(a * b for a, b in zip(w, x))
     return 1 / (1 + math.exp(-z))
 
 
 def weigh(engine, question: str, kb: str, cos: float, cover: float, cross: bool, terms: list, translated,
-          model: EvidenceModel, signals: dict, passages: list | None = None) -> str | None:
+          model: EvidenceModel, signals: dict, passages: list | None = None, xcos: float | None = None) -> str | None:
     """The reason the evidence score answers a question the bars refused, or None (it does not, or
     the question has fewer than ``model.min_terms`` content terms). Reads the lists' standouts from
     ``signals`` (:func:`standout`'s, under ``"standout"``); adds ``unknown``,
-    ``gcover`` and ``score`` to it. The store probe of the question's terms (cached per knowledge
+    ``gcover`` and ``score`` to it; ``xcos``: the best hit's centred cosine less its hubness (None: the
+    search did not centre the languages). The store probe of the question's terms (cached per knowledge
     base version) and the dictionary reading of ``passages`` run only here."""
     if len(terms) < model.min_terms:
         return None
@@ -76,11 +85,12 @@ def weigh(engine, question: str, kb: str, cos: float, cover: float, cross: bool,
     if unknown and max(cover, translated.cover if translated else 0.0, gcover) < model.unknown_cover:
         return None
     score = evidence_score(cos, cover, cross, len(unknown) / len(terms), translated, model,
-                           signals.get("standout"), gcover)
+                           signals.get("standout"), gcover, xcos)
     signals.update(score=round(score, 4))
-    if score < model.threshold:
+    bar = model.threshold if xcos is None else model.centred_threshold
+    if score < bar:
         return None
-    return (f"evidence score {score:.2f} >= {model.threshold:g} (cosine {cos:.3f}, {cover:.0%} of the question's "
+    return (f"evidence score {score:.2f} >= {bar:g} (cosine {cos:.3f}, {cover:.0%} of the question's "
             f"terms in the passages, {1 - len(unknown) / len(terms):.0%} known to this knowledge base"
             + (f", the translation's cosine {translated.cos:.3f} with {translated.cover:.0%} of its terms"
                if translated else "")

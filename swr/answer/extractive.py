@@ -225,19 +225,23 @@ def asked_dims(question: str) -> set[str]:
 
 
 def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), subjects=None, allowed=None,
-         rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None, translations: dict | None = None):
+         rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None, translations: dict | None = None,
+         top_k: int | None = None, within: set[int] | None = None):
     """(score, cosine, candidate, cover) of the sentence of ``passages`` that best answers
     ``question``: its cosine to the question, plus ``rules``' bonuses for the share of the
     question's terms it holds (those that do not name a product of ``subjects``, a
     :class:`swr.retrieve.subjects.SubjectIndex`: "扫地机器人" is in every sentence of the FAQ; a sentence
     of another language: the share of its translation's terms, ``translations`` by language, as the
-    search made them), for a number of the kind the question asks about, and for being a hit. None
-    when there is no candidate."""
+    search made them), for a number of the kind the question asks about, and for being a hit ranked
+    ``top_k`` or higher (any hit without it: the places cross-lingual search adds beside the top k are
+    context, and with the hit bonus their sentences outranked the top k's answer, bench/new_user.py);
+    ``within``: the indexes of the passages read (None: all). None when there is no candidate."""
     import numpy as np
 
     from swr.verify.verdict import ClaimFacts
 
-    cands = _candidates(passages, frozenset(foreign or ()), allowed, rules.min_chars)
+    cands = [c for c in _candidates(passages, frozenset(foreign or ()), allowed, rules.min_chars)
+             if within is None or c[0] in within]
     if not cands:
         return None
     # the search's own vector of the question when the caller has it: an answer never embeds it again
@@ -253,7 +257,7 @@ def pick(embedder, question: str, passages: list[Passage], foreign=frozenset(), 
     zh = has_han(question)
     dims = {x.dim for x in facts.quantities if x.dim} | asked_dims(question)
     own = [c for c in facts.codes if not (subjects and any(c in s.codes for s in subjects.subjects.values()))]
-    hits = {(k, h.start) for k, p in enumerate(passages) for h in p.hits}
+    hits = {(k, h.start) for k, p in enumerate(passages) for h in p.hits if top_k is None or h.rank <= top_k}
     best = None
     for c in cands:
         # an FAQ's answer line is as close to the question as the FAQ question it answers
@@ -299,15 +303,21 @@ def relevant(cos: float, cover: float, fact: bool | None = False,
 def grounded_answer(embedder, question: str, passages: list[Passage], foreign=frozenset(),
                     subjects=None, asked: str | None = None, allowed=None,
                     rules: ExtractiveRules = DEFAULT_EXTRACTIVE, query_vector=None,
-                    translations: dict | None = None) -> Extract:
+                    translations: dict | None = None, top_k: int | None = None) -> Extract:
     """The extractive answer: the label (in the question's language), the sentence that answers
     (:func:`pick`) marked 【】, after "Yes." / "No." for a yes/no question (:func:`polarity`), then
     its passage as context. Without a candidate sentence: :func:`extractive_answer`. ``asked``: the
     question as the user typed it (a follow-up's rewrite may be in another language): the label's.
     ``query_vector``: the search's vector of ``question`` (else it is embedded); ``translations``: the
-    search's translations of it, by language."""
+    search's translations of it, by language; ``top_k``: the hits ranked this high or higher are the
+    search's (:func:`pick`): their passages are read first, the others (the places cross-lingual search
+    adds) when none of those answers."""
     lang = question_lang(asked or question)
-    found = pick(embedder, question, passages, foreign, subjects, allowed, rules, query_vector, translations)
+    args = (embedder, question, passages, foreign, subjects, allowed, rules, query_vector, translations, top_k)
+    top = {k for k, p in enumerate(passages) if top_k is None or any(h.rank <= top_k for h in p.hits)}
+    found = pick(*args, within=top)
+    if len(top) < len(passages) and (found is None or not relevant(found[1], found[3], found[4], rules)):
+        found = pick(*args) or found
     if found is None:
         return Extract(extractive_answer(question, passages))
     _, cos, (k, a, b, sentence, _), cover, fact = found

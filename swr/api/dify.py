@@ -121,10 +121,12 @@ def retrieval(req: DifyRequest, request: Request):
         return err(404, 2001, f"The knowledge base {req.knowledge_id!r} does not exist.")
     except SwrError as exc:
         return err(status_of(exc), 500 if status_of(exc) >= 500 else 400, exc.message)
-    return {"records": records(c.view, res, req.retrieval_setting.score_threshold)}
+    return {"records": records(c.view, res, req.retrieval_setting.score_threshold, req.retrieval_setting.top_k)}
 
 
-def records(view, res, threshold: float) -> list[dict]:
+def records(view, res, threshold: float, limit: int | None = None) -> list[dict]:
+    """Dify's records of ``res``: at most ``limit`` (Dify's top_k is a maximum; cross-lingual search
+    adds places beside the top k, the first ``limit`` in rank order are kept), none below ``threshold``."""
     out = []
     for r in shape.results(view, res):
         score = min(1.0, max(0.0, r["scores"]["dense"] or 0.0))
@@ -136,4 +138,4 @@ def records(view, res, threshold: float) -> list[dict]:
                                  "page": doc["page"], "sentence": r["sentence"], "sentence_index": r["sentence_index"],
                                  "start": r["highlight"]["start"], "end": r["highlight"]["end"],
                                  "lang": r["lang"], "knowledge_base": res.kb, "rank": r["rank"]}})
-    return out
+    return out[:limit] if limit else out

@@ -91,7 +91,8 @@ def score_caption(p: dict) -> str:
     if p.get("cutoff_score") is not None:
         mine = (f"this sentence's is {p['score']:.4g}" if p.get("score") is not None
                 else f"this sentence has none (not in the first {p['probe_limit']})")
-        parts.append(f"The top-{pp['top_k']} list ends at {scale} score {p['cutoff_score']:.4g}; {mine}.")
+        shown = p.get("shown") or pp["top_k"]
+        parts.append(f"The {shown} results shown end at {scale} score {p['cutoff_score']:.4g}; {mine}.")
     parts.append(f"A {mode} score is the {score_meaning(mode, fusion)}. The dense and sparse scores above are "
                  "on scales of their own.")
     return " ".join(parts)

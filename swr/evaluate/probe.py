@@ -80,7 +80,7 @@ def _rank(engine, question: str, kb: str, sent, rp: RetrievalParams, filt: str |
     single = chat.with_(top_k=PROBE_LIMIT, dense_k=deep, sparse_k=deep, min_score=None, stages=())
     dense = engine.retrieve(question, kb, single, mode="dense")
     sparse = engine.retrieve(question, kb, single, mode="sparse")
-    final = chat_ranking(engine, question, kb, chat, PROBE_LIMIT)
+    final, out["shown"] = _chat(engine, question, kb, chat, PROBE_LIMIT)
     out["dense_rank"], dh = find(dense.hits)
     out["sparse_rank"], sh = find(sparse.hits)
     out["rank"], fh = find(final)
@@ -96,32 +96,38 @@ def _rank(engine, question: str, kb: str, sent, rp: RetrievalParams, filt: str |
         out["sparse_score"] = 0.0
     out["in_dense_candidates"] = out["dense_rank"] is not None and out["dense_rank"] <= rp.dense_k
     out["in_sparse_candidates"] = out["sparse_rank"] is not None and out["sparse_rank"] <= rp.sparse_k
-    k = rp.top_k
-    out["cutoff_score"] = float(final[k - 1].score) if len(final) >= k else None
+    k = out["shown"]
+    out["cutoff_score"] = float(final[k - 1].score) if 0 < k <= len(final) else None
 
 
 def chat_ranking(engine, question: str, kb: str, rp: RetrievalParams, depth: int) -> list:
-    """The chat's ranking ``depth`` deep: its own top k (``rp.top_k``), then the rest of a ``depth``-deep
-    search in its order. A search ``depth`` deep is not that list: cross-lingual search places sentences
-    by the top k it fills (``own_kept``, ``agreed_kept``), so a sentence the chat shows third can rank
-    54th in a deeper search, and a probe must never call a sentence the chat shows "ranked too low"."""
+    """The chat's ranking ``depth`` deep: the hits it shows (``rp.top_k``, and the places cross-lingual
+    search adds), then the rest of a ``depth``-deep search in its order. A search ``depth`` deep is not
+    that list: cross-lingual search places sentences by the top k it fills (``other_places``), so a
+    sentence the chat shows third can rank 54th in a deeper search, and a probe must never call a
+    sentence the chat shows "ranked too low"."""
+    return _chat(engine, question, kb, rp, depth)[0]
+
+
+def _chat(engine, question: str, kb: str, rp: RetrievalParams, depth: int) -> tuple[list, int]:
+    """(:func:`chat_ranking`, how many hits the chat shows)."""
     top = engine.retrieve(question, kb, rp).hits
-    if depth <= rp.top_k:
-        return top[:depth]
+    if depth <= len(top):
+        return top[:depth], len(top)
     shown = {(h.sentence.doc_id, h.sentence.i) for h in top}
     deeper = engine.retrieve(question, kb, rp, top_k=depth).hits
-    return (top + [h for h in deeper if (h.sentence.doc_id, h.sentence.i) not in shown])[:depth]
+    return (top + [h for h in deeper if (h.sentence.doc_id, h.sentence.i) not in shown])[:depth], len(top)
 
 
 def _verdict(rp: RetrievalParams, filt: str | None, out: dict) -> tuple[str, str | None, bool]:
     """(reason, cut_by, retrieved) from the ranks."""
-    k, mode = rp.top_k, rp.mode
+    k, mode = out.get("shown") or rp.top_k, rp.mode
     rank_txt = f"rank {out['rank']}" if out["rank"] else f"below rank {PROBE_LIMIT}"
     if filt:
         return (f"Filtered out: {filt}. Without the filter it would rank "
                 f"{out['rank'] or '>' + str(PROBE_LIMIT)} in {mode} mode.", "filter", False)
     if out["rank"] is not None and out["rank"] <= k:
-        return f"Retrieved at rank {out['rank']} of top_k {k}.", None, True
+        return f"Retrieved at rank {out['rank']} of the {k} shown (top_k {rp.top_k}).", None, True
     if mode == "sparse" and not out["shared_terms"]:
         return "BM25 cannot find it: it shares no term with the question.", "no_shared_terms", False
     if mode == "hybrid" and out["rank"] is None and not (out["in_dense_candidates"] or out["in_sparse_candidates"]):
@@ -129,4 +135,4 @@ def _verdict(rp: RetrievalParams, filt: str | None, out: dict) -> tuple[str, str
         sr = out["sparse_rank"] or (f">{PROBE_LIMIT}" if out["shared_terms"] else "none (no shared term)")
         return (f"Not among the fusion candidates: dense rank {dr} (dense_k {rp.dense_k}), "
                 f"sparse rank {sr} (sparse_k {rp.sparse_k}).", "candidates", False)
-    return f"Ranked too low: {rank_txt} in {mode} mode, top_k is {k}.", "top_k", False
+    return f"Ranked too low: {rank_txt} in {mode} mode, {k} shown (top_k {rp.top_k}).", "top_k", False

@@ -79,6 +79,8 @@ class Plan:
     # the documents about another product than the named ones (fuse's ``foreign``; answerability
     # reads no cosine in them: swr/answer/answerable.py)
     foreign: set[str] = field(default_factory=set)
+    # the documents with a subject of their own the question does not name (CrossLingualRules.unnamed_place_p)
+    unnamed: set[str] = field(default_factory=set)
     # each list's dense cosines, best first, by ``"own:<lang>"`` (the question's vector; the question
     # language's list spans every language) and ``"translation:<lang>"``: how far the best stands
     # out of its list (answerability's evidence: swr/answer/evidence.py)
@@ -99,8 +101,7 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
     (None: :data:`LANGS`); ``version`` keys the subjects' cache (None: the store's count); ``means``
     ({lang: mean vector}): the fusion compares language-centred cosines less ``hub``'s hubness (xl_centre);
     ``embed_passages`` embeds the candidates' windows (xl_window)."""
-    qlang = detect_lang(question)
-    plan = Plan(question_lang=qlang, translations={})
+    plan = Plan(question_lang=(qlang := detect_lang(question)), translations={})
     langs = [req.lang] if req.lang else [lang for lang in LANGS if kb_langs is None or lang in kb_langs]
     k = min(MAX_TOP_K, max(req.top_k * rules.pool_factor, req.top_k + rules.pool_extra))  # the fusion re-ranks
     lists: list[tuple[str | None, list[Hit]]] = []
@@ -145,7 +146,8 @@ def search(store, embed_query: Callable, encode_sparse: Callable, req: SearchReq
         xl_centre.mark(store, req.kb, lists, qlang, req.dense, tvec, means, rules.dense_mix, hub)
     windows = xl_window.cosines(store, embed_passages, req.kb, req.dense, lists, rules.window_context)
     return xl_subjects.mark_unnamed(fuse(lists, req.top_k, weights, bonus, foreign, exempt, rules, qlang=qlang,
-                                         codes=tuple(claim_codes(question)), windows=windows), plan), plan
+                                         codes=tuple(claim_codes(question)), windows=windows,
+                                         unnamed=plan.unnamed), plan), plan
 
 
 def _search_lists(store, req: SearchRequest, langs: list, qlang: str, tlangs: list, clangs: list, vectors: dict,
@@ -202,11 +204,10 @@ def _blend(first: SparseVec, wide: SparseVec, w: float) -> SparseVec:
 
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None,
          bonus: float = 0.0, foreign: set[str] | frozenset = frozenset(),
-         exempt: Callable[[Hit], bool] | None = None, rules: CrossLingualRules = DEFAULT_RULES,
-         qlang: str | None = None, codes: tuple = (), windows: dict | None = None) -> list[Hit]:
-    """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`)."""
-    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, qlang=qlang, codes=codes,
-                        windows=windows)
+         exempt: Callable[[Hit], bool] | None = None, rules: CrossLingualRules = DEFAULT_RULES, **kw) -> list[Hit]:
+    """The hits of one cross-lingual search's lists (:func:`swr.retrieve.xl_fuse.fuse`; ``kw``: its
+    ``qlang``, ``codes``, ``windows``, ``unnamed``)."""
+    return xl_fuse.fuse(lists, top_k, weights, bonus, foreign, exempt, rules, **kw)
 
 
 class CrossLingual:

@@ -70,7 +70,8 @@ def search(question: str, kb: str, rp: RetrievalParams, *, store, embedder, spar
 
     Both vectors in every mode, so every hit can show its dense and its sparse rank; the question's
     translations (cross-lingual search, unless ``rp.lang`` filters one language) are embedded with
-    it, in one model call. The post-fusion ``rp.stages`` run on the fused list, then its top-k stay.
+    it, in one model call. The post-fusion ``rp.stages`` run on the fused list, then its top-k stay and no
+    more (a reranker compares the languages itself: the places cross-lingual search adds are not kept).
     """
     t0 = time.perf_counter()
     xl = crosslingual is not None and crosslingual.enabled

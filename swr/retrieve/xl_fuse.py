@@ -16,8 +16,11 @@ that the answer is within its window, from a logistic model per side
 (:class:`swr.core.rules.crosslingual.CrossLingualRules`, calibrated on two mixed-language knowledge
 bases). It goes above a question-language sentence only when its probability is higher by the
 rules' ``margin`` (the question-language side read as a running minimum, so one weak sentence
-does not open the door to every other-language one), and the question language's best sentence
-always keeps a place in the top k (``own_kept``). A sentence of either language that writes the code
+does not open the door to every other-language one). The fusion's top k is not all that is shown:
+the plain search's top k stays whatever the fusion ranks above it, and the other language's most
+probable sentences get places of their own beside it (``other_places``), so turning cross-lingual
+search on never takes a same-language answer away (with ``other_places`` 0 the top k is fixed, and the
+question language's best sentence keeps a place in it: ``own_kept``). A sentence of either language that writes the code
 the question asks about (an error table's row; codes are written alike in both languages) goes first
 (``code_first``). Every hit records the rules that placed it (``Hit.trace``:
 :class:`~swr.core.rules.crosslingual.XlRule` values).
@@ -55,6 +58,7 @@ class _Cand:
     via: str | None = None
     score: float = float("-inf")
     order: int = 0
+    p: float = 1.0  # another language's: the calibrated probability that its window holds the answer
 
 
 def length(text: str, cap: int = DEFAULT_RULES.length_cap_chars) -> float:
@@ -152,7 +156,7 @@ def _merge(primary: list[tuple], others: list[tuple], margin: float, by_score: b
 def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None, bonus: float = 0.0,
          foreign: set[str] | frozenset = frozenset(), exempt: Callable[[Hit], bool] | None = None,
          rules: CrossLingualRules = DEFAULT_RULES, qlang: str | None = None, codes: tuple = (),
-         windows: dict | None = None) -> list[Hit]:
+         windows: dict | None = None, unnamed: set[str] | frozenset = frozenset()) -> list[Hit]:
     """The best ``top_k`` hits of the lists (the module docstring), ranked, traced and scored.
 
     ``weights`` (source -> subject weight) names the documents the question is about: their
@@ -163,7 +167,9 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     after every other sentence except those ``exempt`` says name a named product themselves.
     ``codes``: the question's (:func:`swr.text.claims.codes`), for ``rules.code_first``. ``windows``:
     ``{(doc_id, i): cosine}`` of the candidates' windows (:mod:`swr.retrieve.xl_window`), read by
-    both models (``rules.own_window_weights``, ``rules.foreign_window_weights``) when given.
+    both models (``rules.own_window_weights``, ``rules.foreign_window_weights``) when given. ``unnamed``:
+    the documents with a subject of their own the question does not name (it names some): the places
+    added beside the top k skip them (another product's manual is no evidence for the named one).
     A hit's ``score`` is its best list score (plus the subject bonus), shown at most at the score
     above it; ``via`` says which list found it (``+alias`` for a subject document).
     """
@@ -184,8 +190,8 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
             p = _p(rules.own_window_weights, x + wof(c)[:1]) if wof else _p(rules.own_weights, x)
             primary.append((p, c, [XlRule.OWN_LANGUAGE.value]))
         else:
-            p, trace = _foreign_p(c, best_cos, rules, wof(c) if wof else None)
-            others.append((p, c, trace))
+            c.p, trace = _foreign_p(c, best_cos, rules, wof(c) if wof else None)
+            others.append((c.p, c, trace))
     primary.sort(key=lambda t: (-t[1].score, t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     others.sort(key=lambda t: (-t[0], t[1].order, t[1].hit.sentence.source, t[1].hit.sentence.i))
     merged = _merge(primary, others, rules.margin, rules.subject_passed_by_score)
@@ -194,7 +200,12 @@ def fuse(lists: list[tuple], top_k: int, weights: dict[str, float] | None = None
     # the other language's most probable sentence, when both its lists rank it high too (rules.agreed_rank)
     agreed = others[0][1] if rules.agreed_kept and others and _high_in_both(others[0][1], rules.agreed_rank) \
         else None
-    return _ranked(merged, top_k, weights, foreign, exempt, rules, agreed)
+    # the plain search's top k (the question language's list), where another language was searched
+    first = next((hits for via, hits, *subject in lists if via is None and not subject), [])
+    plain = [(h.sentence.doc_id, h.sentence.i) for h in first[:top_k]] \
+        if any(via is not None for via, *_ in lists) else None
+    skip = unnamed if weights else frozenset()
+    return _ranked(merged, top_k, weights, foreign, exempt, rules, agreed, plain, skip)
 
 
 def _window_of(cands: dict, windows: dict) -> Callable[[_Cand], list[float]]:
@@ -238,7 +249,7 @@ def _high_in_both(c: _Cand, rank: int) -> bool:
 
 
 def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign, exempt, rules,
-            agreed: _Cand | None = None) -> list[Hit]:
+            agreed: _Cand | None = None, plain: list | None = None, skip=frozenset()) -> list[Hit]:
     def key(t):
         c, trace = t
         other = bool(weights) and rules.other_product_last and c.hit.sentence.source in foreign \
@@ -251,9 +262,14 @@ def _ranked(merged: list[tuple], top_k: int, weights: dict[str, float], foreign,
     ordered = sorted(merged, key=key)
     if rules.heading_after:
         ordered = _headings_after(ordered)
-    ranked = _kept(ordered, top_k, rules.own_kept, lambda t: any(key(t)))
-    if agreed is not None:
-        ranked = _agreed(ordered, ranked, top_k, agreed, lambda t: any(key(t)))
+    if rules.other_places and plain is not None:
+        ranked = _places(ordered, plain, top_k, min(rules.other_places, top_k),
+                         lambda t: any(key(t)) or t[0].p < rules.other_place_p
+                         or (t[0].hit.sentence.source in skip and t[0].p < rules.unnamed_place_p))
+    else:
+        ranked = _kept(ordered, top_k, rules.own_kept, lambda t: any(key(t)))
+        if agreed is not None:
+            ranked = _agreed(ordered, ranked, top_k, agreed, lambda t: any(key(t)))
     for r, (c, trace) in enumerate(ranked, start=1):
         empty, contents, other = key((c, trace))
         trace = trace + ([XlRule.OTHER_PRODUCT_LAST.value] if other else []) + \
@@ -290,6 +306,21 @@ def _headings_after(ordered: list[tuple]) -> list[tuple]:
 
 # the first trace of a question-language sentence (or a named document's): the places own_kept keeps
 _MINE = frozenset({XlRule.OWN_LANGUAGE.value, XlRule.SUBJECT.value})
+
+
+def _places(ordered: list[tuple], plain: list, top_k: int, places: int, last: Callable[[tuple], bool]) -> list[tuple]:
+    """The fusion's top k, the plain search's top k (``plain``: its sentences' keys) and the other
+    language's ``places`` most probable sentences, in ``ordered``'s order: turning
+    cross-lingual search on never takes a place from what the plain search shows
+    (CrossLingualRules.other_places). A sentence the rules put ``last`` takes no added place."""
+    def key(t: tuple) -> tuple:
+        return t[0].hit.sentence.doc_id, t[0].hit.sentence.i
+
+    top = {key(t) for t in ordered[:top_k]}
+    others = [key(t) for t in ordered if key(t) not in plain and t[1][0] not in _MINE and not last(t)]
+    why = {**{k: XlRule.PLAIN_KEPT.value for k in plain}, **{k: XlRule.OTHER_PLACE.value for k in others[:places]}}
+    return [(c, trace if key((c, trace)) in top else [*trace, why[key((c, trace))]])
+            for c, trace in ordered if key((c, trace)) in top or key((c, trace)) in why]
 
 
 def _kept(merged: list[tuple], top_k: int, keep: int, last: Callable[[tuple], bool]) -> list[tuple]:

@@ -46,6 +46,7 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
         # rules.other_product_code only when a named one is a product with a model number (a help
         # centre's articles have topics: none is another product of the one a word named)
         learned, _ = subjects.learn(req.kb, version)
+        plan.unnamed = {src for src, terms in learned.items() if terms and src not in weights}
         if not rules.other_product_code or any(codes(t) for src in weights for t in learned.get(src, ())):
             foreign = {src for src, terms in learned.items() if terms and src not in weights}
         plan.foreign = set(foreign)

@@ -31,6 +31,8 @@ class XlRule(str, Enum):
     HEADING_AFTER = "heading_after"  # the heading of a section a better hit is in: after the other candidates
     OWN_KEPT = "own_kept"  # the question language's best sentence, kept in the top k above other-language ones
     AGREED_KEPT = "agreed_kept"  # another language's most probable sentence, high in both its lists, kept in the top k
+    OTHER_PLACE = "other_place"  # another language's sentence, in a place added to the plain search's top k
+    PLAIN_KEPT = "plain_kept"  # in the plain search's top k (SWR_CROSSLINGUAL=off's), kept though ranked lower
     CODE_FIRST = "code_first"  # it writes the code the question asks about (E21, C04), listed beside its siblings
     # its document's title has a word of the question that the knowledge base says throughout (a topic
     # word, SubjectRules.name_spread): the document is not named, no bonus
@@ -77,7 +79,31 @@ class CrossLingualRules(FromDict):
     # FAQ -1.7 (-1.7); other / same BiPaR 0.56 0.49 0.51 (0.61 0.55 0.57), crowded 0.84 0.83 0.82
     # (0.86 0.86 0.87), FAQ 0.77 (0.82): one question in a hundred bought with 5 of the FAQ's 60
     margin: float = 0.1
-    # this many of the question language's best sentences stay in the top k whatever the other
+    # places of their own for the other language's most probable sentences, beside the plain search's
+    # top k (SWR_CROSSLINGUAL=off's), which all stay whatever the fusion ranks above them (at most top-k
+    # places; the fusion's own top k stays too: a named document's or a code's sentence keeps its place).
+    # Turning cross-lingual search on then never takes a same-language answer: on the product FAQs no
+    # calibrated comparison told which language holds the answer (bench/xl_calibrate.py calibration:
+    # AUC 0.67-0.87), so the fixed top k cost up to 17.5 points. bench/real_kbs.py seed 0, same-language
+    # on - off (points) and other / same, at 0 (the fixed top k, own_kept and agreed_kept) / 1 / 2 / 3:
+    # BiPaR -2.0 0.60 / 0 0.72 / 0 0.81 / 0 0.84; XQuAD 0 0.97 at each; XQuAD among 800 paragraphs -1.0
+    # 0.91 / 0 0.94 / 0 0.97 / 0 0.99; the four FAQs 0 0.84, -2.5 0.85, -5.0 0.64, -17.5 0.89 (other
+    # 0.62) / 0 0.90, 0.88, 0.66, 0.86 / 0 0.93, 0.88, 0.66, 0.89 / 0 0.93, 0.97, 0.80, 0.91 (other 0.80).
+    # Cost: more hits for the reader and the LLM (6.0-7.1 a question on those sets at top-k 3; the LLM's
+    # token budget keeps the first passages that fit). 0: the fixed top k
+    other_places: int = 3
+    # an added place needs at least this probability (0: the places are filled). bench/real_kbs.py seed 0
+    # at 0.05 / 0.1 / 0.2: 5.5 / 5.0 / 4.4 hits a question instead of 6.1, other-language answers BiPaR
+    # 0.57 / 0.51 / 0.42 (0.58), the third FAQ 0.68 / 0.65 / 0.57 (0.70), the first 0.90 / 0.90 / 0.83;
+    # the answers sit at low probabilities, so the places stay filled
+    other_place_p: float = 0.0
+    # when the question names documents, an added place in a document with a subject of its own that it
+    # does not name (another product's manual) needs this probability: the kettle's first-use question
+    # got the air fryer's and the rice cooker's first-use lines (0.03-0.07), and the local 0.5B model
+    # answered from them; the English FAQ's "Is the air fryer basket dishwasher safe?" (0.64) still enters
+    # for 空气炸锅的炸篮能放进洗碗机吗. Unchanged at seed 0 on every mixed set of bench/real_kbs.py
+    unnamed_place_p: float = 0.1
+    # with other_places 0: this many of the question language's best sentences stay in the top k whatever the other
     # language's sentences score (they take the last places, leaving one to the other language: at
     # top-k 1 nothing is kept; 0: off): a same-language answer is never pushed out by three
     # other-language sentences on a neighbouring topic. bench/real_kbs.py --parts
@@ -87,8 +113,8 @@ class CrossLingualRules(FromDict):
     # FAQ 0.68 / 0.68 / 0.63. The kept sentence's calibrated probability does not separate the
     # same-language answers it saves (0.03-0.09) from the cross answers it costs (0.01-0.04), so no bar
     own_kept: int = 1
-    # another language's most probable sentence takes the top k's last place (never the question
-    # language's best) when both its lists (the question's vectors, the translation's) rank it high
+    # with other_places 0: another language's most probable sentence takes the top k's last place (never the
+    # question language's best) when both its lists (the question's vectors, the translation's) rank it high
     # (the product FAQ: the answer second and first in the English lists, all three places Chinese)
     agreed_kept: bool = True
     # ... at most this deep in each of the two lists. bench/real_kbs.py, other-language answers against

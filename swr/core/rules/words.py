@@ -19,6 +19,10 @@ WORDS = {
                 "sentences scored higher.",
     "agreed_kept": "The other language's most likely sentence, ranked high by both its searches (the question's "
                    "and its translation's), kept in the results beside the question-language ones.",
+    "other_place": "One of the other language's most likely sentences, given a place of its own beside the "
+                   "results in the question's language (cross-lingual search adds places; it never takes one).",
+    "plain_kept": "Among the results the search gives without cross-lingual search, so it stays in them though "
+                  "the fusion ranked other sentences higher.",
     "code_first": "It writes the code the question asks about (an error code, a part number), so it was "
                   "ranked first.",
     "topic_word": "Its document's title shares a word with the question, but the knowledge base says that word "
@@ -39,8 +43,6 @@ WORDS = {
     "answerable.low_cover": "The passages are close to the question and hold most of its words.",
     "answerable.evidence": "Answered on the weight of the evidence together: how close the passages are, how many "
                            "of the question's words they hold, and that this knowledge base uses its words.",
-    "answerable.centred": "Answered on how close the passages are once each language's common offset is taken out "
-                          "(and how generic the closest sentence is), with every word of the question known here.",
     "answerable.no_term": "The passages look similar, but hold none of the question's words.",
     "answerable.below": "The closest passages are not close enough to the question to answer it.",
     # the extractive answer (swr.answer.extractive.Rule)
