@@ -6,10 +6,12 @@ import streamlit as st
 
 from swr.app.components import docview, passages as cards_
 from swr.app.state import KEYS
+from swr.core.rules.crosslingual import XlRule
 from swr.core.types import Passage
 from swr.manage.render import tokens_html
 
 _UNSET = object()
+_ADDED = {XlRule.OTHER_PLACE.value, XlRule.PLAIN_KEPT.value}
 
 
 def head(passages: list[Passage], chars: int, tokens: int, what: str = "context", title: str = "Evidence",
@@ -19,10 +21,13 @@ def head(passages: list[Passage], chars: int, tokens: int, what: str = "context"
     hits = sum(len(p.hits) for p in passages)
     merged = sum(1 for p in passages if len(p.hits) > 1)
     extra = f" ({merged} merged)" if merged else ""
+    # the places cross-lingual search adds beside the top k (CrossLingualRules.other_places)
+    added = sum(1 for p in passages for h in p.hits if _ADDED & set(getattr(h, "trace", None) or ()))
+    more = f" ({added} added by cross-lingual search)" if added else ""
     terms = "" if query_tokens is _UNSET else (f'<div class="swr-bm25">BM25 searched for: '
                                                f"{tokens_html(query_tokens)}</div>")
     return (f'<div class="swr-evhead"><b>{title}</b> · {len(passages)} passage{"s" * (len(passages) != 1)}'
-            f"{extra} · {hits} hit{'s' * (hits != 1)} · {what} <b>{chars:,}</b> chars / "
+            f"{extra} · {hits} hit{'s' * (hits != 1)}{more} · {what} <b>{chars:,}</b> chars / "
             f"<b>{tokens:,}</b> tokens{terms}</div>")
 
 
