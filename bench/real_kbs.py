@@ -133,7 +133,7 @@ def ask_all(eng, kb: str, qs: list[dict], xl: bool) -> list[dict]:
                     "traces": [h.trace for h in sorted(top, key=lambda h: h.rank)],
                     "signals": {**(a.get("signals") or {}), "unknown": len(unknown_terms(eng, q["q"], kb))},
                     "kb": kb, "top": [h.sentence for h in sorted(top, key=lambda h: h.rank)][:3],
-                    # what answerable.centred reads (the best centred cosine less the hubness share)
+                    # what the evidence score's centred weights read (the best centred cosine less the hubness share)
                     "xcos": best_centred(top, RULES.hub_weight)})
         FIRED.setdefault(f"{kb} ({'cross-lingual on' if xl else 'off'})", Counter()).update(ask_rules(r))
     return out
