@@ -143,7 +143,10 @@ def _sidebar(engine: Engine, *, knobs: bool) -> Controls:
             "Context budget (characters)", MIN_BUDGET_CHARS, MAX_BUDGET_CHARS, step=100,
             key=CHAT.budget.widget(defaults.budget_chars),
             help="All windows of one answer together stay within it; changing it re-renders the evidence."))
-    CHAT.top_k.keep(sb.slider("Top-k hits", 1, MAX_SIDEBAR_TOP_K, key=CHAT.top_k.widget(defaults.top_k)))
+    CHAT.top_k.keep(sb.slider(
+        "Top-k hits", 1, MAX_SIDEBAR_TOP_K, key=CHAT.top_k.widget(defaults.top_k),
+        help="The sentences the search returns. In a knowledge base of Chinese and English documents, "
+             "cross-lingual search keeps them and adds up to as many of the other language's most likely."))
     with sb.expander("Retrieval", expanded=False):
         _retrieval_knobs(engine, defaults)
     if kb:
