@@ -1,8 +1,7 @@
 """Answerability: does the retrieved evidence answer the question at all?
 
-Retrieval always returns *something*; "What is the capital of France?" against appliance
-manuals returns a table border. Two signals decide, both on scales that mean the same for every
-question:
+Retrieval always returns *something*; "What is the capital of France?" against appliance manuals
+returns a table border. Two signals decide, both on scales that mean the same for every question:
 
 - ``cosine``: the best cosine between the question (query prefix) and a retrieved sentence
   (passage prefix), from the dense scores of the hits or their stored vectors. Never a fused
@@ -56,7 +55,7 @@ from swr.answer.answerable_terms import (
     unknown_terms,
     unwritten,
 )
-from swr.answer.centred import best_centred, hub_weight
+from swr.answer.centred import best_centred, centred_turn, hub_weight
 from swr.answer.evidence import standout, weigh
 from swr.answer.smalltalk import small_talk
 from swr.answer.substantive import substantive_text
@@ -84,6 +83,7 @@ class Rule(str, Enum):
     HIGH = "answerable.high"  # cosine at the high bar with a term of the question
     LOW_COVER = "answerable.low_cover"  # cosine at the low bar with most of the question's terms
     EVIDENCE = "answerable.evidence"  # the bars refused, the evidence score answers (EvidenceModel)
+    CENTRED = "answerable.centred"  # ... and the score refused, the centred cosine answers (answer/centred.py)
     NO_TERM = "answerable.no_term"  # high cosine, but none of the question's terms in the passages
     BELOW = "answerable.below"  # cosine below the bars
 
@@ -331,6 +331,16 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
                          Rule.BELOW)
 
 
+def _turn(engine, question: str, kb: str, hits, filters, figures: tuple, signals: dict, passages) -> tuple | None:
+    """(reason, rule) of what answers what the bars refused: the evidence score, else the centred cosine."""
+    rules, (cos, cover, cross, terms, other) = rules_of(filters), figures  # figures: decide()'s, as in assess
+    if said := weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages,
+                     best_centred(hits, hub_weight(filters))):
+        return Reason(said, Rule.EVIDENCE), Rule.EVIDENCE
+    said = centred_turn(engine, question, kb, hits, filters, rules.centred_answer, other)
+    return (Reason(said, Rule.CENTRED), Rule.CENTRED) if said else None
+
+
 def assess(engine, question: str, kb: str, hits, passages: list[Passage], filters: dict | None = None,
            pool: list | None = None, named=frozenset(), foreign=frozenset(),
            translations: dict | None = None, cosines: dict | None = None, vector=None) -> Answerability:
@@ -384,9 +394,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
                "terms": len(terms), "codes": len(codes), "missing": len(missing), "names": len(names),
                "held": held, "standout": standout(cosines, detect_lang(question), rules.evidence.standout_depth)}
     if not ok and rule in (Rule.BELOW, Rule.NO_TERM) and t is rules.e5:  # the bars refused: the score's turn
-        said = weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages,
-                     best_centred(hits, hub_weight(filters)))
-        if said:
-            ok, why, rule = True, Reason(said, Rule.EVIDENCE), Rule.EVIDENCE
+        if turn := _turn(engine, question, kb, hits, filters, (cos, cover, cross, terms, other), signals, passages):
+            (why, rule), ok = turn, True
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
                          [rule.value] if rule else [], signals)

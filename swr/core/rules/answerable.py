@@ -135,6 +135,13 @@ class AnswerRules(FromDict):
     # the 146 follow-up and new-user questions of bench/data: none (at 0.89 / 0.02 margin, 6 right answers)
     small_talk: float = 0.90
     small_talk_margin: float = 0.05  # ... and this much above the knowledge base's best cosine (same calibration)
+    # the bars and the evidence score refused (it cannot read a question of fewer than two content terms),
+    # a search that centred the languages answers when its best hit's centred cosine less half
+    # its hubness reaches this and every term of the question or its translation is known
+    # (swr/answer/centred.py). bench/real_kbs.py seeds 0 / 1 / 2 (the rows of python bench/evidence_fit.py
+    # --split), right answers / off-domain questions it answers at 0.25: 5 / 0 / 5 and 2 / 2 / 4; at 0.3:
+    # 4 / 0 / 5 and none; at 0.35: 2 / 0 / 5 and none. Above 1: off
+    centred_answer: float = 0.30
     # how documents' subjects are learnt (swr/retrieve/aliases.py, swr/retrieve/subjects.py)
     subjects: "SubjectRules" = field(default_factory=lambda: DEFAULT_SUBJECTS)
     heading_chars: int = 80  # size: a Markdown heading line shorter than this is no answer sentence

@@ -43,6 +43,8 @@ WORDS = {
     "answerable.low_cover": "The passages are close to the question and hold most of its words.",
     "answerable.evidence": "Answered on the weight of the evidence together: how close the passages are, how many "
                            "of the question's words they hold, and that this knowledge base uses its words.",
+    "answerable.centred": "Answered on how close the passages are once each language's common offset is taken out "
+                          "(and how generic the closest sentence is), with every word of the question known here.",
     "answerable.no_term": "The passages look similar, but hold none of the question's words.",
     "answerable.below": "The closest passages are not close enough to the question to answer it.",
     # the extractive answer (swr.answer.extractive.Rule)
