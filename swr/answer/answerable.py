@@ -334,10 +334,10 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
 def _turn(engine, question: str, kb: str, hits, filters, figures: tuple, signals: dict, passages) -> tuple | None:
     """(reason, rule) of what answers what the bars refused: the evidence score, else the centred cosine."""
     rules, (cos, cover, cross, terms, other) = rules_of(filters), figures  # figures: decide()'s, as in assess
-    if said := weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages,
-                     best_centred(hits, hub_weight(filters))):
+    xc = best_centred(hits, hub_weight(filters))  # None: the search did not centre the languages
+    if said := weigh(engine, question, kb, cos, cover, cross, terms, other, rules.evidence, signals, passages, xc):
         return Reason(said, Rule.EVIDENCE), Rule.EVIDENCE
-    said = centred_turn(engine, question, kb, hits, filters, rules.centred_answer, other)
+    said = centred_turn(engine, question, kb, xc, rules.centred_answer, other)
     return (Reason(said, Rule.CENTRED), Rule.CENTRED) if said else None
 
 

@@ -32,16 +32,17 @@ def best_centred(hits, weight: float) -> float | None:
     return max(got) if got else None
 
 
-def centred_turn(engine, question: str, kb: str, hits, params, bar: float, other, min_terms: int = 1) -> str | None:
+def centred_turn(engine, question: str, kb: str, xc: float | None, bar: float, other,
+                 min_terms: int = 1) -> str | None:
     """Why the centred cosine answers a question the bars refused (None: it does not): the best
-    hit's centred cosine less its hubness at ``bar``, and every content term of the question, or of
-    its translation (``other``: :class:`swr.answer.answerable_terms.Translated`), at least ``min_terms``
-    of them ("What is 24 hours in minutes?" has none: its translation's "24 小时" is no evidence), used by the
-    knowledge base (an unknown one may name what it lacks: "What does error E21 mean on my washing
-    machine?" reached the bar on the product FAQ)."""
+    hit's centred cosine less its hubness (``xc``: :func:`best_centred`) at ``bar``, and every content
+    term of the question, or of its translation (``other``:
+    :class:`swr.answer.answerable_terms.Translated`), at least ``min_terms`` of them ("What is 24 hours
+    in minutes?" has none: its translation's "24 小时" is no evidence), used by the knowledge base (an
+    unknown one may name what it lacks: "What does error E21 mean on my washing machine?"
+    reached the bar on the product FAQ)."""
     from swr.answer.answerable_terms import question_terms, unknown_terms
 
-    xc = best_centred(hits, hub_weight(params))
     if xc is None or xc < bar or len(question_terms(question)) < min_terms:  # no content term: nothing asked
         return None
     if unknown_terms(engine, question, kb) and not (other is not None and other.terms and not other.unknown):

@@ -61,9 +61,8 @@ def answer(engine, result: AskResult, retrieval: Retrieval, asked: str, use_llm:
     ext = grounded_answer(engine.embedder, question, passages, foreign=retrieval.foreign,
                           subjects=subjects.for_kb(engine, kb), asked=asked,
                           allowed=answerable.grounds(engine, kb, retrieval.named, retrieval.foreign),
-                          rules=(retrieval.request or RetrievalParams()).extractive,
-                          query_vector=retrieval.query_vector, translations=retrieval.translations,
-                          top_k=(retrieval.request or RetrievalParams()).top_k)
+                          rules=(rp := retrieval.request or RetrievalParams()).extractive,
+                          query_vector=retrieval.query_vector, translations=retrieval.translations, top_k=rp.top_k)
     result.trace += ext.trace
     if not use_llm:
         result.answer, result.extract = ext.text, ext.to_dict()

@@ -316,11 +316,11 @@ def _places(ordered: list[tuple], plain: list, top_k: int, places: int, last: Ca
     def key(t: tuple) -> tuple:
         return t[0].hit.sentence.doc_id, t[0].hit.sentence.i
 
-    top = {key(t) for t in ordered[:top_k]}
-    others = [key(t) for t in ordered if key(t) not in plain and t[1][0] not in _MINE and not last(t)]
+    keyed = [(key(t), t) for t in ordered]
+    top = {k for k, _ in keyed[:top_k]}
+    others = [k for k, t in keyed if k not in plain and t[1][0] not in _MINE and not last(t)]
     why = {**{k: XlRule.PLAIN_KEPT.value for k in plain}, **{k: XlRule.OTHER_PLACE.value for k in others[:places]}}
-    return [(c, trace if key((c, trace)) in top else [*trace, why[key((c, trace))]])
-            for c, trace in ordered if key((c, trace)) in top or key((c, trace)) in why]
+    return [t if k in top else (t[0], [*t[1], why[k]]) for k, t in keyed if k in top or k in why]
 
 
 def _kept(merged: list[tuple], top_k: int, keep: int, last: Callable[[tuple], bool]) -> list[tuple]:

@@ -48,7 +48,7 @@ def subject_part(store, embed_query: Callable, encode_sparse: Callable, req: Sea
         learned, _ = subjects.learn(req.kb, version)
         plan.unnamed = {src for src, terms in learned.items() if terms and src not in weights}
         if not rules.other_product_code or any(codes(t) for src in weights for t in learned.get(src, ())):
-            foreign = {src for src, terms in learned.items() if terms and src not in weights}
+            foreign = set(plan.unnamed)
         plan.foreign = set(foreign)
     if weights:  # the subject documents on their own, in each language searched; inside
         # them the words naming the subject say nothing, so BM25 goes by the other words
