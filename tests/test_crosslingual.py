@@ -163,6 +163,25 @@ def test_a_chinese_questions_translation_keeps_what_it_asks_about():
     assert g.translate("韦小宝", "en") == ""
     assert g.segment("最大发射功率") == ["大发", "功率"]  # answerability's reading is unchanged
 
+def test_support_words_translate_in_their_support_sense():
+    """The support words (swr/text/data/support_terms.tsv) go first: a remote is a 遥控器, not 偏远; a
+    dock a 底座, not a 码头; "how heavy" and 多重 ask the weight, 多少钱 the price; the knowledge
+    base's own words still decide between a word's translations."""
+    from swr.text.glossary import glossary
+
+    g = glossary()
+    zh = g.translate("Does the remote come with batteries? How heavy is the dock?", "zh")
+    assert {"遥控器", "电池", "重量", "底座"} <= set(zh.split()), zh
+    assert "码头" not in zh and "偏远" not in zh
+    assert g.translate("How much does the kettle weigh?", "zh").split()[-1] == "重量"
+    assert g.translate("这个水壶多重？", "en") == "kettle weight"
+    assert "price" in g.translate("耳塞套多少钱一副", "en").split()
+    assert "height" in g.translate("机身有多高", "en").split()
+    # a knowledge base that writes 基座 for a dock gets 基座
+    assert g.translate("dock", "zh", known=lambda w: w == "基座") == "基座"
+    assert g.translate("底座", "en") == "dock"
+
+
 
 def test_subjects_are_learned_from_the_documents(e5_engine):
     subjects = e5_engine.crosslingual.subjects

@@ -129,14 +129,15 @@ def test_bm25_searches_the_senses_the_knowledge_base_uses_most(fake_engine):
     from swr.core.rules.crosslingual import DEFAULT_RULES
 
     eng = fake_engine
-    eng.index_files("hc", [("a.md", "# 退款说明\n\n退款原路退回。退回后请查看账户。\n".encode()),
-                           ("b.md", "# 出门须知\n\n出门回来后放水两分钟。\n".encode())])
+    eng.index_files("hc", [("a.md", "# 发票说明\n\n发票请保留。保留期为一年，保留原件。\n".encode()),
+                           ("b.md", "# 使用须知\n\n请保持干燥。\n".encode())])
     eng.crosslingual.enabled = True
     xl = eng.crosslingual
     _, version = xl.kb_state("hc")
-    text, bm25 = xl._translator("hc", version, 1, True)("when will the return arrive", "zh")  # noqa: SLF001
-    assert "回来" in text.split(), "the translation embedded and read by answerability: the dictionary's order"
-    assert "退回" in bm25.split() and "回来" not in bm25.split(), bm25
-    plain = xl._translator("hc", version, 1, False)("when will the return arrive", "zh")  # noqa: SLF001
+    q = "should I keep the invoice"
+    text, bm25 = xl._translator("hc", version, 1, True)(q, "zh")  # noqa: SLF001
+    assert "保持" in text.split(), "the translation embedded and read by answerability: the dictionary's order"
+    assert "保留" in bm25.split() and "保持" not in bm25.split(), bm25
+    plain = xl._translator("hc", version, 1, False)(q, "zh")  # noqa: SLF001
     assert plain == text
-    eng.retrieve("when will the return arrive", "hc", top_k=3, crosslingual=replace(DEFAULT_RULES, sense_by_use=True))
+    eng.retrieve(q, "hc", top_k=3, crosslingual=replace(DEFAULT_RULES, sense_by_use=True))

@@ -67,6 +67,8 @@ _HEADWORDS = 2  # a CC-CEDICT line: traditional and simplified headwords, then [
 # order CC-CEDICT gives)
 SHORT_FIRST = False
 Known = Callable[[str], bool]
+# customer-support words the dictionary lacks or glosses in another sense (the file says how it is read)
+SUPPORT_TERMS = Path(__file__).with_name("data") / "support_terms.tsv"
 
 
 def _clean(defn: str) -> str:
@@ -129,6 +131,32 @@ class Glossary:
         # more frequent word (jieba's dictionary counts)
         self.en_zh = {g: sorted(ws, key=lambda w: (ws[w], -(self._freq(w) or 0), len(w)))[:_CANDIDATES]
                       for g, ws in rev.items()}
+        self.support_en: dict[str, list[str]] = {}  # support phrase (lower case) -> Chinese words (SUPPORT_TERMS)
+        self._how: dict[str, str] = {}  # a question's 多... word -> the attribute it asks (多重 -> 重量)
+        self._add_support(SUPPORT_TERMS)
+
+    def _add_support(self, path: Path) -> None:
+        """The support words (:data:`SUPPORT_TERMS`) go first among a word's translations, both ways, in
+        the file's order; an English "how ..." form only translates (多重 is glossed "weight", not "how heavy")."""
+        zh_en: dict[str, list[str]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            en, _, zh = line.partition("\t")
+            ens, zhs = [e.strip().lower() for e in en.split("|")], [z.strip() for z in zh.split("|")]
+            for e in ens:
+                self.support_en[e] = list(dict.fromkeys(self.support_en.get(e, []) + zhs))
+            for z in zhs:
+                if HAN_BMP_RE.search(z):
+                    zh_en[z] = zh_en.get(z, []) + [e for e in ens if not e.startswith("how ")]
+                if z.startswith("多") and z != zhs[0]:
+                    self._how[z] = zhs[0]
+        for e, zhs in self.support_en.items():
+            self.en_zh[e] = list(dict.fromkeys(zhs + self.en_zh.get(e, [])))[:_CANDIDATES]
+        for z, ens in zh_en.items():
+            self.zh_en[z] = list(dict.fromkeys(ens + self.zh_en.get(z, [])))
+        self._how_re = re.compile("|".join(sorted(map(re.escape, self._how), key=len, reverse=True)) or "$^")
+        self._support_words = max((len(e.split()) for e in self.support_en), default=0)
 
     def _read(self, char: str, pinyin: str) -> None:
         """Remember a character's reading without its tone (ü as "u" and "v", as English spells it)."""
@@ -183,7 +211,9 @@ class Glossary:
 
     def to_en(self, text: str, known: Known | None = None, senses: int = 1) -> str:
         words = []
-        for w in self.segment(_HOW.sub("", _A_NOT_A.sub("，", text)), bounded=True, skip=ZH_ASK):
+        # "how heavy" asks the weight (多重 -> 重量); any other 多 of "how" is dropped
+        text = _HOW.sub("", self._how_re.sub(lambda m: self._how[m.group()], _A_NOT_A.sub("，", text)))
+        for w in self.segment(text, bounded=True, skip=ZH_ASK):
             if not HAN_BMP_RE.search(w):
                 words.append(w)
             elif w not in ZH_GLOSS_STOP and w in self.zh_en:
@@ -206,6 +236,11 @@ class Glossary:
                 out.append(t)
                 i += 1
                 continue
+            support = self._support(toks, i)
+            if support:
+                out.extend(_pick(self.en_zh[support[0]], known, senses))
+                i += support[1]
+                continue
             if t.lower() in _EN_SKIP:
                 i += 1
                 continue
@@ -222,6 +257,16 @@ class Glossary:
                 out.append(t)  # unknown word (a name): kept as it is
                 i += 1
         return " ".join(out)
+
+    def _support(self, toks: list[str], i: int) -> tuple[str, int] | None:
+        """The longest support phrase of two words or more (:data:`SUPPORT_TERMS`) starting at ``toks[i]``
+        and its length in words, stop words included ("how heavy", "turn on"), or None. One word is
+        looked up as any other: its support translations go first among the dictionary's."""
+        for size in range(min(self._support_words, len(toks) - i), 1, -1):
+            for form in _forms(" ".join(toks[i:i + size]).lower()):
+                if form in self.support_en:
+                    return form, size
+        return None
 
     def translate(self, text: str, target: str, known: Known | None = None, senses: int = 1) -> str:
         """``text`` as words of ``target`` ("zh" or "en"); "" when nothing could be looked up.
