@@ -21,6 +21,7 @@ FAQ = ROOT / "bench" / "data" / "faq_bilingual"
 FAQ2 = ROOT / "bench" / "data" / "faq_bilingual2"  # a second brand and two other products
 FAQ3 = ROOT / "bench" / "data" / "faq_bilingual3"  # a third brand: a robot vacuum and earbuds
 FAQ4 = ROOT / "bench" / "data" / "faq_bilingual4"  # a fourth: a door lock and a power station, long pages
+FAQ5 = ROOT / "bench" / "data" / "faq_bilingual5"  # a fifth: espresso machines and smart watches, a check only
 HELPZH = ROOT / "bench" / "data" / "helpcentre_zh"
 CHITCHAT = ["How are you today?", "What's the weather like tomorrow?", "Tell me a joke.",
             "Who won the World Cup in 2018?", "今天天气怎么样？", "你叫什么名字？", "给我讲个笑话吧。",

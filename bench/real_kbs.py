@@ -46,7 +46,10 @@ CC BY-NC: evaluation only). Parts:
     written after the second's fix, kept as a check in the same way. ``faq4``: a fourth
     (bench/data/faq_bilingual4/: a door lock and a power station, 40 pages, a third of them long
     pages of 20-35 sentences with sections and tables) as ``faq_bi4``, written after the third's
-    fixes, a check of the page-length rules (``SubjectRules.min_sentences``).
+    fixes, a check of the page-length rules (``SubjectRules.min_sentences``). ``faq5``: a fifth
+    (bench/data/faq_bilingual5/: espresso machines and smart watches, 40 pages) as ``faq_bi5``,
+    written by another hand after the support words (swr/text/data/support_terms.tsv) without
+    reading them: a check of them, never tuned on.
 (f) ``helpzh``: bench/data/helpcentre_zh/ (an original Chinese help centre of a fictional
     appliance brand: 40 articles of paragraphs, steps, lists and tables; 180 questions typed as
     customers type them, each answer 2-4 whole sentences, rows or items, 97 characters on
@@ -77,6 +80,7 @@ from real_data import (
     FAQ2,
     FAQ3,
     FAQ4,
+    FAQ5,
     HELPZH,
     OTHER_PRODUCTS,
     ROOT,
@@ -370,6 +374,8 @@ def main() -> None:
         part_faq(eng, lines, store, "faq_bi3", FAQ3)
     if "faq4" in args.parts:
         part_faq(eng, lines, store, "faq_bi4", FAQ4)
+    if "faq5" in args.parts:
+        part_faq(eng, lines, store, "faq_bi5", FAQ5)
     qs_em = None
     if "emanual" in args.parts or "refusals" in args.parts or "windows" in args.parts:
         docs_em, qs_em = emanual()

@@ -177,6 +177,9 @@ def test_support_words_translate_in_their_support_sense():
     assert g.translate("这个水壶多重？", "en") == "kettle weight"
     assert "price" in g.translate("耳塞套多少钱一副", "en").split()
     assert "height" in g.translate("机身有多高", "en").split()
+    # "how old" asks 年龄 only of documents that write it
+    assert "年龄" not in g.translate("How old was the emperor?", "zh", known=lambda w: w == "皇帝")
+    assert "年龄" in g.translate("How old was the emperor?", "zh", known=lambda w: w in ("皇帝", "年龄"))
     # a knowledge base that writes 基座 for a dock gets 基座
     assert g.translate("dock", "zh", known=lambda w: w == "基座") == "基座"
     assert g.translate("底座", "en") == "dock"

@@ -238,7 +238,10 @@ class Glossary:
                 continue
             support = self._support(toks, i)
             if support:
-                out.extend(_pick(self.en_zh[support[0]], known, senses))
+                picked = _pick(self.en_zh[support[0]], known, senses)
+                # "how old" asks 年龄 only of documents that write it (a novel says 岁): else nothing
+                if not (support[0].startswith("how ") and known is not None and not any(map(known, picked))):
+                    out.extend(picked)
                 i += support[1]
                 continue
             if t.lower() in _EN_SKIP:
