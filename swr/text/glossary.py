@@ -149,13 +149,13 @@ class Glossary:
                 continue
             en, _, zh = line.partition("\t")
             ens, zhs = [e.strip().lower() for e in en.split("|")], [z.strip() for z in zh.split("|")]
+            how = [z for z in zhs[1:] if z.startswith("多")]  # a question's 多重: read as zhs[0], never a translation
+            self._how.update((z, zhs[0]) for z in how)
             for e in ens:
-                self.support_en[e] = list(dict.fromkeys(self.support_en.get(e, []) + zhs))
+                self.support_en[e] = list(dict.fromkeys(self.support_en.get(e, []) + [z for z in zhs if z not in how]))
             for z in zhs:
-                if HAN_BMP_RE.search(z):
+                if HAN_BMP_RE.search(z) and z not in how:
                     zh_en[z] = zh_en.get(z, []) + [e for e in ens if not e.startswith("how ")]
-                if z.startswith("多") and z != zhs[0]:
-                    self._how[z] = zhs[0]
         for e, zhs in self.support_en.items():
             self.en_zh[e] = list(dict.fromkeys(zhs + self.en_zh.get(e, [])))[:_CANDIDATES]
         for z, ens in zh_en.items():
