@@ -136,7 +136,6 @@ class Glossary:
         # more frequent word (jieba's dictionary counts)
         self.en_zh = {g: sorted(ws, key=lambda w: (ws[w], -(self._freq(w) or 0), len(w)))[:_CANDIDATES]
                       for g, ws in rev.items()}
-        self.support_en: dict[str, list[str]] = {}  # support phrase (lower case) -> Chinese words (SUPPORT_TERMS)
         self._how: dict[str, str] = {}  # a question's 多... word -> the attribute it asks (多重 -> 重量)
         self._add_support(SUPPORT_TERMS)
 
@@ -144,6 +143,7 @@ class Glossary:
         """The support words (:data:`SUPPORT_TERMS`) go first among a word's translations, both ways, in
         the file's order; an English "how ..." form only translates (多重 is glossed "weight", not "how heavy")."""
         zh_en: dict[str, list[str]] = {}
+        en_zh: dict[str, list[str]] = {}  # support phrase (lower case) -> its Chinese words
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip() or line.startswith("#"):
                 continue
@@ -152,16 +152,19 @@ class Glossary:
             how = [z for z in zhs[1:] if z.startswith("多")]  # a question's 多重: read as zhs[0], never a translation
             self._how.update((z, zhs[0]) for z in how)
             for e in ens:
-                self.support_en[e] = list(dict.fromkeys(self.support_en.get(e, []) + [z for z in zhs if z not in how]))
+                en_zh[e] = list(dict.fromkeys(en_zh.get(e, []) + [z for z in zhs if z not in how]))
             for z in zhs:
                 if HAN_BMP_RE.search(z) and z not in how:
                     zh_en[z] = zh_en.get(z, []) + [e for e in ens if not e.startswith("how ")]
-        for e, zhs in self.support_en.items():
+        for e, zhs in en_zh.items():
             self.en_zh[e] = list(dict.fromkeys(zhs + self.en_zh.get(e, [])))[:_CANDIDATES]
         for z, ens in zh_en.items():
             self.zh_en[z] = list(dict.fromkeys(ens + self.zh_en.get(z, [])))
         self._how_re = re.compile("|".join(sorted(map(re.escape, self._how), key=len, reverse=True)) or "$^")
-        self._support_words = max((len(e.split()) for e in self.support_en), default=0)
+        # the phrases of two words or more, which to_zh looks up before it drops stop words (:meth:`_support`)
+        self._phrases = frozenset(e for e in en_zh if " " in e)
+        self._phrase_heads = frozenset(e.split()[0] for e in self._phrases)  # a token that starts none: no lookup
+        self._support_words = max((len(e.split()) for e in self._phrases), default=0)
 
     def _read(self, char: str, pinyin: str) -> None:
         """Remember a character's reading without its tone (ü as "u" and "v", as English spells it)."""
@@ -270,9 +273,11 @@ class Glossary:
         """The longest support phrase of two words or more (:data:`SUPPORT_TERMS`) starting at ``toks[i]``
         and its length in words, stop words included ("how heavy", "turn on"), or None. One word is
         looked up as any other: its support translations go first among the dictionary's."""
+        if toks[i].lower() not in self._phrase_heads:
+            return None
         for size in range(min(self._support_words, len(toks) - i), 1, -1):
             for form in _forms(" ".join(toks[i:i + size]).lower()):
-                if form in self.support_en:
+                if form in self._phrases:
                     return form, size
         return None
 
