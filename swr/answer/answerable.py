@@ -35,7 +35,9 @@ evidence score (swr/answer/evidence.py, which reads the language-centred cosine 
 answer. Across languages a shared term counts only in the passages of the closest sentence's
 language (a code or number is written alike in both). The bars are per embedding model, set on
 ``bench/answerable.py``'s tuning half and reported on both halves (``bench/README.md``); the
-translated-evidence bars on bench/real_kbs.py's refusal part. Every number is on
+translated-evidence bars on bench/real_kbs.py's refusal part. Last, whatever answered it, a question
+about a kind of product or a maker that no document of the knowledge base names is refused
+(swr/answer/products.py: "my tumble dryer" on a robot vacuum's FAQ). Every number is on
 :class:`swr.core.rules.answerable.AnswerRules` (``RetrievalParams.answerable``).
 """
 from __future__ import annotations
@@ -48,6 +50,8 @@ from swr.answer.answerable_terms import (
     absent_names,
     code_evidence,
     compound_cover,
+    coverage,
+    evidence_coverage,
     question_terms,
     topic_terms,
     translated_evidence,
@@ -57,6 +61,7 @@ from swr.answer.answerable_terms import (
 )
 from swr.answer.centred import best_centred, centred_turn, hub_weight
 from swr.answer.evidence import standout, weigh
+from swr.answer.products import absent_products
 from swr.answer.smalltalk import small_talk
 from swr.answer.substantive import substantive_text
 from swr.core.ids import sentence_id
@@ -64,7 +69,6 @@ from swr.core.lang import detect_lang, has_han
 from swr.core.rules.answerable import DEFAULT_ANSWER, AnswerRules, AnswerThresholds
 from swr.core.types import Passage
 from swr.retrieve.aliases import sources_named
-from swr.text import claims as cl
 
 
 class Rule(str, Enum):
@@ -74,6 +78,7 @@ class Rule(str, Enum):
     SMALL_TALK = "answerable.small_talk"  # closer to a small-talk example than to the knowledge base
     CODE_MISSING = "answerable.code_missing"  # a code of the question no passage writes
     NAME_ABSENT = "answerable.name_absent"  # a Chinese name neither the passages nor their documents write
+    PRODUCT_ABSENT = "answerable.product_absent"  # a product kind asked about that no document names (products.py)
     UNKNOWN_TERMS = "answerable.unknown_terms"  # most of the question's terms in no document
     CODES_NAMED = "answerable.codes_named"  # the question's codes held in a document it names
     TRANSLATED = "answerable.translated"  # the other language's passages: its hit's cosine, the translation's terms
@@ -125,23 +130,6 @@ def rules_of(params) -> AnswerRules:
     if isinstance(params, dict):
         return AnswerRules.from_dict(params.get("answerable"))
     return getattr(params, "answerable", None) or DEFAULT_ANSWER
-
-
-def coverage(question: str, passages: list[Passage]) -> float:
-    terms = question_terms(question)
-    if not terms:
-        return 0.0
-    text = "\n".join(p.text for p in passages)
-    return len(cl.contained(terms, text)) / len(terms)
-
-
-def evidence_coverage(question: str, passages: list[Passage], closest: str, cross: bool) -> float:
-    """:func:`coverage` as :func:`assess` counts it: across languages (``cross``: the closest
-    sentence, ``closest``, is in the other language than the question) only in the passages of
-    the closest sentence's language (the module docstring)."""
-    if cross:
-        passages = [p for p in passages if has_han(p.text) == has_han(closest)]
-    return coverage(question, passages)
 
 
 def counted(hit) -> bool:
@@ -396,5 +384,8 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     if not ok and rule in (Rule.BELOW, Rule.NO_TERM) and t is rules.e5:  # the bars refused: the score's turn
         if turn := _turn(engine, question, kb, hits, filters, (cos, cover, cross, terms, other), signals, passages):
             (why, rule), ok = turn, True
+    if ok and rules.product_absent and (gone := absent_products(engine, question, kb)):  # only refuses
+        ok, why = False, Reason(f"the question asks about {', '.join(gone)}, which no document of this "
+                                "knowledge base names", Rule.PRODUCT_ABSENT)
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),
-                         [rule.value] if rule else [], signals)
+                         [why.rule.value] if getattr(why, "rule", None) else [], signals)

@@ -24,6 +24,23 @@ def question_terms(question: str) -> list[str]:
             if t not in ASK_WORDS and t not in EN_CONTRACTIONS and cl.stem(t) not in ASK_WORDS]
 
 
+def coverage(question: str, passages: list[Passage]) -> float:
+    terms = question_terms(question)
+    if not terms:
+        return 0.0
+    text = "\n".join(p.text for p in passages)
+    return len(cl.contained(terms, text)) / len(terms)
+
+
+def evidence_coverage(question: str, passages: list[Passage], closest: str, cross: bool) -> float:
+    """:func:`coverage` as :func:`assess` counts it: across languages (``cross``: the closest
+    sentence, ``closest``, is in the other language than the question) only in the passages of
+    the closest sentence's language (the module docstring)."""
+    if cross:
+        passages = [p for p in passages if has_han(p.text) == has_han(closest)]
+    return coverage(question, passages)
+
+
 def compound_cover(question: str, passages, unknown: tuple, cover: float, terms: list | None = None) -> float:
     """``cover`` again, a term written right beside an unknown term of the question not counted as
     found: the two name one thing ("air fryer" on a dehumidifier's knowledge base, whose "air filter"

@@ -32,6 +32,7 @@ WORDS = {
     "answerable.code_missing": "The question names a code (like E4) that no passage mentions.",
     "answerable.small_talk": "Small talk, not a question about this knowledge base's documents.",
     "answerable.name_absent": "The question names something no document of this knowledge base mentions.",
+    "answerable.product_absent": "The question asks about a kind of product no document of this knowledge base names.",
     "answerable.unknown_terms": "Most of the question's words appear in no document of this knowledge base.",
     "answerable.codes_named": "The question's codes are in the document it asks about.",
     "answerable.translated": "The passages in the other language score high against the translated question "

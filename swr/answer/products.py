@@ -1,0 +1,148 @@
+"""Products a question asks about that the knowledge base never names (rule ``answerable.product_absent``).
+
+A support knowledge base meets its customers' other products every day: "How do I clean the lint
+filter of my tumble dryer?" against a robot vacuum's FAQ, "冰箱冷藏室温度设置多少合适？" against an
+espresso machine's. The bars answered such questions: e5 puts them at 0.85-0.90 from a filter's or a
+temperature's sentence, and "filter" or 温度 is in the passages. What tells them apart is the product
+itself: no document of the knowledge base names a tumble dryer or a refrigerator, in either language.
+
+The product kinds are a list written for swr (``data/products.tsv``: household, personal and vehicle
+products, each with its English and Chinese forms), not learnt: a knowledge base's own words cannot say
+which of a question's words is a product. A kind counts only as the question's subject ("my washing
+machine", "洗衣机的滚筒"): one named in passing ("Can I put the basket in the washing machine?",
+"能放进洗衣机吗？") may be answered by a manual that says "hand wash only". Whether the knowledge base
+names a kind is one batched BM25 search of its forms (every language), the hits read for the form
+itself; cached until the knowledge base changes. Only ever refuses; never fails an answer.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from swr.core.params import MAX_TOP_K
+from swr.store import SearchRequest
+
+KINDS = Path(__file__).with_name("data") / "products.tsv"
+BRANDS = Path(__file__).with_name("data") / "brands.tsv"
+CACHED = 50_000  # size: (knowledge base, version, form) answers kept
+_HAN = re.compile(r"[\u3400-\u9fff]")
+# a kind named in passing: "in / into / like / to / with / and ... (the|a|my)" before it ("in my car" is not:
+# "in" only without "my"), 放进 / 放入 / 放在 / 用 / 像 / 比 before it
+_IN_PASSING_EN = re.compile(r"\b(?:(?:in|into|inside|like|than|as)\s+(?:(?:the|a|an|your)\s+)?"
+                            r"|(?:to|with|from|and|or)\s+(?:(?:the|a|an|my|your)\s+)?)$", re.IGNORECASE)
+_IN_PASSING_ZH = re.compile(r"(?:放进|放入|放在|放到|进|入|用|像|比|当)$")
+# ... or where something is put: a placing verb before it and "in (my)" just before it, or 里 / 中 / 内
+# just after it ("Can I put the portafilter in my Bosch dishwasher?", "拖布能直接扔洗衣机里洗吗？")
+_PUT_EN = re.compile(r"\b(?:put|place|throw|toss|wash|store|keep|leave|drop|stick)\b[^.?!]{0,40}"
+                     r"\b(?:in|into|inside)\s+(?:(?:the|a|an|my|your)\s+)?$", re.IGNORECASE)
+_PUT_ZH = re.compile(r"[扔放丢塞装泡洗][^。？！?!]{0,12}$")
+_INSIDE_ZH = re.compile(r"^[^。？！?!]{0,4}?[里裡中内]")
+# ... or a maker of what the customer uses with the product, not the product: "my Samsung phone", "小米手机"
+_DEVICE = re.compile(r"^[^.?!。？！,，]{0,20}?(?:phones?\b|smartphone|iphone|laptop|notebook|computer|\bpc\b|tablet|"
+                     r"router|charger|power bank|cable|手机|手機|笔记本|電腦|电脑|平板|路由器|充电器|充电宝|数据线)",
+                     re.IGNORECASE)
+_SEEN: dict[tuple, bool] = {}
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A product kind: its name (its first English form) and every form of it, both languages."""
+
+    name: str
+    forms: tuple[str, ...]
+    brand: bool = False  # a maker (data/brands.tsv), not a kind of product
+
+    def said(self) -> str:
+        return self.name if self.brand else ("an " if self.name[0] in "aeiou" else "a ") + self.name
+
+
+def _pattern(form: str) -> re.Pattern:
+    if _HAN.search(form):
+        return re.compile(re.escape(form))
+    # a whole word or phrase, with its plural; a hyphen may join it ("dishwasher-safe", "e-bike")
+    return re.compile(rf"(?<![A-Za-z]){re.escape(form)}(?:s|es)?(?![a-z])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def kinds() -> tuple[Kind, ...]:
+    """The product kinds of ``data/products.tsv`` and the makers of ``data/brands.tsv``."""
+    out = []
+    for path, brand in ((KINDS, False), (BRANDS, True)):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                forms = tuple(f.strip() for col in line.split("\t") for f in col.split("|") if f.strip())
+                out.append(Kind(forms[0], forms, brand))
+    return tuple(out)
+
+
+@lru_cache(maxsize=512)
+def _compiled(form: str) -> re.Pattern:
+    return _pattern(form)
+
+
+def asked(question: str) -> tuple[Kind, ...]:
+    """The product kinds ``question`` asks about as its subject (not one it names in passing). A form
+    inside a longer one of another kind is not read ("dryer" of "hair dryer")."""
+    spans = [(m.start(), m.end(), kind) for kind in kinds() for form in kind.forms
+             for m in _compiled(form).finditer(question)]
+    found: list[Kind] = []
+    for at, end, kind in spans:
+        longer = any(a <= at and end <= b and (b - a) > (end - at) and k != kind for a, b, k in spans)
+        if not longer and not in_passing(question, at, end, kind.brand) and kind not in found:
+            found.append(kind)
+    return tuple(found)
+
+
+def in_passing(question: str, at: int, end: int, brand: bool = False) -> bool:
+    """Whether the kind or maker ``question[at:end]`` is named in passing (the module docstring)."""
+    before, after = question[max(0, at - 60):at], question[end:end + 24]
+    if brand and _DEVICE.search(after):
+        return True
+    if _HAN.search(question[at:end]):
+        return bool(_IN_PASSING_ZH.search(before[-20:]) or (_PUT_ZH.search(before) and _INSIDE_ZH.search(after)))
+    return bool(_IN_PASSING_EN.search(before[-20:]) or _PUT_EN.search(before))
+
+
+def _probe_text(form: str) -> str:
+    """The BM25 query that finds the sentences writing ``form``: a Chinese form with its two-character
+    pieces too (the word segmenter cuts "扫地机器人" as 扫地 机器人, so 扫地机 alone is no term of it)."""
+    if not _HAN.search(form):
+        return form
+    return " ".join([form, *(form[i:i + 2] for i in range(len(form) - 1))])
+
+
+def _named(engine, kb: str, forms: list[str]) -> dict[str, bool]:
+    """Whether some sentence of ``kb`` writes each of ``forms``: one batched BM25 search, cached."""
+    version = engine.store.generation(kb) if hasattr(engine.store, "generation") else None
+    keys = {f: (kb, version, f.lower()) for f in forms}
+    with _LOCK:
+        todo = [f for f in forms if keys[f] not in _SEEN]
+    vecs = {f: engine.sparse.encode_query(_probe_text(f)) for f in todo}
+    probed = [f for f in todo if vecs[f].indices]
+    found = engine.store.search_many([SearchRequest(kb=kb, dense=None, sparse=vecs[f], mode="sparse", top_k=MAX_TOP_K,
+                                                    sparse_k=MAX_TOP_K) for f in probed]) if probed else []
+    with _LOCK:
+        if len(_SEEN) > CACHED:
+            _SEEN.clear()
+        for f in todo:
+            _SEEN[keys[f]] = False
+        for f, hits in zip(probed, found):
+            _SEEN[keys[f]] = any(_compiled(f).search(h.sentence.text) for h in hits)
+        return {f: _SEEN.get(keys[f], True) for f in forms}
+
+
+def absent_products(engine, question: str, kb: str) -> tuple[str, ...]:
+    """The names ("a washing machine", "Dyson") of the product kinds and makers ``question`` asks
+    about that no sentence of ``kb`` names in any of their forms (() on any failure: a hint only)."""
+    wanted = asked(question)
+    if not wanted:
+        return ()
+    try:
+        seen = _named(engine, kb, [f for k in wanted for f in k.forms])
+    except Exception:  # noqa: BLE001
+        return ()
+    return tuple(k.said() for k in wanted if not any(seen[f] for f in k.forms))
