@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,7 +28,7 @@ from swr.store import SearchRequest
 
 KINDS = Path(__file__).with_name("data") / "products.tsv"
 BRANDS = Path(__file__).with_name("data") / "brands.tsv"
-CACHED = 50_000  # size: (knowledge base, version, form) answers kept
+CACHED = 50_000  # size: (knowledge base, version, form) answers kept per store
 _HAN = re.compile(r"[\u3400-\u9fff]")
 # a kind named in passing: "in / into / like / to / with / and ... (the|a|my)" before it ("in my car" is not:
 # "in" only without "my"), 放进 / 放入 / 放在 / 用 / 像 / 比 before it
@@ -44,7 +45,7 @@ _INSIDE_ZH = re.compile(r"^[^。？！?!]{0,4}?[里裡中内]")
 _DEVICE = re.compile(r"^[^.?!。？！,，]{0,20}?(?:phones?\b|smartphone|iphone|laptop|notebook|computer|\bpc\b|tablet|"
                      r"router|charger|power bank|cable|手机|手機|笔记本|電腦|电脑|平板|路由器|充电器|充电宝|数据线)",
                      re.IGNORECASE)
-_SEEN: dict[tuple, bool] = {}
+_SEEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # store -> {(kb, version, form): written}
 _LOCK = threading.Lock()
 
 
@@ -115,24 +116,35 @@ def _probe_text(form: str) -> str:
     return " ".join([form, *(form[i:i + 2] for i in range(len(form) - 1))])
 
 
+def _version(engine, kb: str):
+    """A version of ``kb``'s contents: the cross-lingual search's (this process's writes, and its count
+    at least every few seconds: another process's writes to a server), else the store's generation."""
+    xl = getattr(engine, "crosslingual", None)
+    if xl is not None:
+        return xl.kb_state(kb)[1]
+    return engine.store.generation(kb) if hasattr(engine.store, "generation") else None
+
+
 def _named(engine, kb: str, forms: list[str]) -> dict[str, bool]:
-    """Whether some sentence of ``kb`` writes each of ``forms``: one batched BM25 search, cached."""
-    version = engine.store.generation(kb) if hasattr(engine.store, "generation") else None
+    """Whether some sentence of ``kb`` writes each of ``forms``: one batched BM25 search, cached per
+    store (two engines' knowledge bases of one name are two) until the knowledge base changes."""
+    version = _version(engine, kb)
     keys = {f: (kb, version, f.lower()) for f in forms}
     with _LOCK:
-        todo = [f for f in forms if keys[f] not in _SEEN]
+        seen = _SEEN.setdefault(engine.store, {})
+        todo = [f for f in forms if keys[f] not in seen]
     vecs = {f: engine.sparse.encode_query(_probe_text(f)) for f in todo}
     probed = [f for f in todo if vecs[f].indices]
     found = engine.store.search_many([SearchRequest(kb=kb, dense=None, sparse=vecs[f], mode="sparse", top_k=MAX_TOP_K,
                                                     sparse_k=MAX_TOP_K) for f in probed]) if probed else []
     with _LOCK:
-        if len(_SEEN) > CACHED:
-            _SEEN.clear()
+        if len(seen) > CACHED:
+            seen.clear()
         for f in todo:
-            _SEEN[keys[f]] = False
+            seen[keys[f]] = False
         for f, hits in zip(probed, found):
-            _SEEN[keys[f]] = any(_compiled(f).search(h.sentence.text) for h in hits)
-        return {f: _SEEN.get(keys[f], True) for f in forms}
+            seen[keys[f]] = any(_compiled(f).search(h.sentence.text) for h in hits)
+        return {f: seen.get(keys[f], True) for f in forms}
 
 
 def absent_products(engine, question: str, kb: str) -> tuple[str, ...]:
