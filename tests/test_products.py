@@ -21,7 +21,10 @@ def test_the_subject_is_read_and_a_product_named_in_passing_is_not():
     assert _names("德龙咖啡机的除垢灯一直亮，怎么关掉") == ["a coffee machine", "De'Longhi"]  # a maker too
     # in passing: where a manual's "hand wash only" answers it
     assert _names("Can I put the basket in the washing machine?") == []
-    assert _names("滤网能放进洗衣机洗吗？") == []
+    assert _names("滤网能放进洗衣机洗吗？") == [] and _names("拖布能直接扔洗衣机里洗吗？") == []
+    assert _names("Can I use the power station in my car?") == []  # a place of use
+    assert _names("Can I put the portafilter in my Bosch dishwasher?") == []
+    assert _names("我在小米手机的蓝牙里配对了 EB-300") == []  # the maker of the customer's phone
     assert _names("Can I connect the AB-3 to my laptop and my phone?") == []
     assert _names("can i dry them with a hair dryer") == []
     # a form inside a longer one of another kind is not read; a word inside another word is no form

@@ -35,10 +35,10 @@ _HAN = re.compile(r"[\u3400-\u9fff]")
 _IN_PASSING_EN = re.compile(r"\b(?:(?:in|into|inside|like|than|as)\s+(?:(?:the|a|an|your)\s+)?"
                             r"|(?:to|with|from|and|or)\s+(?:(?:the|a|an|my|your)\s+)?)$", re.IGNORECASE)
 _IN_PASSING_ZH = re.compile(r"(?:放进|放入|放在|放到|进|入|用|像|比|当)$")
-# ... or where something is put: a placing verb before it and "in (my)" just before it, or 里 / 中 / 内
-# just after it ("Can I put the portafilter in my Bosch dishwasher?", "拖布能直接扔洗衣机里洗吗？")
-_PUT_EN = re.compile(r"\b(?:put|place|throw|toss|wash|store|keep|leave|drop|stick)\b[^.?!]{0,40}"
-                     r"\b(?:in|into|inside)\s+(?:(?:the|a|an|my|your)\s+)?$", re.IGNORECASE)
+# ... or where something is put or used: a placing verb before it and "in (my)" just before it, or 里 / 中 /
+# 内 just after it ("Can I put the portafilter in my Bosch dishwasher?", "Can I use it in my car?", "扔洗衣机里")
+_PUT_EN = re.compile(r"\b(?:put|place|throw|toss|wash|store|keep|leave|drop|stick|use|charge|mount|install|run)\b"
+                     r"[^.?!]{0,40}\b(?:in|into|inside)\s+(?:(?:the|a|an|my|your)\s+)?$", re.IGNORECASE)
 _PUT_ZH = re.compile(r"[扔放丢塞装泡洗][^。？！?!]{0,12}$")
 _INSIDE_ZH = re.compile(r"^[^。？！?!]{0,4}?[里裡中内]")
 # ... or a maker of what the customer uses with the product, not the product: "my Samsung phone", "小米手机"
