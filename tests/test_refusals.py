@@ -81,12 +81,18 @@ def test_the_other_languages_passages_answer_by_their_cosine_and_the_translation
     n = t.translated_min_terms
     ok, why = decide(0.80, 0.0, False, E5, translated=(t.translated_cos + 0.01, t.translated_cover, n, 0))
     assert ok and why.rule == Rule.TRANSLATED, why
+    below_high = t.translated_high - 0.005
     assert not decide(0.80, 0.0, False, E5, translated=(t.translated_cos - 0.01, 1.0, n, 0))[0]
-    assert not decide(0.80, 0.0, False, E5, translated=(0.95, t.translated_cover - 0.01, n, 0))[0]
+    assert not decide(0.80, 0.0, False, E5, translated=(below_high, t.translated_cover - 0.01, n, 0))[0]
     # a question without content terms ("What is 24 hours in minutes?"): its translation vouches for nothing
     assert not decide(0.80, 0.0, False, E5, has_terms=False, translated=(0.95, 1.0, n, 0))[0]
     # nor does a translation of one word ("What is the power of the sun?" -> 功率, in the sample manuals)
-    assert not decide(0.80, 0.0, False, E5, translated=(0.95, 1.0, n - 1, 0))[0]
+    assert not decide(0.80, 0.0, False, E5, translated=(below_high, 1.0, n - 1, 0))[0]
+    # ... unless its hit scores the high bar: the dictionary's words need not be the knowledge base's
+    # ("I'm not receiving the verification code", 0.929 against the help centre's 收不到验证码)
+    for tr in ((t.translated_high, 0.0, n, 0), (t.translated_high, 1.0, n - 1, 0)):
+        ok, why = decide(0.80, 0.0, False, E5, translated=tr)
+        assert ok and why.rule == Rule.TRANSLATED_HIGH, why
     # the refusing rules still come first: a code no passage writes
     assert not decide(0.80, 0.0, False, E5, missing=("E9",), translated=(0.95, 1.0, n, 0))[0]
 

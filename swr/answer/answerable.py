@@ -82,6 +82,7 @@ class Rule(str, Enum):
     UNKNOWN_TERMS = "answerable.unknown_terms"  # most of the question's terms in no document
     CODES_NAMED = "answerable.codes_named"  # the question's codes held in a document it names
     TRANSLATED = "answerable.translated"  # the other language's passages: its hit's cosine, the translation's terms
+    TRANSLATED_HIGH = "answerable.translated_high"  # the other language's passages: its hit's cosine alone
     SUBJECT_NAMED = "answerable.subject_named"  # the question names a passage's document; its terms there
     CROSS_NAMES = "answerable.cross_names"  # across languages: the translation's names in the passages
     CROSS = "answerable.cross"  # across languages: cosine and a shared term or named product
@@ -311,6 +312,11 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
             and tr.terms >= rules.translated_min_terms and tr.unknown <= rules.unknown_share * tr.terms:
         return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_cos:g} "
                             f"and {translated[1]:.0%} of the question's translated terms found", Rule.TRANSLATED)
+    # ... and at a cosine no off-domain question's translation reaches, whatever words the dictionary chose
+    # ("I'm not receiving the verification code" -> 收不到验证码; "points" is 点, the help centre's 积分)
+    if has_terms and tr and tr.cos >= rules.translated_high:
+        return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_high:g}",
+                            Rule.TRANSLATED_HIGH)
     bar = t.cross if cross else t.high
     if cos >= bar:
         return False, Reason(f"cosine {cos:.3f}, but none of the question's terms is in the passages", Rule.NO_TERM)

@@ -41,8 +41,9 @@ _PUT_EN = re.compile(r"\b(?:put|place|throw|toss|wash|store|keep|leave|drop|stic
                      r"[^.?!]{0,40}\b(?:in|into|inside)\s+(?:(?:the|a|an|my|your)\s+)?$", re.IGNORECASE)
 _PUT_ZH = re.compile(r"[扔放丢塞装泡洗][^。？！?!]{0,12}$")
 _INSIDE_ZH = re.compile(r"^[^。？！?!]{0,4}?[里裡中内]")
-# ... or a maker of what the customer uses with the product, not the product: "my Samsung phone", "小米手机"
-_DEVICE = re.compile(r"^[^.?!。？！,，]{0,20}?(?:phones?\b|smartphone|iphone|laptop|notebook|computer|\bpc\b|tablet|"
+# ... or a maker of what the customer uses with the product, not the product, its model name between them at
+# most: "my Samsung Galaxy S23 phone", "小米手机" (not "小牛电动车 NQi 怎么绑定手机")
+_DEVICE = re.compile(r"^[A-Za-z0-9 +\-]{0,20}?(?:phones?\b|smartphone|iphone|laptop|notebook|computer|\bpc\b|tablet|"
                      r"router|charger|power bank|cable|手机|手機|笔记本|電腦|电脑|平板|路由器|充电器|充电宝|数据线)",
                      re.IGNORECASE)
 _SEEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # store -> {(kb, version, form): written}

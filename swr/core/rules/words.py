@@ -37,6 +37,8 @@ WORDS = {
     "answerable.codes_named": "The question's codes are in the document it asks about.",
     "answerable.translated": "The passages in the other language score high against the translated question "
                              "and say what it asks.",
+    "answerable.translated_high": "The passages in the other language score very high against the translated "
+                                  "question.",
     "answerable.subject_named": "The question's words are in the document of the product it names.",
     "answerable.cross_names": "Answered across languages: the passages name what the translated question names.",
     "answerable.cross": "Answered across languages: the passages are close to the question and share its terms.",
