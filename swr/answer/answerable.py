@@ -313,7 +313,8 @@ def decide(cos: float, cover: float, cross: bool, t: AnswerThresholds, named: bo
         return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_cos:g} "
                             f"and {translated[1]:.0%} of the question's translated terms found", Rule.TRANSLATED)
     # ... and at a cosine no off-domain question's translation reaches, whatever words the dictionary chose
-    # ("I'm not receiving the verification code" -> 收不到验证码; "points" is 点, the help centre's 积分)
+    # ("I'm not receiving the verification code" -> 受 验证码, one word; "steady red light" -> 稳定 红灯, the help
+    # centre's 红色常亮)
     if has_terms and tr and tr.cos >= rules.translated_high:
         return True, Reason(f"the other language's passages: cosine {translated[0]:.3f} >= {rules.translated_high:g}",
                             Rule.TRANSLATED_HIGH)

@@ -123,11 +123,12 @@ class AnswerRules(FromDict):
     translated_cos: float = 0.88
     # ... and the share of the translation's content terms its passages must write (same calibration)
     translated_cover: float = 0.25
-    # ... or its hit scores this, whatever share of the translation's words its passages write (the dictionary's
-    # words are not the knowledge base's: "points" 点, the help centre's 积分). real (seeds 0-2, every knowledge
-    # base and off-domain set): 4 right answers a seed it answers (English questions on the Chinese help
-    # centre: refused 23 -> 11 %, n=35), one refused off-domain question above it (0.912: a tumble dryer's,
-    # refused as another product's); at 0.90, a seed: one right answer more, 12 off-domain questions more
+    # ... or its hit scores this, whatever share of the translation's words its passages write (the
+    # dictionary's words are not the knowledge base's: "steady red light" 稳定 红灯, the help centre's
+    # 红色常亮). real (seeds 0-2, every knowledge base and off-domain set): 4 right answers a seed it
+    # answers (English questions on the Chinese help centre: refused 23 -> 11 %, n=35), one refused
+    # off-domain question above it (0.912: a tumble dryer's, refused as another product's); at 0.90, a
+    # seed: one right answer more, 12 off-domain questions more
     translated_high: float = 0.91
     # ... and the translation has at least this many content terms: one word found vouches for nothing, as
     # for the evidence score ("What is the power of the sun?" -> 功率 in the sample manuals; real, three
