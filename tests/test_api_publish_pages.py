@@ -33,3 +33,22 @@ def test_publish_from_tune_then_a_new_sessions_chat_uses_that_version(engine):  
     stamp = html.unescape(re.search(r'<div class="swr-stamp">(.*?)</div>', page_html(other)).group(1))
     assert stamp.startswith("window 0 · top-k 1 · hybrid") and f"published v{pub.version}" in stamp, stamp
     engine.publish("sample", engine.default_params(), "test")  # leave the module's engine as it was
+
+
+def test_words_published_from_the_knowledge_bases_page_reach_the_translation(engine):  # noqa: F811
+    """An editor's own words on the Knowledge bases page: a line it cannot read is named and nothing is
+    published; a good list is published (a version of its own) and a question tried shows them."""
+    at, before = page("pages/1_Knowledge_bases.py"), engine.published("sample")
+    at.text_area(key="words-sample").set_value("Aquila\t电热水壶\nAquila alone").run()
+    assert [e.value for e in at.error] and "Line 2" in at.error[0].value and engine.published("sample") == before
+    at.text_area(key="words-sample").set_value("Aquila\t电热水壶")
+    run(at)
+    button(at, "Publish words").click()
+    run(at)
+    pub = engine.published("sample")
+    assert pub.origin == "words" and pub.params["glossary"] == [["Aquila", "电热水壶"]]
+    at.text_input(key="words-try").set_value("How do I descale the Aquila?")
+    run(at)
+    said = [m.value for m in at.markdown if "Translated" in m.value]
+    assert "电热水壶" in said[0] and "with these words" in said[0] and "电热水壶" not in said[1], said
+    engine.publish("sample", engine.default_params(), "test")  # leave the module's engine as it was

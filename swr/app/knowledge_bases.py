@@ -9,6 +9,7 @@ import streamlit as st
 
 from swr.app import base, state
 from swr.app.audit import audit_panel
+from swr.app.components import published
 from swr.app.components.errors import errors_shown, flash, md, show_flash
 from swr.app.components.llm_status import llm_status_line
 from swr.app.components.sidebar import sidebar
@@ -19,6 +20,7 @@ from swr.ingest.load import SUPPORTED, safe_name
 from swr.manage import presets
 from swr.manage.access import GuardedEngine as Engine  # pages hold the checked view
 from swr.manage.render import esc, split_preview_html
+from swr.text import kb_words
 
 MAX_PREVIEW_SENTENCES = 400
 UPLOAD_TYPES = [ext.lstrip(".") for ext in SUPPORTED]
@@ -37,7 +39,7 @@ def render() -> None:
             system_panel(engine)
         return
     can_edit = engine.actor.can_edit(ctl.kb)  # the view refuses anyway; this hides what would be refused
-    names = (["Upload"] if can_edit else []) + ["Documents", "Preset questions", "System"] \
+    names = (["Upload"] if can_edit else []) + ["Documents", "Preset questions", "Words", "System"] \
         + (["Audit"] if engine.actor.is_admin else [])
     # a key and state tracking: the selected tab survives the reruns of a delete or an upload
     tabs = dict(zip(names, st.tabs(names, key=KEYS.kb_tabs, on_change="rerun")))
@@ -48,6 +50,8 @@ def render() -> None:
         documents_panel(engine, ctl.kb)
     with tabs["Preset questions"], errors_shown():
         golden_editor(engine, ctl.kb)
+    with tabs["Words"], errors_shown():
+        words_panel(engine, ctl.kb, can_edit)
     with tabs["System"], errors_shown():
         system_panel(engine)
     if "Audit" in tabs:
@@ -272,6 +276,27 @@ def golden_editor(engine: Engine, kb: str) -> None:
     if engine.actor.can_edit(kb) and st.button("Save preset questions", key=KEYS.golden_save, type="primary"):
         path = engine.save_golden(kb, edited)  # checked and audited
         st.success(md(f"Saved {len(presets.load_golden(engine.settings, kb))} questions to {path}."))
+
+
+def words_panel(engine: Engine, kb: str, can_edit: bool) -> None:
+    """The knowledge base's own words (swr/text/kb_words.py), published with its settings; a question
+    tried shows its translation with them."""
+    params = engine.kb_params(kb)
+    st.caption("Your own translations, one `english<TAB>中文` (or `english = 中文`) a line: the brand's Chinese "
+               "name, product and support words. Cross-lingual search reads them before its dictionary, in the "
+               "chat, the API, MCP and `eval`. Publishing them publishes a new version of this knowledge base's "
+               f"settings. Published now: {len(params.glossary)} pairs.")
+    text = st.text_area("Words", kb_words.as_text(params.glossary), height=220, key=KEYS.words(kb),
+                        disabled=not can_edit, placeholder="Lumora\t明澜\nauto-empty station\t集尘座")
+    pairs = kb_words.parse(text)  # a line it cannot read: the message, nothing published
+    if can_edit and st.button("Publish words", key=KEYS.words_save, type="primary", disabled=pairs == params.glossary):
+        published.publish(engine, kb, params.with_(glossary=pairs), origin="words")
+    q = st.text_input("Try a question", key=KEYS.words_try, placeholder="明澜扫地机器人有几档吸力？")
+    if q.strip():
+        for label, words in (("with these words", pairs), ("without", ())):
+            got = engine.retrieve(q, kb, params.with_(glossary=words)).hits.translations or {}
+            st.markdown(md(f"Translated {label}: " + ("; ".join(f"{lang}: {t}" for lang, t in got.items())
+                                                       or "no other language in this knowledge base")))
 
 
 def system_panel(engine: Engine) -> None:

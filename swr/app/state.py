@@ -243,6 +243,8 @@ class KEYS:
     delete_doc_yes = "delete-doc-yes"
     delete_doc_no = "delete-doc-no"
     golden_save = "golden-save"
+    words_save = "words-save"
+    words_try = "words-try"
     # Tune, Compare, the probe
     tune_table = "tune_table"
     tune_csv = "tune-csv"
@@ -263,6 +265,10 @@ class KEYS:
     @staticmethod
     def golden(kb: str) -> str:
         return f"golden-{kb}"
+
+    @staticmethod
+    def words(kb: str) -> str:
+        return f"words-{kb}"
 
     @staticmethod
     def preset(k: int) -> str:

@@ -231,8 +231,10 @@ def cmd_eval(a) -> dict:
                 print(f"warning: {len(bad)} document(s) could not be indexed: "
                       + "; ".join(r.error["message"] for r in bad[:3]), file=sys.stderr)
         t_index = time.perf_counter() - t0
+        words = eng.kb_params(a.kb).glossary  # the knowledge base's own words: content, not a knob swept
         rows = ev.sweep(eng, a.kb, questions, windows=windows, top_ks=top_ks, modes=modes, chunk_sizes=chunk_sizes,
-                        chunk_overlap=a.chunk_overlap, progress=progress, params=eval_params(eng.default_params, a),
+                        chunk_overlap=a.chunk_overlap, progress=progress,
+                        params=eval_params(eng.default_params, a).with_(glossary=words),
                         window_modes=window_modes, budgets=budgets)
         bar.close()
         table = ev.budget_table(rows, budgets)

@@ -2,13 +2,15 @@
 
 - ``serve``: the HTTP API alone (:mod:`swr.api`, uvicorn), no pages.
 - ``keys create|list|revoke``: API keys (:mod:`swr.manage.access.keys`); the secret is printed once.
-- ``publish show|set|restore --kb KB``: a knowledge base's published settings (:mod:`swr.manage.published`).
+- ``publish show|set|restore --kb KB``: a knowledge base's published settings (:mod:`swr.manage.published`);
+  ``set --words FILE`` publishes its own words (:mod:`swr.text.kb_words`).
 
 Changes are audited as the operating-system user who ran them (``cli:<login>``), as ``swr users``.
 """
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from swr.core.errors import BadRequest
 
@@ -44,6 +46,8 @@ def add_parsers(sub) -> None:
                        ("--window-mode", str), ("--budget", int), ("--dense-weight", float),
                        ("--min-score", float)):
         pb.add_argument(flag, type=kind, default=None)
+    pb.add_argument("--words", default=None, metavar="FILE",
+                    help="set: the knowledge base's own words, one 'english<TAB>中文' a line (an empty file: none)")
     pb.add_argument("--note", default="")
     pb.add_argument("--json", action="store_true")
 
@@ -77,10 +81,19 @@ def cmd_keys(a) -> dict:
     return {"key": key, "secret": secret}
 
 
+def read_words(path: str) -> str:
+    """The text of a words file (UTF-8; a clear error for a missing or undecodable one)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadRequest(f"Cannot read the words file {path}: {exc}.") from exc
+
+
 def cmd_publish(a) -> dict:
     from swr.cli.users import _operator
     from swr.core.settings import Settings
     from swr.engine import Engine
+    from swr.text import kb_words
 
     eng = Engine(Settings.from_env())
     try:
@@ -91,9 +104,10 @@ def cmd_publish(a) -> dict:
                 raise BadRequest("`publish restore` needs --version (see `publish show`).")
             pub = eng.restore_published(a.kb, a.version, _operator())
         else:
+            words = None if a.words is None else kb_words.parse(read_words(a.words))
             params = eng.kb_params(a.kb, window_size=a.window_size, top_k=a.top_k, mode=a.mode, fusion=a.fusion,
                                    window_mode=a.window_mode, budget_chars=a.budget, dense_weight=a.dense_weight,
-                                   **({"min_score": a.min_score} if a.min_score is not None else {}))
+                                   glossary=words, **({"min_score": a.min_score} if a.min_score is not None else {}))
             pub = eng.publish(a.kb, params, _operator(), origin="cli", note=a.note)
         from swr.manage.access import AuditLog
 

@@ -27,6 +27,8 @@ MAX_VERIFY_K = 100  # the most candidates, chunks slid over and entries shown pe
 MAX_VERIFY_WINDOW = 50  # the longest sliding window and step of claim verification (sentences)
 MAX_QUESTION_CHARS = 4000  # a longer question is refused (the app's text box, the API's models)
 MAX_KB_NAME = 64  # characters of a knowledge base's name
+MAX_GLOSSARY = 2000  # size: pairs of a knowledge base's own words (RetrievalParams.glossary)
+MAX_GLOSSARY_TERM = 80  # size: characters of one side of such a pair
 
 # Tune / eval sweep grids (one place: the CLI, the Tune page and evaluate.sweep use these)
 SWEEP_WINDOWS = (0, 1, 2, 3, 5)
@@ -45,6 +47,22 @@ def _tuple(v) -> tuple:
     if isinstance(v, str):
         return (v,) if v else ()
     return tuple(v)
+
+
+def glossary_pairs(pairs) -> tuple[tuple[str, str], ...]:
+    """``pairs`` as a tuple of ``(english, 中文)`` tuples (a JSON list of lists too), each side stripped;
+    :class:`BadRequest` when there are too many or a side is empty or too long."""
+    if isinstance(pairs, tuple) and all(type(p) is tuple and len(p) == 2 for p in pairs) \
+            and len(pairs) <= MAX_GLOSSARY:  # built once already (every with_() passes here again)
+        return pairs
+    out = tuple((str(a).strip(), str(b).strip()) for a, b in (pairs or ()))
+    if len(out) > MAX_GLOSSARY:
+        raise BadRequest(f"The words hold {len(out):,} pairs; the limit is {MAX_GLOSSARY:,}.")
+    for en, zh in out:
+        if not en or not zh or len(en) > MAX_GLOSSARY_TERM or len(zh) > MAX_GLOSSARY_TERM:
+            raise BadRequest(f"Each side of a pair of words is 1 to {MAX_GLOSSARY_TERM} characters: "
+                             f"{en[:40]!r} / {zh[:40]!r}.")
+    return out
 
 
 def check_search(mode: str, fusion: str, top_k: int, dense_weight: float) -> None:
@@ -105,6 +123,9 @@ class RetrievalParams:
     lang: str | None = None
     min_score: float | None = None
     stages: tuple[str, ...] | None = None
+    # the knowledge base's own words, (english, 中文) pairs the cross-lingual search translates first
+    # (its brand, product and support terms: swr/text/kb_words.py)
+    glossary: tuple[tuple[str, str], ...] = ()
     # the cross-lingual search's numbers and rules (swr/core/rules/crosslingual.py)
     crosslingual: CrossLingualRules = field(default_factory=CrossLingualRules)
     # the follow-up rewrite's numbers (swr/core/rules/answer.py)
@@ -125,6 +146,7 @@ class RetrievalParams:
         else:
             object.__setattr__(self, "stages", _tuple(self.stages))
         object.__setattr__(self, "lang", self.lang or None)
+        object.__setattr__(self, "glossary", glossary_pairs(self.glossary))
 
     @classmethod
     def from_settings(cls, settings, **changes) -> "RetrievalParams":
@@ -169,6 +191,8 @@ class RetrievalParams:
         for name in ("sources", "tags", "stages"):
             if name in d:
                 d[name] = list(getattr(self, name))
+        if "glossary" in d:
+            d["glossary"] = [list(p) for p in self.glossary]
         return d
 
     def changed_from(self, other: "RetrievalParams") -> list[str]:

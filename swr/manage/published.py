@@ -38,7 +38,7 @@ class Publication:
     params: dict  # RetrievalParams.to_dict() without the question-scoped filters
     by: str
     at: str
-    origin: str = "sidebar"  # sidebar | tune | compare | restore | cli | api
+    origin: str = "sidebar"  # sidebar | tune | compare | restore | cli | api | words
     evidence: dict | None = None  # e.g. {"hit_rate": 0.82, "n": 40, "question_set": "golden"}
     restored_from: int | None = None
     note: str = ""
@@ -161,10 +161,18 @@ class PublishedStore:
         return self.publish(kb, old.retrieval_params(), by, origin="restore", evidence=old.evidence,
                             restored_from=old.version)
 
-    def drop(self, kb: str) -> None:
-        """Forget ``kb``'s publications (its knowledge base was deleted for good)."""
+    def drop(self, kb: str) -> list[dict]:
+        """Forget ``kb``'s publications (its knowledge base was deleted); returns them, oldest first
+        (the trash keeps them with the knowledge base)."""
         with self._writing() as data:
-            data.pop(kb, None)
+            return data.pop(kb, None) or []
+
+    def adopt(self, kb: str, rows: list[dict]) -> None:
+        """Take back ``kb``'s publications ``rows`` (a knowledge base restored from the trash), unless
+        it has some written since."""
+        with self._writing() as data:
+            if rows and not data.get(kb):
+                data[kb] = [Publication(**r).to_dict() for r in rows][-MAX_VERSIONS:]
 
 
 def _clean_evidence(evidence: dict | None) -> dict | None:

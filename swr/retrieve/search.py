@@ -75,12 +75,12 @@ def search(question: str, kb: str, rp: RetrievalParams, *, store, embedder, spar
     """
     t0 = time.perf_counter()
     xl = crosslingual is not None and crosslingual.enabled
-    extra = crosslingual.prefetch(kb, question, rp.crosslingual) if xl and not rp.lang else []
+    extra = crosslingual.prefetch(kb, question, rp.crosslingual, rp.glossary) if xl and not rp.lang else []
     batch = getattr(embedder, "encode_queries", None)
     dense = batch([question, *extra])[0] if extra and batch else embedder.encode_query(question)
     t1 = time.perf_counter()
     req = SearchRequest.from_params(kb, dense, sparse.encode_query(question), rp, top_k=rerank_pool(rp))
-    found = Hits.of(crosslingual.search(req, question, rp.crosslingual) if xl else store.search(req))
+    found = Hits.of(crosslingual.search(req, question, rp.crosslingual, rp.glossary) if xl else store.search(req))
     hits: list[Hit] = found
     for h in hits:
         h.fused_score = h.score

@@ -75,7 +75,7 @@ def describe(pub) -> str:
         evidence = " · " + ", ".join(f"{k} {v}" for k, v in pub.evidence.items())
     return (f"v{pub.version} by {pub.by} at {pub.at[:16].replace('T', ' ')} ({pub.origin}): window "
             f"{p.get('window_size')} {p.get('window_mode')}, top-k {p.get('top_k')}, {p.get('mode')}"
-            f"/{p.get('fusion')}{evidence}")
+            f"/{p.get('fusion')}" + (f", {len(p['glossary'])} own words" if p.get("glossary") else "") + evidence)
 
 
 def panel(engine, kb: str | None, params: RetrievalParams) -> None:
