@@ -63,6 +63,8 @@ def test_a_kind_is_absent_only_when_no_form_of_it_is_written_in_either_language(
     calls = store.calls
     assert products.absent_products(eng, "My washer leaks again.", "kb1") == ("a washing machine",)
     assert store.calls == calls  # cached until the knowledge base changes
+    said = [SimpleNamespace(text="Clean the washing machine's drum monthly.")]  # in the retrieved passages
+    assert products.absent_products(eng, "My washer leaks again.", "kb1", said) == ()
     other = SimpleNamespace(store=_Store(["Empty the washer's filter monthly."]), sparse=_Sparse())
     assert products.absent_products(other, "My washer leaks again.", "kb1") == ()  # another store's kb1
     store.texts.append("Never put the robot in the washing machine.")

@@ -391,7 +391,7 @@ def assess(engine, question: str, kb: str, hits, passages: list[Passage], filter
     if not ok and rule in (Rule.BELOW, Rule.NO_TERM) and t is rules.e5:  # the bars refused: the score's turn
         if turn := _turn(engine, question, kb, hits, filters, (cos, cover, cross, terms, other), signals, passages):
             (why, rule), ok = turn, True
-    if ok and rules.product_absent and (gone := absent_products(engine, question, kb)):  # only refuses
+    if ok and rules.product_absent and (gone := absent_products(engine, question, kb, passages)):  # only refuses
         ok, why = False, Reason(f"the question asks about {', '.join(gone)}, which no document of this "
                                 "knowledge base names", Rule.PRODUCT_ABSENT)
     return Answerability(ok, round(cos, 6), round(cover, 4), str(why), t.to_dict(),

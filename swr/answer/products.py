@@ -126,7 +126,7 @@ def _version(engine, kb: str):
     return engine.store.generation(kb) if hasattr(engine.store, "generation") else None
 
 
-def _named(engine, kb: str, forms: list[str]) -> dict[str, bool]:
+def _named(engine, kb: str, forms: list[str]) -> dict[str, bool | None]:
     """Whether some sentence of ``kb`` writes each of ``forms``: one batched BM25 search, cached per
     store (two engines' knowledge bases of one name are two) until the knowledge base changes."""
     version = _version(engine, kb)
@@ -142,20 +142,25 @@ def _named(engine, kb: str, forms: list[str]) -> dict[str, bool]:
         if len(seen) > CACHED:
             seen.clear()
         for f in todo:
-            seen[keys[f]] = False
+            seen[keys[f]] = None if f not in probed else False  # no BM25 term: not known either way
         for f, hits in zip(probed, found):
             seen[keys[f]] = any(_compiled(f).search(h.sentence.text) for h in hits)
-        return {f: seen.get(keys[f], True) for f in forms}
+        return {f: seen.get(keys[f]) for f in forms}
 
 
-def absent_products(engine, question: str, kb: str) -> tuple[str, ...]:
+def absent_products(engine, question: str, kb: str, passages=()) -> tuple[str, ...]:
     """The names ("a washing machine", "Dyson") of the product kinds and makers ``question`` asks
-    about that no sentence of ``kb`` names in any of their forms (() on any failure: a hint only)."""
+    about that no sentence of ``kb`` names in any of their forms: none written in the retrieved
+    ``passages`` (a sentence BM25 ranked below its 100 best is read there) nor found by the search, and
+    one at least searched (() on any failure: a hint only)."""
     wanted = asked(question)
+    text = "\n".join(p.text for p in passages)
+    wanted = tuple(k for k in wanted if not any(_compiled(f).search(text) for f in k.forms))
     if not wanted:
         return ()
     try:
         seen = _named(engine, kb, [f for k in wanted for f in k.forms])
     except Exception:  # noqa: BLE001
         return ()
-    return tuple(k.said() for k in wanted if not any(seen[f] for f in k.forms))
+    return tuple(k.said() for k in wanted if not any(seen[f] for f in k.forms)
+                 and any(seen[f] is False for f in k.forms))
