@@ -150,9 +150,10 @@ class AnswerRules(FromDict):
     # 4 / 0 / 5 and none; at 0.35: 2 / 0 / 5 and none. Above 1: off
     centred_answer: float = 0.30
     # refuse a question that asks about a kind of product or a maker no document of the knowledge base
-    # names (swr/answer/products.py). real (seeds 0-2): 0 of the 2,576 right answers refused by it; off-domain
-    # refused 92.4 -> 95.3 % (n=590), the help centre's 87.6 -> 96.6 % (n=89); bench/near_domain.py: the
-    # fresh near-domain questions, written without the lists (its report, bench/results/near_domain.md)
+    # names (swr/answer/products.py). real (seeds 0-2): 0 of the 3,600 right answers refused by it;
+    # off-domain refused 92.4 / 91.5 / 92.5 -> 95.3 / 94.6 / 95.3 % (n=590 a seed), the help centre's
+    # 87.6 -> 96.6 % (n=89); bench/near_domain.py: the fresh near-domain questions, written without the
+    # lists (its report, bench/results/near_domain.md)
     product_absent: bool = True
     # how documents' subjects are learnt (swr/retrieve/aliases.py, swr/retrieve/subjects.py)
     subjects: "SubjectRules" = field(default_factory=lambda: DEFAULT_SUBJECTS)
