@@ -108,6 +108,21 @@ def chat_box(page, timeout_s: float = START_TIMEOUT_S):
     return chat
 
 
+def open_chat(page, timeout_s: float = 60) -> None:
+    """Click the sidebar's Chat link until the chat input is drawn: a click that lands while the page
+    still runs (the Knowledge bases page drawing its other tabs after an upload's "Done:") can be lost
+    (seen in CI on the PDF test)."""
+    link = page.get_by_role("link", name="Chat")
+    for attempt in range(3):
+        link.click()
+        try:
+            chat_box(page, timeout_s / 3)
+            return
+        except Exception:  # noqa: BLE001 - still on the page it was: click again
+            if attempt == 2:
+                raise
+
+
 def ask(page, question: str, timeout_s: float = START_TIMEOUT_S) -> None:
     """Type ``question`` in the chat and send it (waiting for the chat input first); the caller
     waits for what the answer should draw."""

@@ -22,6 +22,7 @@ from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chr
     _browser_present,
     _serve,
     ask,
+    open_chat,
     upload,
 )
 
@@ -161,7 +162,7 @@ def test_pdf_hit_on_page_2_feedback_becomes_a_tune_question_in_chromium(feedback
             _shot(page, "1-uploaded")
 
             # ask: the answer is on page 2
-            page.get_by_role("link", name="Chat").click()
+            open_chat(page)
             ask(page, QUESTION, timeout_s=60)
             mark = page.locator(".swr-passage .swr-text mark", has_text="four years").first
             mark.wait_for(state="visible", timeout=120_000)

@@ -15,6 +15,7 @@ from browser_helpers import (  # noqa: F401  (_browser_present: skip without Chr
     _browser_present,
     _serve,
     ask,
+    open_chat,
     upload,
 )
 from test_pdf_layout import DH20, _manual
@@ -52,7 +53,7 @@ def test_the_dh20_sentence_is_whole_in_the_chat_after_a_pdf_upload(pdf_server):
             done.wait_for(timeout=180_000)
             assert "failed" not in done.inner_text(), done.inner_text()
 
-            page.get_by_role("link", name="Chat").click()
+            open_chat(page)
             ask(page, "Can I use it below 5 degrees?", timeout_s=60)
             mark = page.locator(".swr-passage .swr-text mark", has_text="colder than 5 C").first
             mark.wait_for(state="visible", timeout=120_000)

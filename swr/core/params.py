@@ -191,8 +191,6 @@ class RetrievalParams:
         for name in ("sources", "tags", "stages"):
             if name in d:
                 d[name] = list(getattr(self, name))
-        if "glossary" in d:
-            d["glossary"] = [list(p) for p in self.glossary]
         return d
 
     def changed_from(self, other: "RetrievalParams") -> list[str]:
