@@ -23,6 +23,8 @@ def test_the_subject_is_read_and_a_product_named_in_passing_is_not():
     assert _names("Can I put the basket in the washing machine?") == []
     assert _names("滤网能放进洗衣机洗吗？") == [] and _names("拖布能直接扔洗衣机里洗吗？") == []
     assert _names("Can I use the power station in my car?") == []  # a place of use
+    assert _names("Does the XK32 support Bluetooth headsets?") == [] and _names("能连蓝牙耳机吗") == []  # a peripheral
+    assert _names("How do I pair my Roborock S8 with the Mi Home app?") == ["Roborock"]  # what is paired: theirs
     assert _names("Can I put the portafilter in my Bosch dishwasher?") == []
     assert _names("我在小米手机的蓝牙里配对了 EB-300") == []  # the maker of the customer's phone
     assert _names("Does it work with my Samsung Galaxy S23 phone?") == []

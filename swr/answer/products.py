@@ -40,6 +40,11 @@ _IN_PASSING_ZH = re.compile(r"(?:放进|放入|放在|放到|进|入|用|像|比
 _PUT_EN = re.compile(r"\b(?:put|place|throw|toss|wash|store|keep|leave|drop|stick|use|charge|mount|install|run)\b"
                      r"[^.?!]{0,40}\b(?:in|into|inside)\s+(?:(?:the|a|an|my|your)\s+)?$", re.IGNORECASE)
 _PUT_ZH = re.compile(r"[扔放丢塞装泡洗][^。？！?!]{0,12}$")
+# ... or what the product connects to or supports: "Does the XK32 support Bluetooth headsets?", "能连蓝牙耳机吗"
+_WORKS_WITH_EN = re.compile(r"\b(?:supports?|connect(?:s|ed)?|pair(?:s|ed)?|works?|compatible|stream(?:s|ing)?)\b"
+                            r"[^.?!]{0,30}$", re.IGNORECASE)
+_MY = re.compile(r"\b(?:my|our)\s+$", re.IGNORECASE)
+_WORKS_WITH_ZH = re.compile(r"(?:连接|连上|连到|能连|配对|支持|兼容|投屏到|投到)[^。？！?!]{0,8}$")
 _INSIDE_ZH = re.compile(r"^[^。？！?!]{0,4}?[里裡中内]")
 # ... or a maker of what the customer uses with the product, not the product, its model name between them at
 # most: "my Samsung Galaxy S23 phone", "小米手机" (not "小牛电动车 NQi 怎么绑定手机")
@@ -105,8 +110,10 @@ def in_passing(question: str, at: int, end: int, brand: bool = False) -> bool:
     if brand and _DEVICE.search(after):
         return True
     if _HAN.search(question[at:end]):
-        return bool(_IN_PASSING_ZH.search(before[-20:]) or (_PUT_ZH.search(before) and _INSIDE_ZH.search(after)))
-    return bool(_IN_PASSING_EN.search(before[-20:]) or _PUT_EN.search(before))
+        return bool(_IN_PASSING_ZH.search(before[-20:]) or (_PUT_ZH.search(before) and _INSIDE_ZH.search(after))
+                    or _WORKS_WITH_ZH.search(before[-20:]))
+    works_with = _WORKS_WITH_EN.search(before) and not _MY.search(before)  # "pair my Roborock": its subject
+    return bool(_IN_PASSING_EN.search(before[-20:]) or _PUT_EN.search(before) or works_with)
 
 
 def _probe_text(form: str) -> str:
