@@ -187,3 +187,23 @@ def test_a_failed_command_releases_the_store(command, monkeypatch):
     with pytest.raises(SwrError):
         {"kbs": cli_main.cmd_kbs, "delete": cli_main.cmd_delete}[command](args)
     assert eng.closed == 1
+
+
+def test_publish_set_words_from_a_file(cli, tmp_path):
+    """``publish set --words FILE`` publishes a knowledge base's own words with its other settings; a
+    line it cannot read or a missing file is a clear error and publishes nothing; an empty file clears."""
+    docs = make_folder(tmp_path)
+    cli("index", str(docs / "kettle.txt"), "--kb", "k")
+    words = tmp_path / "words.tsv"
+    words.write_text("AquaBoil\t电热水壶\n# a comment\nbase = 底座\n", encoding="utf-8")
+    got = cli.json("publish", "set", "--kb", "k", "--words", str(words), "--top-k", "4")
+    assert got["published"]["params"]["glossary"] == [["AquaBoil", "电热水壶"], ["base", "底座"]]
+    assert (got["published"]["version"], got["published"]["params"]["top_k"]) == (1, 4)
+    words.write_text("AquaBoil only\n", encoding="utf-8")
+    assert "Line 1" in json.loads(cli("publish", "set", "--kb", "k", "--words", str(words), "--json", code=1))[
+        "error"]["message"]
+    cli("publish", "set", "--kb", "k", "--words", str(tmp_path / "missing.tsv"), code=1)
+    words.write_text("", encoding="utf-8")
+    got = cli.json("publish", "set", "--kb", "k", "--words", str(words))
+    assert got["published"]["version"] == 2 and got["published"]["params"]["glossary"] == []
+    assert got["published"]["params"]["top_k"] == 4  # the other settings as published
