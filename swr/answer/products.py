@@ -91,17 +91,26 @@ def _compiled(form: str) -> re.Pattern:
     return _pattern(form)
 
 
+@lru_cache(maxsize=1)
+def _finder() -> tuple[re.Pattern, dict[str, Kind]]:
+    """One pattern for every form of every kind (longest first, so a form inside a longer one of another
+    kind, "dryer" of "hair dryer", is never read on its own), and the kind of each form (lower case)."""
+    by_form = {f.lower(): k for k in kinds() for f in k.forms}
+    forms = sorted(by_form, key=len, reverse=True)
+    zh = "|".join(re.escape(f) for f in forms if _HAN.search(f))
+    en = "|".join(re.escape(f) for f in forms if not _HAN.search(f))
+    return re.compile(rf"(?P<zh>{zh})|(?<![A-Za-z])(?P<en>{en})(?:s|es)?(?![a-z])", re.IGNORECASE), by_form
+
+
 def asked(question: str) -> tuple[Kind, ...]:
-    """The product kinds ``question`` asks about as its subject (not one it names in passing). A form
-    inside a longer one of another kind is not read ("dryer" of "hair dryer")."""
-    spans = [(m.start(), m.end(), kind) for kind in kinds() for form in kind.forms
-             for m in _compiled(form).finditer(question)]
+    """The product kinds ``question`` asks about as its subject (not one it names in passing): one scan."""
+    pattern, by_form = _finder()
     found: list[Kind] = []
-    for at, end, kind in spans:
-        longer = any(a <= at and end <= b and (b - a) > (end - at) and k != kind for a, b, k in spans)
-        if not longer and not in_passing(question, at, end, kind.brand) and kind not in found:
+    for m in pattern.finditer(question):
+        kind = by_form[(m.group("zh") or m.group("en")).lower()]
+        if kind not in found and not in_passing(question, m.start(), m.end(), kind.brand):
             found.append(kind)
-    return tuple(found)
+    return tuple(sorted(found, key=kinds().index))  # in the lists' order, as the reason names them
 
 
 def in_passing(question: str, at: int, end: int, brand: bool = False) -> bool:

@@ -161,11 +161,10 @@ class PublishedStore:
         return self.publish(kb, old.retrieval_params(), by, origin="restore", evidence=old.evidence,
                             restored_from=old.version)
 
-    def drop(self, kb: str) -> list[dict]:
-        """Forget ``kb``'s publications (its knowledge base was deleted); returns them, oldest first
-        (the trash keeps them with the knowledge base)."""
+    def drop(self, kb: str) -> None:
+        """Forget ``kb``'s publications (its knowledge base was deleted: the trash keeps a copy)."""
         with self._writing() as data:
-            return data.pop(kb, None) or []
+            data.pop(kb, None)
 
     def adopt(self, kb: str, rows: list[dict]) -> None:
         """Take back ``kb``'s publications ``rows`` (a knowledge base restored from the trash), unless

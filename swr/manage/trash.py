@@ -122,10 +122,11 @@ class Trash:
                 (tmp / KB_FILES_DIR).mkdir(exist_ok=True)
                 shutil.copy2(path, tmp / KB_FILES_DIR / name)
             pubs = PublishedStore.for_settings(self.settings)
-            if not doc_id and pubs.versions(kb):  # its published settings go along (and come back)
+            versions = [] if doc_id else pubs.versions(kb)  # its published settings go along (and come back)
+            if versions:
                 (tmp / KB_FILES_DIR).mkdir(exist_ok=True)
                 (tmp / KB_FILES_DIR / PUBLISHED_FILE).write_text(json.dumps(
-                    [p.to_dict() for p in reversed(pubs.versions(kb))], ensure_ascii=False), encoding="utf-8")
+                    [p.to_dict() for p in reversed(versions)], ensure_ascii=False), encoding="utf-8")
             (tmp / ENTRY_FILE).write_text(json.dumps(asdict(entry), ensure_ascii=False, indent=1), encoding="utf-8")
             moved = kept.move_out(self.settings, kb, doc_id, tmp / FILES_DIR)
             try:
